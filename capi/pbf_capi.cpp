@@ -1,0 +1,468 @@
+// pbf_capi.cpp - the C API: checks every argument, converts between the C
+// structs and the C++ core, and never lets an exception through.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capi/capi_guard.h"
+#include "io/ply_writer.h"
+#include "pbf/pbf.h"
+#include "solver/solver.h"
+
+struct pbf_solver {
+  explicit pbf_solver(const pbf::SolverConfig& config) : impl(config) {}
+  pbf::Solver impl;
+};
+
+namespace pbf::capi {
+
+namespace {
+
+thread_local std::string t_last_error;
+
+Vec3 to_vec3(const float v[3]) { return Vec3{v[0], v[1], v[2]}; }
+void from_vec3(Vec3 v, float out[3]) {
+  out[0] = v.x;
+  out[1] = v.y;
+  out[2] = v.z;
+}
+
+void require_vec3_finite(const float v[3], const std::string& name) {
+  for (int a = 0; a < 3; ++a) require_finite(v[a], name + "[" + std::to_string(a) + "]");
+}
+
+bool valid_backend(pbf_backend b) {
+  return b == PBF_BACKEND_AUTO || b == PBF_BACKEND_CPU || b == PBF_BACKEND_CUDA;
+}
+
+SolverConfig config_from(const pbf_solver_desc& d) {
+  require_struct_size(d.struct_size, sizeof(pbf_solver_desc), "desc");
+  if (!valid_backend(d.backend))
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "desc->backend has the value " + describe(static_cast<int>(d.backend)) + ", not a pbf_backend");
+  if (d.device_index < 0)
+    reject(PBF_ERROR_INVALID_ARGUMENT, "desc->device_index must be >= 0, got " + describe(d.device_index));
+  if (d.max_particles < 1 || d.max_particles > (1u << 28))
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "desc->max_particles must be in [1, 268435456], got " + describe(d.max_particles));
+  require_positive(d.particle_spacing, "desc->particle_spacing");
+  require_finite(d.kernel_radius, "desc->kernel_radius");
+  if (d.kernel_radius != 0.0f &&
+      (d.kernel_radius <= d.particle_spacing || d.kernel_radius > 5.0f * d.particle_spacing))
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "desc->kernel_radius must be 0 (automatic) or greater than particle_spacing (" +
+               describe(d.particle_spacing) + ") and at most 5 x particle_spacing, got " +
+               describe(d.kernel_radius));
+  require_positive(d.rest_density, "desc->rest_density");
+  require_vec3_finite(d.domain_min, "desc->domain_min");
+  require_vec3_finite(d.domain_max, "desc->domain_max");
+  for (int a = 0; a < 3; ++a) {
+    if (!(d.domain_max[a] - d.domain_min[a] >= 2.0f * d.particle_spacing))
+      reject(PBF_ERROR_INVALID_ARGUMENT,
+             "desc->domain_max[" + describe(a) + "] (" + describe(d.domain_max[a]) +
+                 ") must exceed desc->domain_min[" + describe(a) + "] (" + describe(d.domain_min[a]) +
+                 ") by at least two particle spacings");
+  }
+  if (d.thread_count < 0 || d.thread_count > 1024)
+    reject(PBF_ERROR_INVALID_ARGUMENT, "desc->thread_count must be in [0, 1024], got " + describe(d.thread_count));
+  if (d.max_neighbors != 0 && (d.max_neighbors < 8 || d.max_neighbors > 1024))
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "desc->max_neighbors must be 0 (automatic) or in [8, 1024], got " + describe(d.max_neighbors));
+  SolverConfig c;
+  c.backend = static_cast<BackendKind>(d.backend);
+  c.device_index = d.device_index;
+  c.max_particles = d.max_particles;
+  c.particle_spacing = d.particle_spacing;
+  c.kernel_radius = d.kernel_radius;
+  c.rest_density = d.rest_density;
+  c.domain_min = to_vec3(d.domain_min);
+  c.domain_max = to_vec3(d.domain_max);
+  c.thread_count = d.thread_count;
+  c.max_neighbors = d.max_neighbors;
+  return c;
+}
+
+PbfParams params_from(const pbf_params& p) {
+  require_struct_size(p.struct_size, sizeof(pbf_params), "params");
+  require_vec3_finite(p.gravity, "params->gravity");
+  if (p.iterations < 1 || p.iterations > 100)
+    reject(PBF_ERROR_INVALID_ARGUMENT, "params->iterations must be in [1, 100], got " + describe(p.iterations));
+  require_in_range(p.relaxation, 0.0f, 100.0f, "params->relaxation");
+  if (p.unilateral != 0 && p.unilateral != 1)
+    reject(PBF_ERROR_INVALID_ARGUMENT, "params->unilateral must be 0 or 1, got " + describe(p.unilateral));
+  require_in_range(p.artificial_pressure_k, 0.0f, 1.0f, "params->artificial_pressure_k");
+  require_in_range(p.artificial_pressure_n, 1.0f, 8.0f, "params->artificial_pressure_n");
+  require_in_range(p.artificial_pressure_dq, 0.0f, 0.9f, "params->artificial_pressure_dq");
+  require_in_range(p.xsph_viscosity, 0.0f, 1.0f, "params->xsph_viscosity");
+  require_in_range(p.vorticity_epsilon, 0.0f, 10.0f, "params->vorticity_epsilon");
+  require_in_range(p.restitution, 0.0f, 1.0f, "params->restitution");
+  require_in_range(p.friction, 0.0f, 10.0f, "params->friction");
+  require_positive(p.max_speed, "params->max_speed");
+  PbfParams q;
+  q.gravity = to_vec3(p.gravity);
+  q.iterations = p.iterations;
+  q.relaxation = p.relaxation;
+  q.unilateral = p.unilateral != 0;
+  q.artificial_pressure_k = p.artificial_pressure_k;
+  q.artificial_pressure_n = p.artificial_pressure_n;
+  q.artificial_pressure_dq = p.artificial_pressure_dq;
+  q.xsph_viscosity = p.xsph_viscosity;
+  q.vorticity_epsilon = p.vorticity_epsilon;
+  q.restitution = p.restitution;
+  q.friction = p.friction;
+  q.max_speed = p.max_speed;
+  return q;
+}
+
+// Positions must be finite and inside the domain; velocities finite.
+void require_particles(const Solver& s, const float* values, size_t n, Field field, const char* name) {
+  const SolverConfig& c = s.config();
+  for (size_t i = 0; i < n; ++i) {
+    const float* v = values + 3 * i;
+    for (int a = 0; a < 3; ++a) {
+      if (!std::isfinite(v[a]))
+        reject(PBF_ERROR_INVALID_ARGUMENT, std::string(name) + "[" + describe(3 * i + a) + "] (particle " +
+                                               describe(i) + ") must be finite, got " + describe(v[a]));
+    }
+    if (field != Field::Position) continue;
+    const Vec3 p{v[0], v[1], v[2]};
+    if (p.x < c.domain_min.x || p.y < c.domain_min.y || p.z < c.domain_min.z || p.x > c.domain_max.x ||
+        p.y > c.domain_max.y || p.z > c.domain_max.z)
+      reject(PBF_ERROR_INVALID_ARGUMENT, std::string(name) + ": particle " + describe(i) + " at (" + describe(p.x) +
+                                             ", " + describe(p.y) + ", " + describe(p.z) +
+                                             ") lies outside the domain");
+  }
+}
+
+pbf_status get_field(const char* fn, const pbf_solver* solver, Field field, float* out, size_t capacity) {
+  return guarded(fn, [&] {
+    require_not_null(solver, "solver");
+    const size_t n = solver->impl.size();
+    const size_t needed = (field == Field::Density ? 1 : 3) * n;
+    if (needed == 0) return;
+    require_not_null(out, "out");
+    if (capacity < needed)
+      reject(PBF_ERROR_BUFFER_TOO_SMALL, "capacity is " + describe(capacity) + " floats; " + describe(n) +
+                                             " particles need " + describe(needed));
+    solver->impl.read(field, out);
+  });
+}
+
+pbf_status set_field(const char* fn, pbf_solver* solver, Field field, const float* in, size_t length,
+                     const char* name) {
+  return guarded(fn, [&] {
+    require_not_null(solver, "solver");
+    const size_t n = solver->impl.size();
+    if (length != 3 * n) {
+      reject(length < 3 * n ? PBF_ERROR_BUFFER_TOO_SMALL : PBF_ERROR_INVALID_ARGUMENT,
+             "length is " + describe(length) + " floats; the solver's " + describe(n) + " particles need exactly " +
+                 describe(3 * n));
+    }
+    if (n == 0) return;
+    require_not_null(in, name);
+    require_particles(solver->impl, in, n, field, name);
+    solver->impl.write(field, in);
+  });
+}
+
+}  // namespace
+
+pbf_status fail(const char* function, pbf_status status, const std::string& message) {
+  try {
+    t_last_error = std::string(function) + ": " + message;
+  } catch (...) {
+    // Out of memory while reporting: keep the previous message.
+  }
+  return status;
+}
+
+}  // namespace pbf::capi
+
+using namespace pbf;
+using namespace pbf::capi;
+
+extern "C" {
+
+const char* pbf_last_error(void) { return t_last_error.c_str(); }
+
+const char* pbf_status_string(pbf_status status) {
+  switch (status) {
+    case PBF_OK: return "PBF_OK";
+    case PBF_ERROR_INVALID_ARGUMENT: return "PBF_ERROR_INVALID_ARGUMENT";
+    case PBF_ERROR_NULL_POINTER: return "PBF_ERROR_NULL_POINTER";
+    case PBF_ERROR_BUFFER_TOO_SMALL: return "PBF_ERROR_BUFFER_TOO_SMALL";
+    case PBF_ERROR_CAPACITY_EXCEEDED: return "PBF_ERROR_CAPACITY_EXCEEDED";
+    case PBF_ERROR_BACKEND_UNAVAILABLE: return "PBF_ERROR_BACKEND_UNAVAILABLE";
+    case PBF_ERROR_OUT_OF_MEMORY: return "PBF_ERROR_OUT_OF_MEMORY";
+    case PBF_ERROR_VERSION_MISMATCH: return "PBF_ERROR_VERSION_MISMATCH";
+    case PBF_ERROR_IO: return "PBF_ERROR_IO";
+    case PBF_ERROR_INTERNAL: return "PBF_ERROR_INTERNAL";
+  }
+  return "unknown status";
+}
+
+uint32_t pbf_version(void) { return PBF_VERSION; }
+
+const char* pbf_version_string(void) { return PBF_VERSION_STRING; }
+
+pbf_status pbf_backend_available(pbf_backend backend, int* available) {
+  return guarded(__func__, [&] {
+    if (!valid_backend(backend))
+      reject(PBF_ERROR_INVALID_ARGUMENT,
+             "backend has the value " + describe(static_cast<int>(backend)) + ", not a pbf_backend");
+    require_not_null(available, "available");
+    *available = pbf::backend_available(static_cast<BackendKind>(backend)) ? 1 : 0;
+  });
+}
+
+const char* pbf_backend_name(pbf_backend backend) {
+  switch (backend) {
+    case PBF_BACKEND_AUTO: return "auto";
+    case PBF_BACKEND_CPU: return "cpu";
+    case PBF_BACKEND_CUDA: return "cuda";
+  }
+  return "unknown";
+}
+
+pbf_status pbf_solver_create(const pbf_solver_desc* desc, pbf_solver** out_solver) {
+  if (out_solver) *out_solver = nullptr;
+  return guarded(__func__, [&] {
+    require_not_null(desc, "desc");
+    require_not_null(out_solver, "out_solver");
+    const SolverConfig config = resolve_config(config_from(*desc));
+    *out_solver = new pbf_solver(config);
+  });
+}
+
+pbf_status pbf_solver_destroy(pbf_solver* solver) {
+  return guarded(__func__, [&] { delete solver; });
+}
+
+pbf_status pbf_solver_get_desc(const pbf_solver* solver, pbf_solver_desc* out) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(out, "out");
+    require_struct_size(out->struct_size, sizeof(pbf_solver_desc), "out");
+    const SolverConfig& c = solver->impl.config();
+    out->backend = static_cast<pbf_backend>(c.backend);
+    out->device_index = c.device_index;
+    out->max_particles = c.max_particles;
+    out->particle_spacing = c.particle_spacing;
+    out->kernel_radius = c.kernel_radius;
+    out->rest_density = c.rest_density;
+    from_vec3(c.domain_min, out->domain_min);
+    from_vec3(c.domain_max, out->domain_max);
+    out->thread_count = c.thread_count;
+    out->max_neighbors = c.max_neighbors;
+  });
+}
+
+pbf_status pbf_solver_get_particle_mass(const pbf_solver* solver, float* out_mass) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(out_mass, "out_mass");
+    *out_mass = solver->impl.particle_mass();
+  });
+}
+
+pbf_status pbf_solver_get_params(const pbf_solver* solver, pbf_params* out) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(out, "out");
+    require_struct_size(out->struct_size, sizeof(pbf_params), "out");
+    const PbfParams& p = solver->impl.params();
+    from_vec3(p.gravity, out->gravity);
+    out->iterations = p.iterations;
+    out->relaxation = p.relaxation;
+    out->unilateral = p.unilateral ? 1 : 0;
+    out->artificial_pressure_k = p.artificial_pressure_k;
+    out->artificial_pressure_n = p.artificial_pressure_n;
+    out->artificial_pressure_dq = p.artificial_pressure_dq;
+    out->xsph_viscosity = p.xsph_viscosity;
+    out->vorticity_epsilon = p.vorticity_epsilon;
+    out->restitution = p.restitution;
+    out->friction = p.friction;
+    out->max_speed = p.max_speed;
+  });
+}
+
+pbf_status pbf_solver_set_params(pbf_solver* solver, const pbf_params* params) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(params, "params");
+    solver->impl.set_params(params_from(*params));
+  });
+}
+
+pbf_status pbf_solver_particle_count(const pbf_solver* solver, size_t* out_count) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(out_count, "out_count");
+    *out_count = solver->impl.size();
+  });
+}
+
+pbf_status pbf_solver_add_particles(pbf_solver* solver, const float* positions, const float* velocities,
+                                    size_t count) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    if (count == 0) return;
+    require_not_null(positions, "positions");
+    const size_t capacity = solver->impl.config().max_particles;
+    if (count > capacity - std::min(capacity, solver->impl.size()))
+      reject(PBF_ERROR_CAPACITY_EXCEEDED, "count: adding " + describe(count) + " particles to " +
+                                              describe(solver->impl.size()) + " would exceed max_particles (" +
+                                              describe(capacity) + ")");
+    require_particles(solver->impl, positions, count, Field::Position, "positions");
+    if (velocities) require_particles(solver->impl, velocities, count, Field::Velocity, "velocities");
+    solver->impl.add_particles(positions, velocities, count);
+  });
+}
+
+pbf_status pbf_solver_fill_box(pbf_solver* solver, const float lo[3], const float hi[3], const float velocity[3],
+                               size_t* out_added) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(lo, "lo");
+    require_not_null(hi, "hi");
+    require_vec3_finite(lo, "lo");
+    require_vec3_finite(hi, "hi");
+    for (int a = 0; a < 3; ++a)
+      if (hi[a] < lo[a])
+        reject(PBF_ERROR_INVALID_ARGUMENT, "hi[" + describe(a) + "] (" + describe(hi[a]) + ") is below lo[" +
+                                               describe(a) + "] (" + describe(lo[a]) + ")");
+    Vec3 v{0, 0, 0};
+    if (velocity) {
+      require_vec3_finite(velocity, "velocity");
+      v = to_vec3(velocity);
+    }
+    const size_t added = solver->impl.fill_box(to_vec3(lo), to_vec3(hi), v);
+    if (out_added) *out_added = added;
+  });
+}
+
+pbf_status pbf_solver_remove_particles(pbf_solver* solver, const uint32_t* indices, size_t count) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    if (count == 0) return;
+    require_not_null(indices, "indices");
+    const size_t n = solver->impl.size();
+    if (count > n)
+      reject(PBF_ERROR_INVALID_ARGUMENT,
+             "count (" + describe(count) + ") exceeds the particle count (" + describe(n) + ")");
+    std::vector<uint8_t> remove(n, 0);
+    for (size_t k = 0; k < count; ++k) {
+      const uint32_t i = indices[k];
+      if (i >= n)
+        reject(PBF_ERROR_INVALID_ARGUMENT, "indices[" + describe(k) + "] is " + describe(i) +
+                                               ", not below the particle count " + describe(n));
+      if (remove[i])
+        reject(PBF_ERROR_INVALID_ARGUMENT, "indices[" + describe(k) + "]: particle " + describe(i) +
+                                               " is listed twice");
+      remove[i] = 1;
+    }
+    solver->impl.remove_particles(remove);
+  });
+}
+
+pbf_status pbf_solver_clear_particles(pbf_solver* solver) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    solver->impl.remove_particles(std::vector<uint8_t>(solver->impl.size(), 1));
+  });
+}
+
+pbf_status pbf_solver_get_positions(const pbf_solver* solver, float* out, size_t capacity) {
+  return get_field(__func__, solver, Field::Position, out, capacity);
+}
+
+pbf_status pbf_solver_get_velocities(const pbf_solver* solver, float* out, size_t capacity) {
+  return get_field(__func__, solver, Field::Velocity, out, capacity);
+}
+
+pbf_status pbf_solver_get_densities(const pbf_solver* solver, float* out, size_t capacity) {
+  return get_field(__func__, solver, Field::Density, out, capacity);
+}
+
+pbf_status pbf_solver_set_positions(pbf_solver* solver, const float* positions, size_t length) {
+  return set_field(__func__, solver, Field::Position, positions, length, "positions");
+}
+
+pbf_status pbf_solver_set_velocities(pbf_solver* solver, const float* velocities, size_t length) {
+  return set_field(__func__, solver, Field::Velocity, velocities, length, "velocities");
+}
+
+pbf_status pbf_solver_add_plane(pbf_solver* solver, const float normal[3], float offset, uint32_t* out_index) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(normal, "normal");
+    require_vec3_finite(normal, "normal");
+    require_finite(offset, "offset");
+    const Vec3 n = to_vec3(normal);
+    const float len = length(n);
+    if (!(len > 1e-20f) || !std::isfinite(len))
+      reject(PBF_ERROR_INVALID_ARGUMENT, "normal must be non-zero and of finite length");
+    const uint32_t index = solver->impl.add_plane(Plane{n * (1.0f / len), offset / len});
+    if (out_index) *out_index = index;
+  });
+}
+
+pbf_status pbf_solver_clear_planes(pbf_solver* solver) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    solver->impl.clear_planes();
+  });
+}
+
+pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_positive(dt, "dt");
+    if (dt > 10.0f) reject(PBF_ERROR_INVALID_ARGUMENT, "dt must be at most 10 s, got " + describe(dt));
+    if (substeps < 1 || substeps > 1000)
+      reject(PBF_ERROR_INVALID_ARGUMENT, "substeps must be in [1, 1000], got " + describe(substeps));
+    solver->impl.step(dt, substeps);
+  });
+}
+
+pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(out, "out");
+    require_struct_size(out->struct_size, sizeof(pbf_stats), "out");
+    const StepStats& s = solver->impl.stats();
+    out->particle_count = s.particle_count;
+    out->substeps = s.substeps;
+    out->iterations = s.iterations;
+    out->avg_density_error = s.avg_density_error;
+    out->max_density_error = s.max_density_error;
+    out->avg_neighbors = s.avg_neighbors;
+    out->max_neighbors = s.max_neighbors;
+    out->neighbor_overflows = s.neighbor_overflows;
+    out->max_speed = s.max_speed;
+    out->time_total_ms = s.time_total_ms;
+    out->time_predict_ms = s.time_predict_ms;
+    out->time_grid_ms = s.time_grid_ms;
+    out->time_neighbors_ms = s.time_neighbors_ms;
+    out->time_constraints_ms = s.time_constraints_ms;
+    out->time_velocity_ms = s.time_velocity_ms;
+    out->time_vorticity_viscosity_ms = s.time_vorticity_viscosity_ms;
+  });
+}
+
+pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* path) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(path, "path");
+    if (path[0] == '\0') reject(PBF_ERROR_INVALID_ARGUMENT, "path is empty");
+    const size_t n = solver->impl.size();
+    std::vector<float> positions(3 * n), velocities(3 * n), densities(n);
+    solver->impl.read(Field::Position, positions.data());
+    solver->impl.read(Field::Velocity, velocities.data());
+    solver->impl.read(Field::Density, densities.data());
+    write_ply(path, n, positions.data(), velocities.data(), densities.data());
+  });
+}
+
+}  // extern "C"

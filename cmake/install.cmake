@@ -1,0 +1,27 @@
+# Installs the library, its headers, a CMake package (find_package(pbf CONFIG)
+# gives pbf::pbf) and a pkg-config file.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS pbf EXPORT pbfTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/pbf/pbf.h ${PROJECT_BINARY_DIR}/include/pbf/pbf_version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pbf)
+
+set(PBF_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/pbf)
+install(EXPORT pbfTargets NAMESPACE pbf:: DESTINATION ${PBF_CMAKE_DIR})
+configure_package_config_file(cmake/pbfConfig.cmake.in ${PROJECT_BINARY_DIR}/pbfConfig.cmake
+  INSTALL_DESTINATION ${PBF_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/pbfConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/pbfConfig.cmake ${PROJECT_BINARY_DIR}/pbfConfigVersion.cmake
+  DESTINATION ${PBF_CMAKE_DIR})
+
+configure_file(cmake/pbf.pc.in ${PROJECT_BINARY_DIR}/pbf.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/pbf.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+if(PBF_BUILD_SAMPLES)
+  install(TARGETS pbf-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()

@@ -1,0 +1,390 @@
+/*
+ * pbf.h - the stable C interface of the pbf particle-fluid library.
+ *
+ * pbf simulates liquids with Position Based Fluids (Macklin & Mueller 2013).
+ * Everything is in SI units: metres, seconds, kilograms.
+ *
+ * Rules that hold for every function below:
+ *  - Every function that can fail returns a pbf_status; results go through
+ *    pointer arguments. On failure nothing the caller holds is changed, and
+ *    pbf_last_error() returns a message naming the function and the argument.
+ *  - Structs passed in carry their size in `struct_size`; obtain them from the
+ *    matching `*_default()` initializer so that old programs keep working
+ *    when fields are appended in later versions.
+ *  - Particles keep the order in which they were added ("user order"),
+ *    whatever the solver does internally. Removing particles closes the gap.
+ *  - A solver may be used from any thread, but by one thread at a time.
+ *    Any number of solvers may exist at once.
+ *
+ * Typical use:
+ *
+ *     pbf_solver_desc desc = pbf_solver_desc_default();
+ *     pbf_solver* solver = NULL;
+ *     pbf_solver_create(&desc, &solver);
+ *     pbf_solver_fill_box(solver, lo, hi, NULL, NULL);
+ *     for (int frame = 0; frame < 60; ++frame) pbf_solver_step(solver, 1.0f / 60.0f, 2);
+ *     pbf_solver_destroy(solver);
+ */
+#ifndef PBF_PBF_H
+#define PBF_PBF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pbf/pbf_version.h"
+
+#if defined(_WIN32)
+#  if defined(PBF_BUILDING_LIBRARY)
+#    define PBF_API __declspec(dllexport)
+#  else
+#    define PBF_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define PBF_API __attribute__((visibility("default")))
+#else
+#  define PBF_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status codes and errors                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** Result of every fallible call. Values are fixed and never reused. */
+typedef enum pbf_status {
+  PBF_OK = 0,                        /**< success */
+  PBF_ERROR_INVALID_ARGUMENT = 1,    /**< a value is NaN/Inf, negative, zero, or out of its range */
+  PBF_ERROR_NULL_POINTER = 2,        /**< a required pointer or handle is NULL */
+  PBF_ERROR_BUFFER_TOO_SMALL = 3,    /**< an output buffer cannot hold the result */
+  PBF_ERROR_CAPACITY_EXCEEDED = 4,   /**< more particles than the solver was created for */
+  PBF_ERROR_BACKEND_UNAVAILABLE = 5, /**< the backend is not built in, or no device is present */
+  PBF_ERROR_OUT_OF_MEMORY = 6,       /**< an allocation failed; the solver keeps its state */
+  PBF_ERROR_VERSION_MISMATCH = 7,    /**< a struct_size this library does not know */
+  PBF_ERROR_IO = 8,                  /**< a file could not be written or read */
+  PBF_ERROR_INTERNAL = 9             /**< a bug in pbf; please report the message */
+} pbf_status;
+
+/**
+ * The message of the last failed call on this thread ("" when none failed
+ * yet). Valid until the next pbf call on the same thread. Never NULL.
+ */
+PBF_API const char* pbf_last_error(void);
+
+/** A constant English name for a status ("PBF_OK", ...); "unknown status" otherwise. Never NULL. */
+PBF_API const char* pbf_status_string(pbf_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * The run-time version as PBF_VERSION_MAJOR * 10000 + MINOR * 100 + PATCH.
+ * Compare with PBF_VERSION (the header's) to detect a mismatched library.
+ */
+PBF_API uint32_t pbf_version(void);
+
+/** The run-time version as "MAJOR.MINOR.PATCH". Never NULL. */
+PBF_API const char* pbf_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Backends                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** Where a solver runs. */
+typedef enum pbf_backend {
+  PBF_BACKEND_AUTO = 0, /**< the fastest available: CUDA when a device is usable, else CPU */
+  PBF_BACKEND_CPU = 1,  /**< multicore CPU (oneTBB) */
+  PBF_BACKEND_CUDA = 2  /**< an NVIDIA GPU */
+} pbf_backend;
+
+/**
+ * Reports in *available whether `backend` can run on this machine (1) or not
+ * (0). PBF_BACKEND_AUTO is always available. Fails with
+ * PBF_ERROR_INVALID_ARGUMENT for a value outside pbf_backend.
+ */
+PBF_API pbf_status pbf_backend_available(pbf_backend backend, int* available);
+
+/** A constant name for a backend ("auto", "cpu", "cuda"); "unknown" otherwise. Never NULL. */
+PBF_API const char* pbf_backend_name(pbf_backend backend);
+
+/* ------------------------------------------------------------------------ */
+/* Solver description: what is fixed when a solver is created               */
+/* ------------------------------------------------------------------------ */
+
+/** Capacities and the fluid's resolution, fixed for a solver's lifetime. */
+typedef struct pbf_solver_desc {
+  size_t struct_size;        /**< sizeof(pbf_solver_desc); set by pbf_solver_desc_default() */
+  pbf_backend backend;       /**< where to run; default PBF_BACKEND_AUTO */
+  int32_t device_index;      /**< GPU ordinal for PBF_BACKEND_CUDA, >= 0; default 0 */
+  uint32_t max_particles;    /**< capacity, 1 .. 2^28; default 1,000,000 */
+  float particle_spacing;    /**< rest distance between particles [m], > 0; default 0.025.
+                                  Particle mass is chosen so that a cubic lattice at this
+                                  spacing has exactly the rest density. */
+  float kernel_radius;       /**< SPH smoothing radius h [m]; 0 = 2 x particle_spacing;
+                                  otherwise in [particle_spacing, 5 x particle_spacing]; default 0 */
+  float rest_density;        /**< rho0 [kg/m^3], > 0; default 1000 (water) */
+  float domain_min[3];       /**< lower corner of the box the fluid is kept in [m]; default (0,0,0) */
+  float domain_max[3];       /**< upper corner [m], each > domain_min; default (1,1,1) */
+  int32_t thread_count;      /**< CPU worker threads, 0 = all hardware threads, else 1 .. 1024; default 0.
+                                  Results do not depend on it. */
+  uint32_t max_neighbors;    /**< neighbours kept per particle, 0 = chosen from kernel_radius,
+                                  else 8 .. 1024; default 0. Overflows are counted in pbf_stats. */
+} pbf_solver_desc;
+
+/** A description with every default filled in. */
+static inline pbf_solver_desc pbf_solver_desc_default(void) {
+  pbf_solver_desc d;
+  d.struct_size = sizeof(pbf_solver_desc);
+  d.backend = PBF_BACKEND_AUTO;
+  d.device_index = 0;
+  d.max_particles = 1000000u;
+  d.particle_spacing = 0.025f;
+  d.kernel_radius = 0.0f;
+  d.rest_density = 1000.0f;
+  d.domain_min[0] = 0.0f; d.domain_min[1] = 0.0f; d.domain_min[2] = 0.0f;
+  d.domain_max[0] = 1.0f; d.domain_max[1] = 1.0f; d.domain_max[2] = 1.0f;
+  d.thread_count = 0;
+  d.max_neighbors = 0u;
+  return d;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parameters: what may change between steps                                */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Tunable physics. Defaults follow Macklin & Mueller (2013). A feature whose
+ * strength is 0 is switched off and costs nothing.
+ */
+typedef struct pbf_params {
+  size_t struct_size;            /**< sizeof(pbf_params); set by pbf_params_default() */
+  float gravity[3];              /**< body acceleration [m/s^2]; default (0, -9.81, 0) */
+  uint32_t iterations;           /**< density-constraint iterations per substep, 1 .. 100; default 4 */
+  float relaxation;              /**< constraint-force mixing epsilon of eq. 11, as a fraction of the
+                                      constraint gradient norm of a particle at rest, 0 .. 100; default 0.01 */
+  int32_t unilateral;            /**< 1 = only compression is corrected; 0 = the paper's two-sided
+                                      constraint, which also pulls free-surface particles (they lack
+                                      neighbours) inwards and clumps them; default 1 */
+  float artificial_pressure_k;   /**< k of s_corr (eq. 13), 0 .. 1, 0 = off; default 0.1. s_corr acts like
+                                      a compression of k (W(r)/W(dq))^n */
+  float artificial_pressure_n;   /**< exponent n of s_corr, 1 .. 8; default 4 */
+  float artificial_pressure_dq;  /**< |dq| of s_corr as a fraction of the kernel radius, 0 .. 0.9; default 0.2 */
+  float xsph_viscosity;          /**< XSPH c (eq. 17), 0 .. 1, 0 = off; default 0.01 */
+  float vorticity_epsilon;       /**< vorticity confinement epsilon (eq. 16) [m/s], 0 .. 10, 0 = off;
+                                      acceleration = epsilon (N x omega); default 0.01 */
+  float restitution;             /**< normal bounce off walls and planes, 0 .. 1; default 0 */
+  float friction;                /**< Coulomb friction against walls and planes, 0 .. 10; default 0 */
+  float max_speed;               /**< particle speeds are clamped to this [m/s], > 0; default 100 */
+} pbf_params;
+
+/** Parameters with every default filled in. */
+static inline pbf_params pbf_params_default(void) {
+  pbf_params p;
+  p.struct_size = sizeof(pbf_params);
+  p.gravity[0] = 0.0f; p.gravity[1] = -9.81f; p.gravity[2] = 0.0f;
+  p.iterations = 4u;
+  p.relaxation = 0.01f;
+  p.unilateral = 1;
+  p.artificial_pressure_k = 0.1f;
+  p.artificial_pressure_n = 4.0f;
+  p.artificial_pressure_dq = 0.2f;
+  p.xsph_viscosity = 0.01f;
+  p.vorticity_epsilon = 0.01f;
+  p.restitution = 0.0f;
+  p.friction = 0.0f;
+  p.max_speed = 100.0f;
+  return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Statistics of the last step                                              */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * What the last pbf_solver_step() did. Density error is the compression
+ * (rho - rho0) / rho0 counted where positive, as SPH solvers report it: a
+ * free-surface particle lacks neighbours and is not "wrong" when lighter.
+ * Times are wall-clock milliseconds summed over the substeps.
+ */
+typedef struct pbf_stats {
+  size_t struct_size;            /**< sizeof(pbf_stats); set by pbf_stats_default() */
+  uint32_t particle_count;       /**< particles stepped */
+  uint32_t substeps;             /**< substeps of the last step */
+  uint32_t iterations;           /**< density iterations per substep */
+  float avg_density_error;       /**< mean compression after the last substep (0.01 = 1 %) */
+  float max_density_error;       /**< largest compression after the last substep */
+  float avg_neighbors;           /**< mean neighbours per particle (self excluded) */
+  uint32_t max_neighbors;        /**< largest neighbour count seen */
+  uint32_t neighbor_overflows;   /**< particles that had more neighbours than the solver keeps */
+  float max_speed;               /**< largest particle speed after the step [m/s] */
+  double time_total_ms;          /**< the whole step */
+  double time_predict_ms;        /**< external forces and prediction */
+  double time_grid_ms;           /**< neighbour grid: cell sort and reordering */
+  double time_neighbors_ms;      /**< neighbour lists */
+  double time_constraints_ms;    /**< density iterations, including collisions */
+  double time_velocity_ms;       /**< velocity update, density for statistics */
+  double time_vorticity_viscosity_ms; /**< vorticity confinement and XSPH viscosity */
+} pbf_stats;
+
+/** Zeroed statistics with struct_size set. */
+static inline pbf_stats pbf_stats_default(void) {
+  pbf_stats s;
+  s.struct_size = sizeof(pbf_stats);
+  s.particle_count = 0u; s.substeps = 0u; s.iterations = 0u;
+  s.avg_density_error = 0.0f; s.max_density_error = 0.0f;
+  s.avg_neighbors = 0.0f; s.max_neighbors = 0u; s.neighbor_overflows = 0u;
+  s.max_speed = 0.0f;
+  s.time_total_ms = 0.0; s.time_predict_ms = 0.0; s.time_grid_ms = 0.0;
+  s.time_neighbors_ms = 0.0; s.time_constraints_ms = 0.0; s.time_velocity_ms = 0.0;
+  s.time_vorticity_viscosity_ms = 0.0;
+  return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Solver lifetime                                                          */
+/* ------------------------------------------------------------------------ */
+
+/** An opaque solver. */
+typedef struct pbf_solver pbf_solver;
+
+/**
+ * Creates a solver from `desc` with default parameters and no particles.
+ * On success *out_solver owns the new solver; on failure it is set to NULL.
+ * PBF_ERROR_BACKEND_UNAVAILABLE when the requested backend cannot run here.
+ */
+PBF_API pbf_status pbf_solver_create(const pbf_solver_desc* desc, pbf_solver** out_solver);
+
+/** Destroys a solver and frees its memory. NULL is accepted and ignored. */
+PBF_API pbf_status pbf_solver_destroy(pbf_solver* solver);
+
+/**
+ * Copies the solver's description into *out, with every automatic value
+ * resolved: the backend chosen for PBF_BACKEND_AUTO, the kernel radius, the
+ * thread count and the neighbour capacity. out->struct_size must be set.
+ */
+PBF_API pbf_status pbf_solver_get_desc(const pbf_solver* solver, pbf_solver_desc* out);
+
+/** The mass of one particle [kg], derived from spacing, kernel radius and rest density. */
+PBF_API pbf_status pbf_solver_get_particle_mass(const pbf_solver* solver, float* out_mass);
+
+/** Copies the current parameters into *out. out->struct_size must be set. */
+PBF_API pbf_status pbf_solver_get_params(const pbf_solver* solver, pbf_params* out);
+
+/**
+ * Replaces all parameters. Every field is checked first; if any is invalid
+ * the solver keeps its previous parameters and the message names the field.
+ */
+PBF_API pbf_status pbf_solver_set_params(pbf_solver* solver, const pbf_params* params);
+
+/* ------------------------------------------------------------------------ */
+/* Particles                                                                */
+/* ------------------------------------------------------------------------ */
+
+/** The number of particles now in the solver. */
+PBF_API pbf_status pbf_solver_particle_count(const pbf_solver* solver, size_t* out_count);
+
+/**
+ * Appends `count` particles after the existing ones. `positions` holds
+ * 3 * count floats (x, y, z per particle), each inside the domain.
+ * `velocities` (3 * count floats) may be NULL for particles at rest.
+ * Fails without adding anything if a value is NaN/Inf, a position lies
+ * outside the domain, or the capacity would be exceeded.
+ */
+PBF_API pbf_status pbf_solver_add_particles(pbf_solver* solver, const float* positions,
+                                            const float* velocities, size_t count);
+
+/**
+ * Fills the box [lo, hi] with particles on a cubic lattice at the rest
+ * spacing, at centres lo + (i + 1/2) * spacing, all with `velocity` (NULL =
+ * at rest). Lattice points outside the domain are skipped. The number added
+ * goes to *out_added when out_added is not NULL. Fails without adding
+ * anything if the capacity would be exceeded.
+ */
+PBF_API pbf_status pbf_solver_fill_box(pbf_solver* solver, const float lo[3], const float hi[3],
+                                       const float velocity[3], size_t* out_added);
+
+/**
+ * Removes the particles at the given user-order indices (any order, no
+ * duplicates, each < particle count). The rest close up, keeping their order.
+ */
+PBF_API pbf_status pbf_solver_remove_particles(pbf_solver* solver, const uint32_t* indices,
+                                               size_t count);
+
+/** Removes every particle. */
+PBF_API pbf_status pbf_solver_clear_particles(pbf_solver* solver);
+
+/**
+ * Copies all positions, in user order, into `out` (x, y, z per particle).
+ * `capacity` is the number of floats `out` can hold, at least 3 * count.
+ */
+PBF_API pbf_status pbf_solver_get_positions(const pbf_solver* solver, float* out, size_t capacity);
+
+/** Copies all velocities [m/s], in user order; as pbf_solver_get_positions(). */
+PBF_API pbf_status pbf_solver_get_velocities(const pbf_solver* solver, float* out, size_t capacity);
+
+/**
+ * Copies all densities [kg/m^3], one float per particle, in user order, as
+ * evaluated at the end of the last step (0 before the first step).
+ */
+PBF_API pbf_status pbf_solver_get_densities(const pbf_solver* solver, float* out, size_t capacity);
+
+/**
+ * Overwrites all positions, in user order. `length` must equal 3 * count.
+ * Fails without changing anything if a value is NaN/Inf or outside the domain.
+ */
+PBF_API pbf_status pbf_solver_set_positions(pbf_solver* solver, const float* positions, size_t length);
+
+/** Overwrites all velocities [m/s], in user order; as pbf_solver_set_positions(). */
+PBF_API pbf_status pbf_solver_set_velocities(pbf_solver* solver, const float* velocities,
+                                             size_t length);
+
+/* ------------------------------------------------------------------------ */
+/* Collision planes                                                         */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Adds a static plane {x : dot(normal, x) + offset = 0}; the fluid is kept on
+ * the side where dot(normal, x) + offset >= particle radius. `normal` must be
+ * finite and non-zero (it is normalised). The plane's index (0, 1, ...) goes
+ * to *out_index when it is not NULL. At most 64 planes.
+ */
+PBF_API pbf_status pbf_solver_add_plane(pbf_solver* solver, const float normal[3], float offset,
+                                        uint32_t* out_index);
+
+/** Removes every plane added with pbf_solver_add_plane(); the domain box stays. */
+PBF_API pbf_status pbf_solver_clear_planes(pbf_solver* solver);
+
+/* ------------------------------------------------------------------------ */
+/* Stepping                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Advances the simulation by `dt` seconds in `substeps` equal substeps
+ * (dt > 0 and finite, at most 10 s; substeps 1 .. 1000). An empty solver
+ * steps successfully and does nothing.
+ */
+PBF_API pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps);
+
+/** Statistics of the last step. out->struct_size must be set (pbf_stats_default()). */
+PBF_API pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out);
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Writes the particles, in user order, as a binary little-endian PLY file with
+ * float properties x y z vx vy vz density (Blender, Houdini, MeshLab and
+ * ParaView open it). The file appears complete or not at all: it is written
+ * to a temporary name beside `path` and renamed.
+ */
+PBF_API pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* path);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* PBF_PBF_H */

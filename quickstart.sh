@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# quickstart.sh - sets up a fresh Debian machine for pbf, builds it, and
+#   ./quickstart.sh dam-break   runs the dam break (PLY frames in pbf-out/)
+#   ./quickstart.sh test        runs every test: the optimised build, the
+#                               sanitizer build, and a program built against
+#                               the installed package
+# Dependencies come from Debian's packages (apt-get, as root or with sudo).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev)
+
+install_dependencies() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "== installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  echo "== building ($1)"
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1"
+}
+
+run_dam_break() {
+  install_dependencies
+  build release
+  echo "== dam break: 59,319 particles, 2 simulated seconds"
+  ./build/release/samples/pbf-sim --frames 120 --out pbf-out
+  echo "== open pbf-out/frame_0120.ply (or the whole sequence) in ParaView, Blender, Houdini or MeshLab"
+}
+
+run_tests() {
+  install_dependencies
+  build release
+  echo "== tests (optimised build)"
+  ctest --preset release
+  echo "== fast tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+  build sanitize
+  ctest --preset sanitize
+  echo "== a program built against the installed package"
+  rm -rf build/install-check
+  cmake --install build/release --prefix build/install-check >/dev/null
+  cmake -S samples/installed -B build/install-check/consumer -G Ninja \
+    -DCMAKE_PREFIX_PATH="$PWD/build/install-check" >/dev/null
+  cmake --build build/install-check/consumer
+  LD_LIBRARY_PATH="$PWD/build/install-check/lib" ./build/install-check/consumer/hello_c
+  LD_LIBRARY_PATH="$PWD/build/install-check/lib" ./build/install-check/consumer/hello_cpp
+  echo "== the same C program through pkg-config"
+  PKG_CONFIG_PATH="$PWD/build/install-check/lib/pkgconfig" \
+    cc -std=c99 samples/c/hello.c $(PKG_CONFIG_PATH="$PWD/build/install-check/lib/pkgconfig" pkg-config --cflags --libs pbf) \
+    -o build/install-check/hello_pkgconfig
+  LD_LIBRARY_PATH="$PWD/build/install-check/lib" ./build/install-check/hello_pkgconfig
+  echo "== all tests passed"
+}
+
+case "${1:-}" in
+  dam-break) run_dam_break ;;
+  test) run_tests ;;
+  *)
+    echo "usage: $0 dam-break | test" >&2
+    exit 2
+    ;;
+esac

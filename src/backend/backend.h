@@ -1,0 +1,65 @@
+// backend.h - the interface every backend implements: a particle store that
+// speaks the user's particle order, and the stages of a PBF substep. The
+// solver (src/solver/) decides what runs when; a backend only runs stages.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/config.h"
+#include "solver/pbf/pbf_equations.h"
+
+namespace pbf {
+
+enum class Field { Position, Velocity, Density };
+
+// Everything a stage needs besides the particles. Planes start with the six
+// walls of the domain box, then the user's planes.
+struct StepContext {
+  PbfConstants constants;
+  const Plane* planes;
+  uint32_t plane_count;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+
+  // --- particle store; every array is in user order, 3 floats per vector ---
+  virtual size_t size() const = 0;
+  // Appends n particles; velocities may be null (at rest).
+  virtual void append(const float* positions, const float* velocities, size_t n) = 0;
+  // Removes the particles whose user index has remove[i] != 0; the rest keep their order.
+  virtual void remove(const std::vector<uint8_t>& remove) = 0;
+  virtual void read(Field field, float* out) const = 0;
+  // Field::Density cannot be written.
+  virtual void write(Field field, const float* in) = 0;
+
+  // --- the stages of one substep, in the order the PBF solver runs them ---
+  // Gravity and prediction, then collisions (Algorithm 1, lines 1-4).
+  virtual void predict(const StepContext& ctx) = 0;
+  // Sorts particles by grid cell and reorders their data (line 5).
+  virtual void build_grid(const StepContext& ctx) = 0;
+  // Neighbour lists from the predicted positions (line 6).
+  virtual void find_neighbors(const StepContext& ctx) = 0;
+  // One Jacobi iteration of the density constraints with collisions (lines 8-19).
+  virtual void solve_density(const StepContext& ctx) = 0;
+  // v = (x* - x) / dt, x = x*, density at the new positions (lines 21, 23).
+  virtual void update_velocities(const StepContext& ctx) = 0;
+  // Vorticity confinement and XSPH viscosity (line 22).
+  virtual void apply_vorticity_viscosity(const StepContext& ctx) = 0;
+  // Density error, neighbour counts and speeds of the current state.
+  virtual void measure(StepStats& stats) const = 0;
+};
+
+// The one place that knows which backends exist. Throws Error with
+// Status::BackendUnavailable when `config.backend` cannot run here.
+std::unique_ptr<Backend> create_backend(const SolverConfig& config);
+
+// Whether a backend can run on this machine (Auto: always).
+bool backend_available(BackendKind kind);
+
+}  // namespace pbf

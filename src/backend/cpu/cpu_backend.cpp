@@ -1,0 +1,233 @@
+#include "backend/cpu/cpu_backend.h"
+
+#include "backend/cpu/cpu_pbf_loops.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pbf {
+
+namespace {
+
+GridSpec grid_for(const SolverConfig& config) {
+  GridSpec g{};
+  g.origin = config.domain_min;
+  g.inv_cell = 1.0f / config.kernel_radius;
+  const Vec3 extent = config.domain_max - config.domain_min;
+  const float e[3] = {extent.x, extent.y, extent.z};
+  for (int a = 0; a < 3; ++a)
+    g.dim[a] = std::max(1, static_cast<int>(std::ceil(e[a] / config.kernel_radius)));
+  return g;
+}
+
+template <class T>
+void gather(const std::vector<uint32_t>& order, const std::vector<T>& from, std::vector<T>& to, size_t n) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 2048), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t k = r.begin(); k < r.end(); ++k) to[k] = from[order[k]];
+  });
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(const SolverConfig& config)
+    : config_(config),
+      stride_(config.max_neighbors),
+      arena_(config.thread_count),
+      grid_(grid_for(config)) {}
+
+template <class Body>
+void CpuBackend::for_each_particle(Body&& body) const {
+  const size_t n = x_.size();
+  arena_.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t i = r.begin(); i < r.end(); ++i) body(static_cast<uint32_t>(i));
+    });
+  });
+}
+
+void CpuBackend::resize(size_t n) {
+  for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->resize(n);
+  rho_.resize(n);
+  lambda_.resize(n);
+  id_.resize(n);
+  order_.resize(n);
+  id_scratch_.resize(n);
+  nb_count_.assign(n, 0u);
+  nb_index_.resize(n * static_cast<size_t>(stride_));
+}
+
+void CpuBackend::append(const float* positions, const float* velocities, size_t n) {
+  const size_t old = x_.size();
+  resize(old + n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t k = old + i;
+    x_[k] = Vec3{positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]};
+    v_[k] = velocities ? Vec3{velocities[3 * i], velocities[3 * i + 1], velocities[3 * i + 2]} : Vec3{0, 0, 0};
+    xp_[k] = x_[k];
+    omega_[k] = Vec3{0, 0, 0};
+    rho_[k] = 0.0f;
+    lambda_[k] = 0.0f;
+    id_[k] = static_cast<uint32_t>(k);
+  }
+}
+
+void CpuBackend::remove(const std::vector<uint8_t>& remove) {
+  // New user index = old index minus the removed particles before it.
+  std::vector<uint32_t> renumber(remove.size());
+  uint32_t next = 0;
+  for (size_t u = 0; u < remove.size(); ++u) renumber[u] = remove[u] ? UINT32_MAX : next++;
+  size_t kept = 0;
+  for (size_t k = 0; k < x_.size(); ++k) {
+    if (remove[id_[k]]) continue;
+    x_[kept] = x_[k];
+    v_[kept] = v_[k];
+    xp_[kept] = xp_[k];
+    omega_[kept] = omega_[k];
+    rho_[kept] = rho_[k];
+    lambda_[kept] = lambda_[k];
+    id_[kept] = renumber[id_[k]];
+    ++kept;
+  }
+  resize(kept);
+}
+
+void CpuBackend::read(Field field, float* out) const {
+  const size_t n = x_.size();
+  for (size_t k = 0; k < n; ++k) {
+    const size_t u = id_[k];
+    if (field == Field::Density) {
+      out[u] = rho_[k];
+      continue;
+    }
+    const Vec3 a = field == Field::Position ? x_[k] : v_[k];
+    out[3 * u] = a.x;
+    out[3 * u + 1] = a.y;
+    out[3 * u + 2] = a.z;
+  }
+}
+
+void CpuBackend::write(Field field, const float* in) {
+  std::vector<Vec3>& a = field == Field::Position ? x_ : v_;
+  for (size_t k = 0; k < x_.size(); ++k) {
+    const size_t u = id_[k];
+    a[k] = Vec3{in[3 * u], in[3 * u + 1], in[3 * u + 2]};
+  }
+}
+
+void CpuBackend::predict(const StepContext& ctx) {
+  const PbfConstants& c = ctx.constants;
+  for_each_particle([&](uint32_t i) {
+    pbf::predict(c, x_[i], v_[i], xp_[i]);
+    xp_[i] = collide(c, ctx.planes, ctx.plane_count, xp_[i], x_[i]);
+  });
+}
+
+void CpuBackend::build_grid(const StepContext&) {
+  const size_t n = x_.size();
+  arena_.execute([&] {
+    grid_.sort(xp_.data(), n, order_.data());
+    gather(order_, x_, scratch_a_, n);
+    x_.swap(scratch_a_);
+    gather(order_, v_, scratch_a_, n);
+    v_.swap(scratch_a_);
+    gather(order_, xp_, scratch_a_, n);
+    xp_.swap(scratch_a_);
+    gather(order_, id_, id_scratch_, n);
+    id_.swap(id_scratch_);
+  });
+}
+
+void CpuBackend::find_neighbors(const StepContext& ctx) {
+  arena_.execute([&] {
+    overflows_ = grid_.find_neighbors(xp_.data(), x_.size(), ctx.constants.kernel.h, stride_, nb_index_.data(),
+                                      nb_count_.data());
+  });
+}
+
+void CpuBackend::solve_density(const StepContext& ctx) {
+  const PbfConstants& c = ctx.constants;
+  const NeighborLists nb = neighbor_lists();
+  for_each_particle([&](uint32_t i) { cpu::density_lambda(c, i, nb, xp_.data(), rho_[i], lambda_[i]); });
+  for_each_particle([&](uint32_t i) {
+    const Vec3 moved = xp_[i] + cpu::position_correction(c, i, nb, xp_.data(), lambda_.data());
+    scratch_b_[i] = collide(c, ctx.planes, ctx.plane_count, moved, x_[i]);
+  });
+  xp_.swap(scratch_b_);
+}
+
+void CpuBackend::update_velocities(const StepContext& ctx) {
+  const PbfConstants& c = ctx.constants;
+  const NeighborLists nb = neighbor_lists();
+  for_each_particle([&](uint32_t i) {
+    v_[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x_[i], xp_[i], v_[i]);
+    x_[i] = xp_[i];
+    rho_[i] = cpu::density(c, i, nb, xp_.data());
+  });
+}
+
+void CpuBackend::apply_vorticity_viscosity(const StepContext& ctx) {
+  const PbfConstants& c = ctx.constants;
+  if (c.vorticity <= 0.0f && c.xsph <= 0.0f) return;
+  const NeighborLists nb = neighbor_lists();
+  if (c.vorticity > 0.0f)
+    for_each_particle([&](uint32_t i) { omega_[i] = cpu::vorticity(c, i, nb, x_.data(), v_.data(), rho_.data()); });
+  for_each_particle([&](uint32_t i) {
+    scratch_b_[i] = cpu::vorticity_viscosity(c, i, nb, x_.data(), v_.data(), rho_.data(), omega_.data());
+  });
+  v_.swap(scratch_b_);
+}
+
+namespace {
+struct Measures {
+  double error_sum = 0.0;
+  float error_max = 0.0f;
+  double neighbor_sum = 0.0;
+  uint32_t neighbor_max = 0;
+  float speed2_max = 0.0f;
+};
+}  // namespace
+
+void CpuBackend::measure(StepStats& stats) const {
+  const size_t n = x_.size();
+  const float inv_rho0 = 1.0f / config_.rest_density;
+  Measures m;
+  arena_.execute([&] {
+    // A deterministic reduction: the same split and join order for any thread count.
+    m = tbb::parallel_deterministic_reduce(
+        tbb::blocked_range<size_t>(0, n, 4096), Measures{},
+        [&](const tbb::blocked_range<size_t>& r, Measures acc) {
+          for (size_t i = r.begin(); i < r.end(); ++i) {
+            const float e = std::max(rho_[i] * inv_rho0 - 1.0f, 0.0f);
+            acc.error_sum += e;
+            acc.error_max = std::max(acc.error_max, e);
+            acc.neighbor_sum += nb_count_[i];
+            acc.neighbor_max = std::max(acc.neighbor_max, nb_count_[i]);
+            acc.speed2_max = std::max(acc.speed2_max, length_squared(v_[i]));
+          }
+          return acc;
+        },
+        [](Measures a, const Measures& b) {
+          a.error_sum += b.error_sum;
+          a.error_max = std::max(a.error_max, b.error_max);
+          a.neighbor_sum += b.neighbor_sum;
+          a.neighbor_max = std::max(a.neighbor_max, b.neighbor_max);
+          a.speed2_max = std::max(a.speed2_max, b.speed2_max);
+          return a;
+        },
+        tbb::simple_partitioner());
+  });
+  const double count = n > 0 ? static_cast<double>(n) : 1.0;
+  stats.particle_count = static_cast<uint32_t>(n);
+  stats.avg_density_error = static_cast<float>(m.error_sum / count);
+  stats.max_density_error = m.error_max;
+  stats.avg_neighbors = static_cast<float>(m.neighbor_sum / count);
+  stats.max_neighbors = m.neighbor_max;
+  stats.neighbor_overflows = overflows_;
+  stats.max_speed = std::sqrt(m.speed2_max);
+}
+
+}  // namespace pbf

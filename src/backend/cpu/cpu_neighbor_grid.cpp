@@ -1,0 +1,116 @@
+#include "backend/cpu/cpu_neighbor_grid.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_scan.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pbf {
+
+namespace {
+constexpr size_t kGrain = 1024;
+// The largest neighbour capacity a solver may ask for (pbf_solver_desc.max_neighbors).
+constexpr uint32_t kMaxListed = 1024;
+}
+
+CpuNeighborGrid::CpuNeighborGrid(const GridSpec& spec)
+    : spec_(spec),
+      cells_(static_cast<size_t>(spec.cell_count())),
+      cursor_(new std::atomic<uint32_t>[cells_]),
+      cell_start_(cells_ + 1, 0u) {}
+
+void CpuNeighborGrid::sort(const Vec3* positions, size_t n, uint32_t* order) {
+  if (cell_of_.size() < n) cell_of_.resize(n);
+  uint32_t* cell_of = cell_of_.data();
+  std::atomic<uint32_t>* cursor = cursor_.get();
+
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, cells_, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t c = r.begin(); c < r.end(); ++c) cursor[c].store(0u, std::memory_order_relaxed);
+  });
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i < r.end(); ++i) {
+      const uint32_t c = spec_.cell_index(positions[i]);
+      cell_of[i] = c;
+      cursor[c].fetch_add(1u, std::memory_order_relaxed);
+    }
+  });
+  // Exclusive prefix sum of the counts gives each cell's first place.
+  uint32_t* start = cell_start_.data();
+  tbb::parallel_scan(
+      tbb::blocked_range<size_t>(0, cells_, 4 * kGrain), 0u,
+      [&](const tbb::blocked_range<size_t>& r, uint32_t sum, bool final_pass) {
+        for (size_t c = r.begin(); c < r.end(); ++c) {
+          const uint32_t count = cursor[c].load(std::memory_order_relaxed);
+          if (final_pass) start[c] = sum;
+          sum += count;
+        }
+        return sum;
+      },
+      [](uint32_t a, uint32_t b) { return a + b; });
+  start[cells_] = static_cast<uint32_t>(n);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, cells_, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t c = r.begin(); c < r.end(); ++c) cursor[c].store(start[c], std::memory_order_relaxed);
+  });
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i < r.end(); ++i)
+      order[cursor[cell_of[i]].fetch_add(1u, std::memory_order_relaxed)] = static_cast<uint32_t>(i);
+  });
+  // The scatter's order within a cell depends on thread timing; sorting each
+  // cell's few indices restores a deterministic (stable) order.
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, cells_, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t c = r.begin(); c < r.end(); ++c) {
+      const uint32_t b = start[c], e = start[c + 1];
+      if (e - b > 1) std::sort(order + b, order + e);
+    }
+  });
+}
+
+uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, uint32_t stride,
+                                         uint32_t* index, uint32_t* count) const {
+  const float r2max = radius * radius;
+  const uint32_t* start = cell_start_.data();
+  std::atomic<uint32_t> overflows{0};
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& range) {
+    uint32_t local_overflows = 0;
+    for (size_t i = range.begin(); i < range.end(); ++i) {
+      const Vec3 xi = x[i];
+      // The cells that cover [x_i - r, x_i + r] on each axis, widened by the
+      // round-off of that subtraction: cell_of() is monotone, so a neighbour
+      // always lies in this block, however its cell index was rounded.
+      int lo[3], hi[3];
+      const float c[3] = {xi.x, xi.y, xi.z};
+      const float o[3] = {spec_.origin.x, spec_.origin.y, spec_.origin.z};
+      for (int a = 0; a < 3; ++a) {
+        const float reach = radius + 4.8e-7f * (std::fabs(c[a]) + radius);  // 2^-21 relative
+        lo[a] = spec_.axis_cell(c[a] - reach, o[a], spec_.dim[a]);
+        hi[a] = spec_.axis_cell(c[a] + reach, o[a], spec_.dim[a]);
+      }
+      // Candidates are written unconditionally and kept by advancing the
+      // count, which avoids a hard-to-predict branch per candidate.
+      uint32_t local[kMaxListed + 1];
+      uint32_t hits = 0;
+      for (int z = lo[2]; z <= hi[2]; ++z) {
+        for (int y = lo[1]; y <= hi[1]; ++y) {
+          // The cells of a row are contiguous in the sorted order.
+          const uint32_t b = start[spec_.linear(lo[0], y, z)];
+          const uint32_t e = start[spec_.linear(hi[0], y, z) + 1];
+          for (uint32_t j = b; j < e; ++j) {
+            local[std::min(hits, kMaxListed)] = j;
+            hits += (length_squared(xi - x[j]) < r2max) & (j != i);
+          }
+        }
+      }
+      const uint32_t found = std::min(hits, stride);
+      std::copy(local, local + found, index + i * stride);
+      const bool overflow = hits > stride;
+      count[i] = found;
+      local_overflows += overflow ? 1u : 0u;
+    }
+    overflows.fetch_add(local_overflows, std::memory_order_relaxed);
+  });
+  return overflows.load();
+}
+
+}  // namespace pbf

@@ -1,0 +1,42 @@
+// cpu_neighbor_grid.h - the uniform-grid neighbour search of the CPU backend:
+// a counting sort of particles by cell, and fixed-capacity neighbour lists.
+// Both are deterministic: the same positions give the same order and lists
+// whatever the number of threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/grid_spec.h"
+
+namespace pbf {
+
+class CpuNeighborGrid {
+ public:
+  explicit CpuNeighborGrid(const GridSpec& spec);
+
+  const GridSpec& spec() const { return spec_; }
+
+  // Cell-sorted order of the n positions: order[k] is the index of the
+  // particle that belongs at place k. Within a cell, indices ascend.
+  // `order` must hold n entries. Call inside a task arena.
+  void sort(const Vec3* positions, size_t n, uint32_t* order);
+
+  // Neighbour lists of positions already in the order sort() gave: for each
+  // i, the j != i with |x_i - x_j| < radius, at most `stride` of them, in
+  // cell order. Any radius works; one cell size is the fastest. Returns the
+  // number of particles that had more than `stride`.
+  uint32_t find_neighbors(const Vec3* sorted_positions, size_t n, float radius, uint32_t stride,
+                          uint32_t* index, uint32_t* count) const;
+
+ private:
+  GridSpec spec_;
+  size_t cells_;
+  std::unique_ptr<std::atomic<uint32_t>[]> cursor_;  // cells_ entries
+  std::vector<uint32_t> cell_start_;                 // cells_ + 1 entries
+  std::vector<uint32_t> cell_of_;                    // per particle
+};
+
+}  // namespace pbf

@@ -1,0 +1,45 @@
+// grid_spec.h - the uniform grid over the domain that the neighbour search
+// sorts particles into. Cells are one kernel radius wide, so every neighbour
+// of a particle lies in the block of cells that its kernel sphere touches
+// (3x3x3 cells, or 2 where the sphere does not reach a neighbouring cell).
+#pragma once
+
+#include <cstdint>
+
+#include "core/hd.h"
+
+namespace pbf {
+
+struct GridSpec {
+  Vec3 origin;        // lower corner of cell (0,0,0) [m]
+  float inv_cell;     // 1 / cell size
+  int dim[3];         // cells per axis, each >= 1
+
+  PBF_HD int axis_cell(float v, float o, int n) const {
+    // Clamping keeps particles outside the domain in the border cells; it is
+    // monotone and 1-Lipschitz, so neighbours never end up >1 cell apart.
+    const float c = floorf((v - o) * inv_cell);
+    if (!(c >= 0.0f)) return 0;  // also catches NaN
+    if (c >= static_cast<float>(n - 1)) return n - 1;
+    return static_cast<int>(c);
+  }
+  PBF_HD void cell_of(Vec3 p, int& cx, int& cy, int& cz) const {
+    cx = axis_cell(p.x, origin.x, dim[0]);
+    cy = axis_cell(p.y, origin.y, dim[1]);
+    cz = axis_cell(p.z, origin.z, dim[2]);
+  }
+  // Linear index with x fastest, so the three cells of a row are contiguous.
+  PBF_HD uint32_t linear(int cx, int cy, int cz) const {
+    return static_cast<uint32_t>((cz * dim[1] + cy) * dim[0] + cx);
+  }
+  PBF_HD uint32_t cell_index(Vec3 p) const {
+    int cx, cy, cz;
+    cell_of(p, cx, cy, cz);
+    return linear(cx, cy, cz);
+  }
+  uint64_t cell_count() const {
+    return static_cast<uint64_t>(dim[0]) * static_cast<uint64_t>(dim[1]) * static_cast<uint64_t>(dim[2]);
+  }
+};
+
+}  // namespace pbf

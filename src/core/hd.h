@@ -1,0 +1,36 @@
+// hd.h - PBF_HD marks code compiled for both host and device, and the small
+// vector type every stage is written with.
+#pragma once
+
+#include <cmath>
+
+#if defined(__CUDACC__)
+#define PBF_HD __host__ __device__ __forceinline__
+#else
+#define PBF_HD inline
+#endif
+
+namespace pbf {
+
+struct Vec3 {
+  float x, y, z;
+};
+
+PBF_HD Vec3 make_vec3(float x, float y, float z) { return Vec3{x, y, z}; }
+PBF_HD Vec3 operator+(Vec3 a, Vec3 b) { return Vec3{a.x + b.x, a.y + b.y, a.z + b.z}; }
+PBF_HD Vec3 operator-(Vec3 a, Vec3 b) { return Vec3{a.x - b.x, a.y - b.y, a.z - b.z}; }
+PBF_HD Vec3 operator-(Vec3 a) { return Vec3{-a.x, -a.y, -a.z}; }
+PBF_HD Vec3 operator*(Vec3 a, float s) { return Vec3{a.x * s, a.y * s, a.z * s}; }
+PBF_HD Vec3 operator*(float s, Vec3 a) { return Vec3{a.x * s, a.y * s, a.z * s}; }
+PBF_HD Vec3& operator+=(Vec3& a, Vec3 b) { a.x += b.x; a.y += b.y; a.z += b.z; return a; }
+PBF_HD Vec3& operator-=(Vec3& a, Vec3 b) { a.x -= b.x; a.y -= b.y; a.z -= b.z; return a; }
+PBF_HD float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+PBF_HD Vec3 cross(Vec3 a, Vec3 b) {
+  return Vec3{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+PBF_HD float length_squared(Vec3 a) { return dot(a, a); }
+PBF_HD float length(Vec3 a) { return sqrtf(dot(a, a)); }
+PBF_HD float clampf(float v, float lo, float hi) { return fminf(fmaxf(v, lo), hi); }
+PBF_HD bool is_finite(Vec3 a) { return std::isfinite(a.x) && std::isfinite(a.y) && std::isfinite(a.z); }
+
+}  // namespace pbf

@@ -1,0 +1,244 @@
+// pbf_equations.h - the per-particle equations of Position Based Fluids
+// (Macklin & Mueller 2013), written once for every backend. A backend runs
+// each function for all particles in parallel; none writes to another
+// particle, so the result does not depend on the order or the thread count.
+#pragma once
+
+#include <cstdint>
+
+#include "core/config.h"
+#include "core/hd.h"
+#include "core/lattice.h"
+#include "core/sph_kernels.h"
+
+namespace pbf {
+
+// Constants of one substep, derived from the solver's config and parameters.
+struct PbfConstants {
+  KernelConstants kernel;
+  float mass;               // particle mass [kg]
+  float rest_density;       // rho0 [kg/m^3]
+  float inv_rest_density;   // 1 / rho0
+  float mass_over_rho0;     // m / rho0 [m^3]: the volume of a particle at rest
+  float particle_radius;    // half the spacing: how far particles stay from walls [m]
+  float cfm;                // epsilon of eq. 11 [1/m^2]
+  float scorr_scale;        // k of eq. 13 divided by the rest gradient norm [m^2]
+  float scorr_inv_wdq;      // 1 / W(dq)
+  float scorr_n;            // n of eq. 13
+  bool unilateral;          // clamp C_i to compression
+  float xsph;               // c of eq. 17
+  float vorticity;          // epsilon of eq. 16 [m/s]
+  float restitution;
+  float friction;
+  float max_speed;          // [m/s]
+  Vec3 gravity;             // [m/s^2]
+  float dt;                 // substep [s]
+  float inv_dt;
+  Vec3 box_min;             // domain shrunk by the particle radius
+  Vec3 box_max;
+};
+
+// Particle mass so that the ideal lattice at `spacing` has density rho0.
+inline float particle_mass(const SolverConfig& config) {
+  const KernelConstants k = KernelConstants::make(config.kernel_radius);
+  return static_cast<float>(config.rest_density / lattice_sums(config.particle_spacing, k).sum_w);
+}
+
+inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfParams& p, float dt) {
+  PbfConstants c{};
+  c.kernel = KernelConstants::make(config.kernel_radius);
+  const LatticeSums lattice = lattice_sums(config.particle_spacing, c.kernel);
+  c.rest_density = config.rest_density;
+  c.mass = static_cast<float>(config.rest_density / lattice.sum_w);
+  c.inv_rest_density = 1.0f / config.rest_density;
+  c.mass_over_rho0 = c.mass * c.inv_rest_density;
+  c.particle_radius = 0.5f * config.particle_spacing;
+  // sum_k |grad_k C_i|^2 of a particle at rest (eq. 8-9): the sum of
+  // gradients vanishes by symmetry, leaving the neighbour terms.
+  const double v = c.mass_over_rho0;
+  const double rest_grad2 = v * v * lattice.sum_grad2;
+  c.cfm = static_cast<float>(p.relaxation * rest_grad2);
+  // s_corr (eq. 13) enters beside lambda, which is C / |grad C|^2; scaling by
+  // the rest norm makes k the size of the constraint violation it imitates.
+  c.scorr_scale = static_cast<float>(p.artificial_pressure_k / rest_grad2);
+  const float dq = p.artificial_pressure_dq * config.kernel_radius;
+  c.scorr_inv_wdq = 1.0f / poly6(c.kernel, dq * dq);
+  c.scorr_n = p.artificial_pressure_n;
+  c.unilateral = p.unilateral;
+  c.xsph = p.xsph_viscosity;
+  c.vorticity = p.vorticity_epsilon;
+  c.restitution = p.restitution;
+  c.friction = p.friction;
+  c.max_speed = p.max_speed;
+  c.gravity = p.gravity;
+  c.dt = dt;
+  c.inv_dt = 1.0f / dt;
+  const float r = c.particle_radius;
+  c.box_min = config.domain_min + Vec3{r, r, r};
+  c.box_max = config.domain_max - Vec3{r, r, r};
+  return c;
+}
+
+// Neighbour lists, particle-major: the neighbours of i are
+// index[i * stride + 0 .. count[i] - 1], self excluded.
+struct NeighborLists {
+  const uint32_t* index;
+  const uint32_t* count;
+  uint32_t stride;
+};
+
+PBF_HD Vec3 clamp_speed(Vec3 v, float max_speed) {
+  const float s2 = length_squared(v);
+  if (s2 > max_speed * max_speed) return v * (max_speed / sqrtf(s2));
+  return v;
+}
+
+// Algorithm 1, lines 1-3: apply gravity and predict the position.
+PBF_HD void predict(const PbfConstants& c, Vec3 x, Vec3& v, Vec3& x_pred) {
+  v = clamp_speed(v + c.gravity * c.dt, c.max_speed);
+  x_pred = x + v * c.dt;
+}
+
+// Keeps a predicted position out of every plane, with Coulomb friction on the
+// tangential motion since the start of the substep (x_start), and finally
+// inside the domain box whatever the planes did.
+PBF_HD Vec3 collide(const PbfConstants& c, const Plane* planes, uint32_t plane_count, Vec3 p,
+                    Vec3 x_start) {
+  for (uint32_t k = 0; k < plane_count; ++k) {
+    const Vec3 n = planes[k].normal;
+    const float depth = c.particle_radius - (dot(n, p) + planes[k].offset);
+    if (depth <= 0.0f) continue;
+    p += n * depth;
+    if (c.friction > 0.0f) {
+      const Vec3 moved = p - x_start;
+      const Vec3 tangential = moved - n * dot(moved, n);
+      const float t = length(tangential);
+      const float limit = c.friction * depth;
+      if (t > 0.0f) p -= tangential * fminf(1.0f, limit / t);
+    }
+  }
+  p.x = clampf(p.x, c.box_min.x, c.box_max.x);
+  p.y = clampf(p.y, c.box_min.y, c.box_max.y);
+  p.z = clampf(p.z, c.box_min.z, c.box_max.z);
+  return p;
+}
+
+// SPH density (eq. 2) at particle i; the self term included.
+PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x) {
+  const Vec3 xi = x[i];
+  float sum = poly6(c.kernel, 0.0f);
+  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
+  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) sum += poly6(c.kernel, length_squared(xi - x[list[k]]));
+  return c.mass * sum;
+}
+
+// Density (eq. 2), constraint C_i = rho_i / rho0 - 1 (eq. 1) and its scaling
+// factor lambda_i (eq. 11) with gradients from eq. 8.
+PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                           float& rho_out, float& lambda_out) {
+  const Vec3 xi = x[i];
+  float sum_w = poly6(c.kernel, 0.0f);
+  Vec3 grad_i{0.0f, 0.0f, 0.0f};
+  float sum_grad2 = 0.0f;
+  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
+  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) {
+    const Vec3 r = xi - x[list[k]];
+    const float r2 = length_squared(r);
+    sum_w += poly6(c.kernel, r2);
+    const Vec3 g = r * (spiky_gradient_scale(c.kernel, r2) * c.mass_over_rho0);  // -grad_{p_j} C_i
+    grad_i += g;
+    sum_grad2 += length_squared(g);
+  }
+  const float rho = c.mass * sum_w;
+  float constraint = rho * c.inv_rest_density - 1.0f;
+  if (c.unilateral && constraint < 0.0f) constraint = 0.0f;
+  rho_out = rho;
+  lambda_out = -constraint / (sum_grad2 + length_squared(grad_i) + c.cfm);
+}
+
+// Artificial pressure s_corr = -k (W(r) / W(dq))^n (eq. 13), in units of lambda.
+PBF_HD float artificial_pressure(const PbfConstants& c, float r2) {
+  if (c.scorr_scale <= 0.0f) return 0.0f;
+  const float w = poly6(c.kernel, r2) * c.scorr_inv_wdq;
+  const float wn = (c.scorr_n == 4.0f) ? (w * w) * (w * w) : powf(w, c.scorr_n);
+  return -c.scorr_scale * wn;
+}
+
+// Position correction dp_i (eq. 12 with s_corr of eq. 14).
+PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                const Vec3* x, const float* lambda) {
+  const Vec3 xi = x[i];
+  const float li = lambda[i];
+  Vec3 dp{0.0f, 0.0f, 0.0f};
+  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
+  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) {
+    const uint32_t j = list[k];
+    const Vec3 r = xi - x[j];
+    const float r2 = length_squared(r);
+    dp += r * (spiky_gradient_scale(c.kernel, r2) * (li + lambda[j] + artificial_pressure(c, r2)));
+  }
+  return dp * c.mass_over_rho0;
+}
+
+// Algorithm 1, line 21: v = (x* - x) / dt, then restitution against every
+// plane the particle touches: the normal velocity leaving the wall is at
+// least -restitution times the velocity it arrived with (v_pred).
+PBF_HD Vec3 updated_velocity(const PbfConstants& c, const Plane* planes, uint32_t plane_count,
+                             Vec3 x, Vec3 x_pred, Vec3 v_pred) {
+  Vec3 v = (x_pred - x) * c.inv_dt;
+  const float contact = c.particle_radius * 1.001f;
+  for (uint32_t k = 0; k < plane_count; ++k) {
+    const Vec3 n = planes[k].normal;
+    if (dot(n, x_pred) + planes[k].offset > contact) continue;
+    const float arriving = dot(v_pred, n);
+    if (arriving >= 0.0f) continue;
+    const float wanted = -c.restitution * arriving;
+    const float leaving = dot(v, n);
+    if (leaving < wanted) v += n * (wanted - leaving);
+  }
+  return clamp_speed(v, c.max_speed);
+}
+
+// Vorticity omega_i (eq. 15) as the SPH curl: sum_j V_j grad W_ij x (v_j - v_i).
+PBF_HD Vec3 vorticity(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                      const Vec3* v, const float* rho) {
+  const Vec3 xi = x[i];
+  const Vec3 vi = v[i];
+  Vec3 w{0.0f, 0.0f, 0.0f};
+  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
+  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) {
+    const uint32_t j = list[k];
+    const Vec3 g = spiky_gradient(c.kernel, xi - x[j]);
+    w += cross(g, v[j] - vi) * (c.mass / rho[j]);
+  }
+  return w;
+}
+
+// New velocity after vorticity confinement (eq. 16) and XSPH viscosity
+// (eq. 17), both from the same old velocities (Jacobi).
+PBF_HD Vec3 vorticity_viscosity(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                const Vec3* x, const Vec3* v, const float* rho, const Vec3* omega) {
+  const Vec3 xi = x[i];
+  const Vec3 vi = v[i];
+  const float wi = length(omega[i]);
+  Vec3 eta{0.0f, 0.0f, 0.0f};
+  Vec3 blend{0.0f, 0.0f, 0.0f};
+  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
+  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) {
+    const uint32_t j = list[k];
+    const Vec3 r = xi - x[j];
+    const float r2 = length_squared(r);
+    const float volume = c.mass / rho[j];
+    if (c.vorticity > 0.0f) eta += r * (spiky_gradient_scale(c.kernel, r2) * (volume * (length(omega[j]) - wi)));
+    if (c.xsph > 0.0f) blend += (v[j] - vi) * (volume * poly6(c.kernel, r2));
+  }
+  Vec3 result = vi + blend * c.xsph;
+  const float eta_len = length(eta);
+  if (c.vorticity > 0.0f && eta_len > 1e-12f) {
+    const Vec3 n = eta * (1.0f / eta_len);
+    result += cross(n, omega[i]) * (c.vorticity * c.dt);
+  }
+  return clamp_speed(result, c.max_speed);
+}
+
+}  // namespace pbf

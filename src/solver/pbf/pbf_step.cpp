@@ -1,0 +1,50 @@
+#include "solver/pbf/pbf_step.h"
+
+#include <chrono>
+
+namespace pbf {
+
+namespace {
+
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(double& total_ms) : total_ms_(total_ms), start_(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() {
+    total_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  double& total_ms_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+void pbf_substep(Backend& backend, const StepContext& ctx, uint32_t iterations, StepStats& timing) {
+  {
+    PhaseTimer t(timing.time_predict_ms);
+    backend.predict(ctx);
+  }
+  {
+    PhaseTimer t(timing.time_grid_ms);
+    backend.build_grid(ctx);
+  }
+  {
+    PhaseTimer t(timing.time_neighbors_ms);
+    backend.find_neighbors(ctx);
+  }
+  {
+    PhaseTimer t(timing.time_constraints_ms);
+    for (uint32_t k = 0; k < iterations; ++k) backend.solve_density(ctx);
+  }
+  {
+    PhaseTimer t(timing.time_velocity_ms);
+    backend.update_velocities(ctx);
+  }
+  {
+    PhaseTimer t(timing.time_vorticity_viscosity_ms);
+    backend.apply_vorticity_viscosity(ctx);
+  }
+}
+
+}  // namespace pbf

@@ -1,0 +1,130 @@
+#include "solver/solver.h"
+
+#include <tbb/info.h>
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/lattice_fill.h"
+#include "solver/pbf/pbf_equations.h"
+#include "solver/pbf/pbf_step.h"
+
+namespace pbf {
+
+SolverConfig resolve_config(const SolverConfig& requested) {
+  SolverConfig c = requested;
+  if (c.kernel_radius == 0.0f) c.kernel_radius = 2.0f * c.particle_spacing;
+  if (c.thread_count == 0) c.thread_count = tbb::info::default_concurrency();
+  if (c.backend == BackendKind::Auto)
+    c.backend = backend_available(BackendKind::Cuda) ? BackendKind::Cuda : BackendKind::Cpu;
+  if (!backend_available(c.backend))
+    throw Error(Status::BackendUnavailable,
+                std::string("backend: ") + (c.backend == BackendKind::Cuda ? "PBF_BACKEND_CUDA" : "backend") +
+                    " is not available: this build of pbf has no CUDA backend");
+  if (c.max_neighbors == 0) {
+    // Neighbours inside the kernel sphere at rest, with room for 60 %
+    // compression (splashes landing), rounded up to a multiple of 8.
+    const double ratio = c.kernel_radius / c.particle_spacing;
+    const double at_rest = 4.0 / 3.0 * 3.14159265358979 * ratio * ratio * ratio;
+    c.max_neighbors = static_cast<uint32_t>(std::ceil(at_rest * 1.6 / 8.0)) * 8u;
+    if (c.max_neighbors < 16) c.max_neighbors = 16;
+  }
+  const Vec3 extent = c.domain_max - c.domain_min;
+  const double cells = std::ceil(extent.x / c.kernel_radius) * std::ceil(extent.y / c.kernel_radius) *
+                       std::ceil(extent.z / c.kernel_radius);
+  if (cells > static_cast<double>(kMaxGridCells)) {
+    std::ostringstream msg;
+    msg << "domain_min/domain_max: the domain spans " << static_cast<uint64_t>(cells)
+        << " grid cells of the kernel radius " << c.kernel_radius << " m, more than the " << kMaxGridCells
+        << " supported; shrink the domain or enlarge particle_spacing";
+    throw Error(Status::InvalidArgument, msg.str());
+  }
+  const uint64_t neighbor_bytes = uint64_t(c.max_particles) * c.max_neighbors * 4u;
+  if (neighbor_bytes > (uint64_t(1) << 34)) {
+    throw Error(Status::InvalidArgument,
+                "max_neighbors: max_particles x max_neighbors needs more than 16 GiB of neighbour lists");
+  }
+  return c;
+}
+
+namespace {
+
+std::vector<Plane> domain_walls(const SolverConfig& c) {
+  const Vec3 lo = c.domain_min, hi = c.domain_max;
+  return {
+      Plane{{1, 0, 0}, -lo.x}, Plane{{-1, 0, 0}, hi.x}, Plane{{0, 1, 0}, -lo.y},
+      Plane{{0, -1, 0}, hi.y}, Plane{{0, 0, 1}, -lo.z}, Plane{{0, 0, -1}, hi.z},
+  };
+}
+
+}  // namespace
+
+Solver::Solver(const SolverConfig& config)
+    : config_(config),
+      particle_mass_(pbf::particle_mass(config)),
+      planes_(domain_walls(config)),
+      backend_(create_backend(config)) {}
+
+void Solver::add_particles(const float* positions, const float* velocities, size_t n) {
+  if (size() + n > config_.max_particles) {
+    std::ostringstream msg;
+    msg << "count: adding " << n << " particles to " << size() << " would exceed max_particles ("
+        << config_.max_particles << ")";
+    throw Error(Status::CapacityExceeded, msg.str());
+  }
+  backend_->append(positions, velocities, n);
+}
+
+size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
+  const size_t n = lattice_fill_count(lo, hi, config_.particle_spacing, config_.domain_min, config_.domain_max);
+  if (size() + n > config_.max_particles) {
+    std::ostringstream msg;
+    msg << "lo/hi: the box holds " << n << " particles; with the " << size()
+        << " present that would exceed max_particles (" << config_.max_particles << ")";
+    throw Error(Status::CapacityExceeded, msg.str());
+  }
+  const std::vector<float> points =
+      lattice_fill(lo, hi, config_.particle_spacing, config_.domain_min, config_.domain_max);
+  std::vector<float> velocities(points.size());
+  for (size_t i = 0; i < n; ++i) {
+    velocities[3 * i] = velocity.x;
+    velocities[3 * i + 1] = velocity.y;
+    velocities[3 * i + 2] = velocity.z;
+  }
+  backend_->append(points.data(), velocities.data(), n);
+  return n;
+}
+
+void Solver::remove_particles(const std::vector<uint8_t>& remove) { backend_->remove(remove); }
+
+uint32_t Solver::add_plane(const Plane& plane) {
+  if (user_plane_count() >= kMaxPlanes) {
+    throw Error(Status::CapacityExceeded,
+                "solver: already " + std::to_string(kMaxPlanes) + " planes, the most a solver holds");
+  }
+  planes_.push_back(plane);
+  return user_plane_count() - 1;
+}
+
+void Solver::clear_planes() { planes_.resize(6); }
+
+void Solver::step(float dt, uint32_t substeps) {
+  const auto start = std::chrono::steady_clock::now();
+  StepStats s;
+  s.substeps = substeps;
+  s.iterations = params_.iterations;
+  if (size() > 0) {
+    StepContext ctx{};
+    ctx.constants = make_pbf_constants(config_, params_, dt / static_cast<float>(substeps));
+    ctx.planes = planes_.data();
+    ctx.plane_count = static_cast<uint32_t>(planes_.size());
+    for (uint32_t k = 0; k < substeps; ++k) pbf_substep(*backend_, ctx, params_.iterations, s);
+  }
+  backend_->measure(s);
+  s.time_total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stats_ = s;
+}
+
+}  // namespace pbf

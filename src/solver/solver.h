@@ -1,0 +1,62 @@
+// solver.h - a fluid solver: its config, parameters, planes and backend, and
+// the step that runs the method's stages on that backend. The C API wraps
+// exactly this class; it has already checked every argument it passes in.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "core/config.h"
+
+namespace pbf {
+
+// The most cells of kernel-radius size a domain may span.
+constexpr uint64_t kMaxGridCells = uint64_t(1) << 26;
+// The most planes a user may add.
+constexpr uint32_t kMaxPlanes = 64;
+
+// Fills in the automatic values of a requested config (kernel radius 0,
+// thread count 0, max_neighbors 0, backend Auto). Throws Error when the
+// config cannot be simulated (its message names the field).
+SolverConfig resolve_config(const SolverConfig& requested);
+
+class Solver {
+ public:
+  explicit Solver(const SolverConfig& config);  // config as resolve_config() returned it
+
+  const SolverConfig& config() const { return config_; }
+  float particle_mass() const { return particle_mass_; }
+  const PbfParams& params() const { return params_; }
+  void set_params(const PbfParams& params) { params_ = params; }
+
+  size_t size() const { return backend_->size(); }
+  void add_particles(const float* positions, const float* velocities, size_t n);
+  // Returns the number of particles added.
+  size_t fill_box(Vec3 lo, Vec3 hi, Vec3 velocity);
+  // `remove` has one entry per particle; non-zero entries are removed.
+  void remove_particles(const std::vector<uint8_t>& remove);
+  void read(Field field, float* out) const { backend_->read(field, out); }
+  void write(Field field, const float* in) { backend_->write(field, in); }
+
+  uint32_t add_plane(const Plane& plane);
+  void clear_planes();
+  uint32_t user_plane_count() const { return static_cast<uint32_t>(planes_.size() - 6); }
+
+  void step(float dt, uint32_t substeps);
+  const StepStats& stats() const { return stats_; }
+
+  Backend& backend() { return *backend_; }
+
+ private:
+  SolverConfig config_;
+  float particle_mass_;
+  PbfParams params_;
+  std::vector<Plane> planes_;  // the six domain walls, then the user's planes
+  std::unique_ptr<Backend> backend_;
+  StepStats stats_;
+};
+
+}  // namespace pbf

@@ -1,0 +1,333 @@
+// Unit tests of the CPU backend's uniform-grid neighbour search
+// (backend/cpu/cpu_neighbor_grid.h): the counting sort by cell and the
+// fixed-capacity neighbour lists, checked against a brute-force O(n^2) search.
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/cpu_neighbor_grid.h"
+#include "core/grid_spec.h"
+
+namespace {
+
+using pbf::CpuNeighborGrid;
+using pbf::GridSpec;
+using pbf::Vec3;
+
+// A grid over [origin, origin + dims * cell], built the way CpuBackend builds
+// its grid: one cell per kernel radius, inv_cell = 1 / radius.
+GridSpec make_spec(Vec3 origin, float cell, int nx, int ny, int nz) {
+  GridSpec g{};
+  g.origin = origin;
+  g.inv_cell = 1.0f / cell;
+  g.dim[0] = nx;
+  g.dim[1] = ny;
+  g.dim[2] = nz;
+  return g;
+}
+
+struct Lists {
+  std::vector<uint32_t> index;  // n * stride
+  std::vector<uint32_t> count;  // n
+  uint32_t stride = 0;
+  uint32_t overflows = 0;
+  std::vector<uint32_t> of(size_t i) const {
+    return std::vector<uint32_t>(index.begin() + i * stride, index.begin() + i * stride + count[i]);
+  }
+};
+
+std::vector<uint32_t> sort_in_arena(CpuNeighborGrid& grid, const std::vector<Vec3>& x, int threads) {
+  std::vector<uint32_t> order(x.size());
+  tbb::task_arena arena(threads);
+  arena.execute([&] { grid.sort(x.data(), x.size(), order.data()); });
+  return order;
+}
+
+Lists find_in_arena(const CpuNeighborGrid& grid, const std::vector<Vec3>& sorted, float radius, uint32_t stride,
+                    int threads) {
+  Lists l;
+  l.stride = stride;
+  l.index.assign(sorted.size() * stride, UINT32_MAX);
+  l.count.assign(sorted.size(), UINT32_MAX);
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    l.overflows = grid.find_neighbors(sorted.data(), sorted.size(), radius, stride, l.index.data(), l.count.data());
+  });
+  return l;
+}
+
+std::vector<Vec3> gather(const std::vector<Vec3>& x, const std::vector<uint32_t>& order) {
+  std::vector<Vec3> out(order.size());
+  for (size_t k = 0; k < order.size(); ++k) out[k] = x[order[k]];
+  return out;
+}
+
+// Every j != i with |x_i - x_j| < radius, in ascending order; the distance is
+// computed with the same float expression the grid uses, so that pairs at
+// exactly the radius are decided the same way.
+std::vector<std::vector<uint32_t>> brute_force(const std::vector<Vec3>& x, float radius) {
+  const float r2 = radius * radius;
+  std::vector<std::vector<uint32_t>> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    for (size_t j = 0; j < x.size(); ++j)
+      if (j != i && pbf::length_squared(x[i] - x[j]) < r2) out[i].push_back(static_cast<uint32_t>(j));
+  return out;
+}
+
+size_t max_count(const std::vector<std::vector<uint32_t>>& lists) {
+  size_t m = 0;
+  for (const auto& l : lists) m = std::max(m, l.size());
+  return m;
+}
+
+// A cloud that exercises the grid's corner cases: uniform points in the
+// domain, coordinates exactly on cell boundaries, points outside the domain
+// (clamped into the border cells), duplicates, and a dense clump.
+std::vector<Vec3> make_cloud(uint32_t seed, size_t n, const GridSpec& g, float cell) {
+  std::mt19937 rng(seed);
+  const float ext[3] = {g.dim[0] * cell, g.dim[1] * cell, g.dim[2] * cell};
+  const float org[3] = {g.origin.x, g.origin.y, g.origin.z};
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::uniform_int_distribution<int> kind(0, 9);
+  std::vector<Vec3> x;
+  x.reserve(n);
+  while (x.size() < n) {
+    float p[3];
+    const int k = kind(rng);
+    if (k <= 4 || x.empty()) {  // uniform inside the domain
+      for (int a = 0; a < 3; ++a) p[a] = org[a] + unit(rng) * ext[a];
+    } else if (k <= 6) {  // on cell boundaries: origin + multiples of the cell size, on 1-3 axes
+      for (int a = 0; a < 3; ++a) {
+        if (unit(rng) < 0.7f) {
+          const int m = std::uniform_int_distribution<int>(0, g.dim[a])(rng);
+          p[a] = org[a] + static_cast<float>(m) * cell;
+        } else {
+          p[a] = org[a] + unit(rng) * ext[a];
+        }
+      }
+    } else if (k == 7) {  // outside the domain, up to 3 cells beyond a face
+      for (int a = 0; a < 3; ++a) p[a] = org[a] - 3.0f * cell + unit(rng) * (ext[a] + 6.0f * cell);
+      const int a = std::uniform_int_distribution<int>(0, 2)(rng);
+      p[a] = unit(rng) < 0.5f ? org[a] - unit(rng) * 3.0f * cell : org[a] + ext[a] + unit(rng) * 3.0f * cell;
+    } else if (k == 8) {  // a duplicate of an earlier point
+      x.push_back(x[std::uniform_int_distribution<size_t>(0, x.size() - 1)(rng)]);
+      continue;
+    } else {  // near an earlier point (clumps with many neighbours)
+      const Vec3 q = x[std::uniform_int_distribution<size_t>(0, x.size() - 1)(rng)];
+      p[0] = q.x + (unit(rng) - 0.5f) * 0.3f * cell;
+      p[1] = q.y + (unit(rng) - 0.5f) * 0.3f * cell;
+      p[2] = q.z + (unit(rng) - 0.5f) * 0.3f * cell;
+    }
+    x.push_back(Vec3{p[0], p[1], p[2]});
+  }
+  return x;
+}
+
+void expect_sorted_by_cell(const GridSpec& g, const std::vector<Vec3>& x, const std::vector<uint32_t>& order) {
+  ASSERT_EQ(order.size(), x.size());
+  std::vector<uint8_t> seen(x.size(), 0);
+  for (uint32_t k : order) {
+    ASSERT_LT(k, x.size());
+    ASSERT_EQ(seen[k], 0) << "index " << k << " appears twice";
+    seen[k] = 1;
+  }
+  for (size_t k = 1; k < order.size(); ++k) {
+    const uint32_t a = g.cell_index(x[order[k - 1]]), b = g.cell_index(x[order[k]]);
+    ASSERT_LE(a, b) << "place " << k;
+    if (a == b) ASSERT_LT(order[k - 1], order[k]) << "place " << k << ": indices must ascend within a cell";
+  }
+}
+
+// Compares the grid's lists with brute force, as sets; a missed pair is
+// reported with its positions and cells.
+void expect_lists_match(const Lists& l, const std::vector<std::vector<uint32_t>>& truth, const std::string& what,
+                        const GridSpec& g, const std::vector<Vec3>& x) {
+  ASSERT_EQ(l.count.size(), truth.size());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < truth.size(); ++i) {
+    std::vector<uint32_t> got = l.of(i);
+    std::sort(got.begin(), got.end());
+    if (got == truth[i] || ++mismatches > 3) continue;
+    std::vector<uint32_t> missed, extra;
+    std::set_difference(truth[i].begin(), truth[i].end(), got.begin(), got.end(), std::back_inserter(missed));
+    std::set_difference(got.begin(), got.end(), truth[i].begin(), truth[i].end(), std::back_inserter(extra));
+    std::ostringstream msg;
+    msg.precision(9);
+    msg << what << ": particle " << i << " misses " << missed.size() << " and has " << extra.size()
+        << " extra neighbours";
+    if (!missed.empty()) {
+      const Vec3 a = x[i], b = x[missed[0]];
+      int ax, ay, az, bx, by, bz;
+      g.cell_of(a, ax, ay, az);
+      g.cell_of(b, bx, by, bz);
+      msg << "; e.g. x_i = (" << a.x << ", " << a.y << ", " << a.z << ") in cell (" << ax << ", " << ay << ", " << az
+          << "), x_j = (" << b.x << ", " << b.y << ", " << b.z << ") in cell (" << bx << ", " << by << ", " << bz
+          << "), |x_i - x_j| = " << pbf::length(a - b);
+    }
+    ADD_FAILURE() << msg.str();
+  }
+  EXPECT_EQ(mismatches, 0u) << what;
+  EXPECT_EQ(l.overflows, 0u) << what;
+}
+
+TEST(CpuNeighborGrid, SortOrdersByCellWithAscendingIndicesWithinACell) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    const float cell = 0.1f;
+    const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 10, 8, 6);
+    const std::vector<Vec3> x = make_cloud(seed, 3000, g, cell);
+    CpuNeighborGrid grid(g);
+    expect_sorted_by_cell(g, x, sort_in_arena(grid, x, 4));
+  }
+}
+
+TEST(CpuNeighborGrid, FindsExactlyTheBruteForceNeighboursOnRandomClouds) {
+  struct Case {
+    Vec3 origin;
+    float cell;
+    int nx, ny, nz;
+    float radius;
+  };
+  const Case cases[] = {
+      {Vec3{0, 0, 0}, 0.1f, 10, 10, 10, 0.1f},         // the solver's default layout
+      {Vec3{0, 0, 0}, 0.25f, 6, 4, 5, 0.25f},          // a cell size exact in binary
+      {Vec3{0, 0, 0}, 0.1f, 10, 10, 10, 0.07f},        // radius smaller than the cell
+      {Vec3{0, 0, 0}, 0.2f, 1, 7, 3, 0.2f},            // a single cell along x
+  };
+  for (const Case& c : cases) {
+    for (uint32_t seed : {11u, 12u, 13u}) {
+      const GridSpec g = make_spec(c.origin, c.cell, c.nx, c.ny, c.nz);
+      const std::vector<Vec3> x = make_cloud(seed, 2500, g, c.cell);
+      CpuNeighborGrid grid(g);
+      const std::vector<uint32_t> order = sort_in_arena(grid, x, 4);
+      const std::vector<Vec3> sorted = gather(x, order);
+      const auto truth = brute_force(sorted, c.radius);
+      const uint32_t stride = static_cast<uint32_t>(max_count(truth)) + 1;
+      const Lists l = find_in_arena(grid, sorted, c.radius, stride, 4);
+      expect_lists_match(l, truth, "cell " + std::to_string(c.cell) + " seed " + std::to_string(seed), g, sorted);
+    }
+  }
+}
+
+TEST(CpuNeighborGrid, FindsNeighboursOfPointsFarOutsideTheDomain) {
+  // Every point is beyond the domain's upper x face; all are clamped into the
+  // border cells, where pairs must still be found by their true distance.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const GridSpec g = make_spec(Vec3{0, 0, 0}, 0.1f, 4, 4, 4);
+  std::vector<Vec3> x;
+  for (int i = 0; i < 800; ++i) x.push_back(Vec3{5.0f + 0.5f * u(rng), -1.0f + 2.0f * u(rng), 0.4f * u(rng)});
+  CpuNeighborGrid grid(g);
+  const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
+  const auto truth = brute_force(sorted, 0.1f);
+  const Lists l = find_in_arena(grid, sorted, 0.1f, static_cast<uint32_t>(max_count(truth)) + 1, 2);
+  expect_lists_match(l, truth, "outside the domain", g, sorted);
+}
+
+TEST(CpuNeighborGrid, DuplicatePositionsAreNeighboursOfEachOtherButNotOfThemselves) {
+  const GridSpec g = make_spec(Vec3{0, 0, 0}, 0.1f, 3, 3, 3);
+  // Five copies of one point on a cell corner and three of another.
+  std::vector<Vec3> x(5, Vec3{0.1f, 0.1f, 0.1f});
+  for (int i = 0; i < 3; ++i) x.push_back(Vec3{0.25f, 0.25f, 0.25f});
+  CpuNeighborGrid grid(g);
+  const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 1));
+  const Lists l = find_in_arena(grid, sorted, 0.1f, 16, 1);
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const std::vector<uint32_t> got = l.of(i);
+    EXPECT_EQ(std::count(got.begin(), got.end(), static_cast<uint32_t>(i)), 0) << "self in the list of " << i;
+  }
+  expect_lists_match(l, brute_force(sorted, 0.1f), "duplicates", g, sorted);
+  std::vector<uint32_t> counts(l.count.begin(), l.count.end());
+  std::sort(counts.begin(), counts.end());
+  EXPECT_EQ(counts, (std::vector<uint32_t>{2, 2, 2, 4, 4, 4, 4, 4}));
+}
+
+TEST(CpuNeighborGrid, FindsPairsThatStraddleACellBoundaryByRoundOff) {
+  // Pairs (x_i, x_j) along x with x_i within a few ulps of a cell boundary
+  // origin + k * cell and x_j a hair less than one radius further, so that
+  // |x_i - x_j| < radius. The grid must find every such pair; neighbours two
+  // cells apart after rounding are outside its 3x3x3 search block.
+  for (float origin : {0.0f, -0.37f, 0.11f}) {
+    for (float cell : {0.1f, 0.07f, 0.013f}) {
+      const int nx = 64;
+      const GridSpec g = make_spec(Vec3{origin, 0.0f, 0.0f}, cell, nx, 3, 3);
+      std::vector<Vec3> x;
+      const float y = 1.5f * cell, z = 1.5f * cell;  // the centre of a row of cells
+      for (int k = 0; k + 1 < nx; ++k) {
+        float xi = origin + static_cast<float>(k) * cell;
+        for (int u = 0; u < 3; ++u) xi = std::nextafter(xi, -1e9f);
+        for (int u = -3; u <= 3; ++u, xi = std::nextafter(xi, 1e9f)) {
+          float xj = xi + cell;
+          for (int w = 0; w < 4; ++w, xj = std::nextafter(xj, -1e9f)) {
+            if (pbf::length_squared(Vec3{xi - xj, 0, 0}) >= cell * cell) continue;
+            x.push_back(Vec3{xi, y, z});
+            x.push_back(Vec3{xj, y, z});
+          }
+        }
+      }
+      CpuNeighborGrid grid(g);
+      const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
+      const auto truth = brute_force(sorted, cell);
+      const Lists l = find_in_arena(grid, sorted, cell, static_cast<uint32_t>(max_count(truth)) + 1, 2);
+      expect_lists_match(l, truth, "origin " + std::to_string(origin) + " cell " + std::to_string(cell), g, sorted);
+    }
+  }
+}
+
+TEST(CpuNeighborGrid, SortAndListsAreTheSameWithOneOrFourThreads) {
+  for (uint32_t seed : {21u, 22u}) {
+    const float cell = 0.1f;
+    const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 12, 12, 12);
+    // Enough points for several parallel chunks (the sort's grain is 1024).
+    const std::vector<Vec3> x = make_cloud(seed, 6000, g, cell);
+    CpuNeighborGrid grid1(g), grid4(g);
+    const std::vector<uint32_t> order1 = sort_in_arena(grid1, x, 1);
+    const std::vector<uint32_t> order4 = sort_in_arena(grid4, x, 4);
+    ASSERT_EQ(order1, order4) << "seed " << seed;
+    const std::vector<Vec3> sorted = gather(x, order1);
+    const Lists l1 = find_in_arena(grid1, sorted, cell, 96, 1);
+    const Lists l4 = find_in_arena(grid4, sorted, cell, 96, 4);
+    EXPECT_EQ(l1.count, l4.count) << "seed " << seed;
+    EXPECT_EQ(l1.overflows, l4.overflows) << "seed " << seed;
+    for (size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(l1.of(i), l4.of(i)) << "seed " << seed << " particle " << i;
+    // The same grid object, sorted again with a different thread count, agrees too.
+    EXPECT_EQ(sort_in_arena(grid1, x, 4), order1);
+  }
+}
+
+TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmall) {
+  const float cell = 0.1f;
+  const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 8, 8, 8);
+  const std::vector<Vec3> x = make_cloud(31, 3000, g, cell);
+  CpuNeighborGrid grid(g);
+  const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 4));
+  const auto truth = brute_force(sorted, cell);
+  for (uint32_t stride : {0u, 1u, 4u, 10u}) {
+    const Lists l = find_in_arena(grid, sorted, cell, stride, 4);
+    uint32_t expected_overflows = 0;
+    for (size_t i = 0; i < truth.size(); ++i) {
+      const size_t want = truth[i].size();
+      if (want > stride) ++expected_overflows;
+      ASSERT_EQ(l.count[i], std::min<size_t>(want, stride)) << "stride " << stride << " particle " << i;
+      // The kept entries are distinct true neighbours.
+      std::vector<uint32_t> got = l.of(i);
+      std::sort(got.begin(), got.end());
+      EXPECT_TRUE(std::adjacent_find(got.begin(), got.end()) == got.end());
+      EXPECT_TRUE(std::includes(truth[i].begin(), truth[i].end(), got.begin(), got.end()))
+          << "stride " << stride << " particle " << i;
+    }
+    EXPECT_GT(expected_overflows, 0u) << "the cloud must be dense enough to overflow stride " << stride;
+    EXPECT_EQ(l.overflows, expected_overflows) << "stride " << stride;
+  }
+  // With room for everyone there is no overflow.
+  EXPECT_EQ(find_in_arena(grid, sorted, cell, static_cast<uint32_t>(max_count(truth)), 4).overflows, 0u);
+}
+
+}  // namespace

@@ -1,0 +1,69 @@
+// bench_step - one PBF step of a dam break at several sizes, every feature on
+// (4 iterations, artificial pressure, vorticity confinement, XSPH). Each
+// benchmark first runs 30 steps so the block has started to fall and the
+// neighbour grid is warm, then times single steps of dt = 1 ms.
+#include <benchmark/benchmark.h>
+#include <pbf/pbf.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+void check(pbf_status status) {
+  if (status != PBF_OK) {
+    std::fprintf(stderr, "bench_step: %s\n", pbf_last_error());
+    std::exit(1);
+  }
+}
+
+// A cube of water of `particles` (rounded to a cube number) at 2.5 cm
+// spacing in the corner of a box 4 x 3 x 1.5 times the cube's side.
+void BM_DamBreakStep(benchmark::State& state) {
+  const int side = static_cast<int>(std::lround(std::cbrt(static_cast<double>(state.range(0)))));
+  const float spacing = 0.025f;
+  const float block = side * spacing;
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.particle_spacing = spacing;
+  desc.domain_max[0] = 4.0f * block;
+  desc.domain_max[1] = 3.0f * block;
+  desc.domain_max[2] = 1.5f * block;
+  desc.max_particles = static_cast<uint32_t>(side) * side * side;
+  pbf_solver* solver = nullptr;
+  check(pbf_solver_create(&desc, &solver));
+  const float lo[3] = {0, 0, 0}, hi[3] = {block, block, block};
+  size_t n = 0;
+  check(pbf_solver_fill_box(solver, lo, hi, nullptr, &n));
+  for (int k = 0; k < 30; ++k) check(pbf_solver_step(solver, 0.001f, 1));
+
+  pbf_params params = pbf_params_default();
+  check(pbf_solver_get_params(solver, &params));
+  pbf_stats stats = pbf_stats_default();
+  double constraints = 0, neighbors = 0, grid = 0, vv = 0;
+  for (auto _ : state) {
+    check(pbf_solver_step(solver, 0.001f, 1));
+    check(pbf_solver_get_stats(solver, &stats));
+    constraints += stats.time_constraints_ms;
+    neighbors += stats.time_neighbors_ms;
+    grid += stats.time_grid_ms;
+    vv += stats.time_vorticity_viscosity_ms;
+  }
+  const double steps = static_cast<double>(state.iterations());
+  state.counters["particles"] = static_cast<double>(n);
+  state.counters["particle_iterations_per_s"] =
+      benchmark::Counter(static_cast<double>(n) * params.iterations * steps, benchmark::Counter::kIsRate);
+  state.counters["grid_ms"] = grid / steps;
+  state.counters["neighbors_ms"] = neighbors / steps;
+  state.counters["constraints_ms"] = constraints / steps;
+  state.counters["vorticity_xsph_ms"] = vv / steps;
+  state.counters["avg_density_error"] = stats.avg_density_error;
+  check(pbf_solver_destroy(solver));
+}
+
+}  // namespace
+
+BENCHMARK(BM_DamBreakStep)->Arg(30000)->Arg(125000)->Arg(500000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+BENCHMARK_MAIN();

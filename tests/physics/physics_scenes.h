@@ -1,0 +1,67 @@
+// physics_scenes.h - small scenes shared by the physics tests, built through
+// the public C API only.
+#pragma once
+
+#include <pbf/pbf.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace pbf_test {
+
+struct SolverDeleter {
+  void operator()(pbf_solver* s) const { pbf_solver_destroy(s); }
+};
+using SolverPtr = std::unique_ptr<pbf_solver, SolverDeleter>;
+
+// Asserts a call succeeded and shows the library's message when it did not.
+#define PBF_ASSERT_OK(call) ASSERT_EQ((call), PBF_OK) << pbf_last_error()
+
+inline SolverPtr make_solver(const pbf_solver_desc& desc) {
+  pbf_solver* raw = nullptr;
+  EXPECT_EQ(pbf_solver_create(&desc, &raw), PBF_OK) << pbf_last_error();
+  return SolverPtr(raw);
+}
+
+inline size_t count_of(pbf_solver* s) {
+  size_t n = 0;
+  EXPECT_EQ(pbf_solver_particle_count(s, &n), PBF_OK);
+  return n;
+}
+
+inline std::vector<float> positions_of(pbf_solver* s) {
+  std::vector<float> p(3 * count_of(s));
+  EXPECT_EQ(pbf_solver_get_positions(s, p.data(), p.size()), PBF_OK) << pbf_last_error();
+  return p;
+}
+
+inline std::vector<float> velocities_of(pbf_solver* s) {
+  std::vector<float> v(3 * count_of(s));
+  EXPECT_EQ(pbf_solver_get_velocities(s, v.data(), v.size()), PBF_OK) << pbf_last_error();
+  return v;
+}
+
+inline pbf_stats stats_of(pbf_solver* s) {
+  pbf_stats st = pbf_stats_default();
+  EXPECT_EQ(pbf_solver_get_stats(s, &st), PBF_OK) << pbf_last_error();
+  return st;
+}
+
+// A dam break: a block of side `block` [m] in the corner of a box.
+inline SolverPtr make_dam_break(float spacing, const float box[3], const float block[3], int threads) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.particle_spacing = spacing;
+  for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
+  desc.thread_count = threads;
+  desc.max_particles = 200000;
+  SolverPtr s = make_solver(desc);
+  const float lo[3] = {0.0f, 0.0f, 0.0f};
+  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, block, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  return s;
+}
+
+}  // namespace pbf_test
