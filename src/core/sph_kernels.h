@@ -27,10 +27,10 @@ struct KernelConstants {
   }
 };
 
-// Poly6 W(r) from the squared distance; zero outside the support. Written
-// without branches so that loops over neighbours vectorise.
+// Poly6 W(r) from the squared distance; zero outside the support.
 PBF_HD float poly6(const KernelConstants& k, float r2) {
-  const float d = fmaxf(k.h2 - r2, 0.0f);
+  if (r2 >= k.h2) return 0.0f;
+  const float d = k.h2 - r2;
   return k.poly6 * d * d * d;
 }
 
@@ -38,9 +38,10 @@ PBF_HD float poly6(const KernelConstants& k, float r2) {
 // r = p_i - p_j; the scale is zero at r = 0 (direction undefined) and outside
 // the support.
 PBF_HD float spiky_gradient_scale(const KernelConstants& k, float r2) {
+  if (r2 >= k.h2 || r2 <= 0.0f) return 0.0f;
   const float len = sqrtf(r2);
-  const float d = fmaxf(k.h - len, 0.0f);
-  return len > 0.0f ? k.spiky_grad * d * d / len : 0.0f;
+  const float d = k.h - len;
+  return k.spiky_grad * d * d / len;
 }
 
 // Spiky gradient grad W(r) with respect to the first point, r = p_i - p_j.

@@ -1,7 +1,5 @@
 #include "backend/cpu/cpu_backend.h"
 
-#include "backend/cpu/cpu_pbf_loops.h"
-
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
@@ -151,9 +149,9 @@ void CpuBackend::find_neighbors(const StepContext& ctx) {
 void CpuBackend::solve_density(const StepContext& ctx) {
   const PbfConstants& c = ctx.constants;
   const NeighborLists nb = neighbor_lists();
-  for_each_particle([&](uint32_t i) { cpu::density_lambda(c, i, nb, xp_.data(), rho_[i], lambda_[i]); });
+  for_each_particle([&](uint32_t i) { density_lambda(c, i, nb, xp_.data(), rho_[i], lambda_[i]); });
   for_each_particle([&](uint32_t i) {
-    const Vec3 moved = xp_[i] + cpu::position_correction(c, i, nb, xp_.data(), lambda_.data());
+    const Vec3 moved = xp_[i] + position_correction(c, i, nb, xp_.data(), lambda_.data());
     scratch_b_[i] = collide(c, ctx.planes, ctx.plane_count, moved, x_[i]);
   });
   xp_.swap(scratch_b_);
@@ -165,7 +163,7 @@ void CpuBackend::update_velocities(const StepContext& ctx) {
   for_each_particle([&](uint32_t i) {
     v_[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x_[i], xp_[i], v_[i]);
     x_[i] = xp_[i];
-    rho_[i] = cpu::density(c, i, nb, xp_.data());
+    rho_[i] = density(c, i, nb, xp_.data());
   });
 }
 
@@ -174,9 +172,9 @@ void CpuBackend::apply_vorticity_viscosity(const StepContext& ctx) {
   if (c.vorticity <= 0.0f && c.xsph <= 0.0f) return;
   const NeighborLists nb = neighbor_lists();
   if (c.vorticity > 0.0f)
-    for_each_particle([&](uint32_t i) { omega_[i] = cpu::vorticity(c, i, nb, x_.data(), v_.data(), rho_.data()); });
+    for_each_particle([&](uint32_t i) { omega_[i] = vorticity(c, i, nb, x_.data(), v_.data(), rho_.data()); });
   for_each_particle([&](uint32_t i) {
-    scratch_b_[i] = cpu::vorticity_viscosity(c, i, nb, x_.data(), v_.data(), rho_.data(), omega_.data());
+    scratch_b_[i] = vorticity_viscosity(c, i, nb, x_.data(), v_.data(), rho_.data(), omega_.data());
   });
   v_.swap(scratch_b_);
 }

@@ -11,8 +11,6 @@ namespace pbf {
 
 namespace {
 constexpr size_t kGrain = 1024;
-// The largest neighbour capacity a solver may ask for (pbf_solver_desc.max_neighbors).
-constexpr uint32_t kMaxListed = 1024;
 }
 
 CpuNeighborGrid::CpuNeighborGrid(const GridSpec& spec)
@@ -87,24 +85,21 @@ uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, 
         lo[a] = spec_.axis_cell(c[a] - reach, o[a], spec_.dim[a]);
         hi[a] = spec_.axis_cell(c[a] + reach, o[a], spec_.dim[a]);
       }
-      // Candidates are written unconditionally and kept by advancing the
-      // count, which avoids a hard-to-predict branch per candidate.
-      uint32_t local[kMaxListed + 1];
-      uint32_t hits = 0;
+      uint32_t* list = index + i * stride;
+      uint32_t found = 0;
+      bool overflow = false;
       for (int z = lo[2]; z <= hi[2]; ++z) {
         for (int y = lo[1]; y <= hi[1]; ++y) {
           // The cells of a row are contiguous in the sorted order.
           const uint32_t b = start[spec_.linear(lo[0], y, z)];
           const uint32_t e = start[spec_.linear(hi[0], y, z) + 1];
           for (uint32_t j = b; j < e; ++j) {
-            local[std::min(hits, kMaxListed)] = j;
-            hits += (length_squared(xi - x[j]) < r2max) & (j != i);
+            if (j == i || length_squared(xi - x[j]) >= r2max) continue;
+            if (found < stride) list[found++] = j;
+            else overflow = true;
           }
         }
       }
-      const uint32_t found = std::min(hits, stride);
-      std::copy(local, local + found, index + i * stride);
-      const bool overflow = hits > stride;
       count[i] = found;
       local_overflows += overflow ? 1u : 0u;
     }

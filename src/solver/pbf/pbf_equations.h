@@ -175,6 +175,7 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
     const uint32_t j = list[k];
     const Vec3 r = xi - x[j];
     const float r2 = length_squared(r);
+    if (r2 >= c.kernel.h2) continue;
     dp += r * (spiky_gradient_scale(c.kernel, r2) * (li + lambda[j] + artificial_pressure(c, r2)));
   }
   return dp * c.mass_over_rho0;
