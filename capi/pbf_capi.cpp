@@ -399,11 +399,16 @@ pbf_status pbf_solver_add_plane(pbf_solver* solver, const float normal[3], float
     require_not_null(normal, "normal");
     require_vec3_finite(normal, "normal");
     require_finite(offset, "offset");
-    const Vec3 n = to_vec3(normal);
-    const float len = length(n);
-    if (!(len > 1e-20f) || !std::isfinite(len))
-      reject(PBF_ERROR_INVALID_ARGUMENT, "normal must be non-zero and of finite length");
-    const uint32_t index = solver->impl.add_plane(Plane{n * (1.0f / len), offset / len});
+    // Normalised in double: any finite non-zero float vector has a finite,
+    // non-zero double length.
+    const double nx = normal[0], ny = normal[1], nz = normal[2];
+    const double len = std::sqrt(nx * nx + ny * ny + nz * nz);
+    if (!(len > 0.0)) reject(PBF_ERROR_INVALID_ARGUMENT, "normal must be non-zero, got (0, 0, 0)");
+    const Vec3 n{static_cast<float>(nx / len), static_cast<float>(ny / len), static_cast<float>(nz / len)};
+    const double d = offset / len;
+    if (!std::isfinite(static_cast<float>(d)))
+      reject(PBF_ERROR_INVALID_ARGUMENT, "offset / |normal| (" + describe(d) + ") overflows a float");
+    const uint32_t index = solver->impl.add_plane(Plane{n, static_cast<float>(d)});
     if (out_index) *out_index = index;
   });
 }

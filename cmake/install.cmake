@@ -19,6 +19,18 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/pbfConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/pbfConfig.cmake ${PROJECT_BINARY_DIR}/pbfConfigVersion.cmake
   DESTINATION ${PBF_CMAKE_DIR})
 
+# The .pc file finds its prefix from its own location, so that the package
+# can be installed with `cmake --install --prefix` anywhere and moved.
+file(RELATIVE_PATH PBF_PC_TO_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+string(REGEX REPLACE "/$" "" PBF_PC_TO_PREFIX "${PBF_PC_TO_PREFIX}")
+set(PBF_PC_PREFIX "\${pcfiledir}/${PBF_PC_TO_PREFIX}")
+set(PBF_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+set(PBF_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")  # a distribution's absolute layout
+  set(PBF_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  set(PBF_PC_LIBDIR "${CMAKE_INSTALL_FULL_LIBDIR}")
+  set(PBF_PC_INCLUDEDIR "${CMAKE_INSTALL_FULL_INCLUDEDIR}")
+endif()
 configure_file(cmake/pbf.pc.in ${PROJECT_BINARY_DIR}/pbf.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/pbf.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

@@ -45,6 +45,17 @@
 #  define PBF_API
 #endif
 
+/*
+ * Enumerations are 32-bit ints in both languages. C++ gets the fixed
+ * underlying type spelled out, so that any int a C caller passes is a value
+ * of the enum there too (and is refused with a message, not misread).
+ */
+#ifdef __cplusplus
+#  define PBF_ENUM_INT : int
+#else
+#  define PBF_ENUM_INT
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -54,12 +65,12 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 /** Result of every fallible call. Values are fixed and never reused. */
-typedef enum pbf_status {
+typedef enum pbf_status PBF_ENUM_INT {
   PBF_OK = 0,                        /**< success */
   PBF_ERROR_INVALID_ARGUMENT = 1,    /**< a value is NaN/Inf, negative, zero, or out of its range */
   PBF_ERROR_NULL_POINTER = 2,        /**< a required pointer or handle is NULL */
   PBF_ERROR_BUFFER_TOO_SMALL = 3,    /**< an output buffer cannot hold the result */
-  PBF_ERROR_CAPACITY_EXCEEDED = 4,   /**< more particles than the solver was created for */
+  PBF_ERROR_CAPACITY_EXCEEDED = 4,   /**< more particles (or planes) than the solver holds */
   PBF_ERROR_BACKEND_UNAVAILABLE = 5, /**< the backend is not built in, or no device is present */
   PBF_ERROR_OUT_OF_MEMORY = 6,       /**< an allocation failed; the solver keeps its state */
   PBF_ERROR_VERSION_MISMATCH = 7,    /**< a struct_size this library does not know */
@@ -94,7 +105,7 @@ PBF_API const char* pbf_version_string(void);
 /* ------------------------------------------------------------------------ */
 
 /** Where a solver runs. */
-typedef enum pbf_backend {
+typedef enum pbf_backend PBF_ENUM_INT {
   PBF_BACKEND_AUTO = 0, /**< the fastest available: CUDA when a device is usable, else CPU */
   PBF_BACKEND_CPU = 1,  /**< multicore CPU (oneTBB) */
   PBF_BACKEND_CUDA = 2  /**< an NVIDIA GPU */
@@ -124,14 +135,18 @@ typedef struct pbf_solver_desc {
                                   Particle mass is chosen so that a cubic lattice at this
                                   spacing has exactly the rest density. */
   float kernel_radius;       /**< SPH smoothing radius h [m]; 0 = 2 x particle_spacing;
-                                  otherwise in [particle_spacing, 5 x particle_spacing]; default 0 */
+                                  otherwise greater than particle_spacing and at most
+                                  5 x particle_spacing; default 0 */
   float rest_density;        /**< rho0 [kg/m^3], > 0; default 1000 (water) */
   float domain_min[3];       /**< lower corner of the box the fluid is kept in [m]; default (0,0,0) */
-  float domain_max[3];       /**< upper corner [m], each > domain_min; default (1,1,1) */
+  float domain_max[3];       /**< upper corner [m], each at least domain_min + 2 x particle_spacing;
+                                  default (1,1,1). The domain may span at most 2^26 grid
+                                  cells of kernel_radius. */
   int32_t thread_count;      /**< CPU worker threads, 0 = all hardware threads, else 1 .. 1024; default 0.
                                   Results do not depend on it. */
   uint32_t max_neighbors;    /**< neighbours kept per particle, 0 = chosen from kernel_radius,
-                                  else 8 .. 1024; default 0. Overflows are counted in pbf_stats. */
+                                  else 8 .. 1024; default 0. Overflows are counted in pbf_stats.
+                                  max_particles x max_neighbors x 4 bytes may not exceed 16 GiB. */
 } pbf_solver_desc;
 
 /** A description with every default filled in. */
@@ -253,7 +268,10 @@ typedef struct pbf_solver pbf_solver;
 /**
  * Creates a solver from `desc` with default parameters and no particles.
  * On success *out_solver owns the new solver; on failure it is set to NULL.
- * PBF_ERROR_BACKEND_UNAVAILABLE when the requested backend cannot run here.
+ * PBF_ERROR_INVALID_ARGUMENT names the field of `desc` that is out of range
+ * (see pbf_solver_desc for each range); PBF_ERROR_BACKEND_UNAVAILABLE when
+ * the requested backend cannot run here; PBF_ERROR_OUT_OF_MEMORY when the
+ * capacity cannot be allocated.
  */
 PBF_API pbf_status pbf_solver_create(const pbf_solver_desc* desc, pbf_solver** out_solver);
 
@@ -301,7 +319,9 @@ PBF_API pbf_status pbf_solver_add_particles(pbf_solver* solver, const float* pos
  * spacing, at centres lo + (i + 1/2) * spacing, all with `velocity` (NULL =
  * at rest). Lattice points outside the domain are skipped. The number added
  * goes to *out_added when out_added is not NULL. Fails without adding
- * anything if the capacity would be exceeded.
+ * anything if the capacity would be exceeded, or if lo or hi lies more than
+ * 2^24 spacings outside the domain (the lattice could not be placed in float
+ * precision).
  */
 PBF_API pbf_status pbf_solver_fill_box(pbf_solver* solver, const float lo[3], const float hi[3],
                                        const float velocity[3], size_t* out_added);
@@ -332,8 +352,9 @@ PBF_API pbf_status pbf_solver_get_velocities(const pbf_solver* solver, float* ou
 PBF_API pbf_status pbf_solver_get_densities(const pbf_solver* solver, float* out, size_t capacity);
 
 /**
- * Overwrites all positions, in user order. `length` must equal 3 * count.
- * Fails without changing anything if a value is NaN/Inf or outside the domain.
+ * Overwrites all positions, in user order. `length` must equal 3 * count:
+ * a shorter or longer array fails with PBF_ERROR_INVALID_ARGUMENT. Fails
+ * without changing anything if a value is NaN/Inf or outside the domain.
  */
 PBF_API pbf_status pbf_solver_set_positions(pbf_solver* solver, const float* positions, size_t length);
 
@@ -349,7 +370,8 @@ PBF_API pbf_status pbf_solver_set_velocities(pbf_solver* solver, const float* ve
  * Adds a static plane {x : dot(normal, x) + offset = 0}; the fluid is kept on
  * the side where dot(normal, x) + offset >= particle radius. `normal` must be
  * finite and non-zero (it is normalised). The plane's index (0, 1, ...) goes
- * to *out_index when it is not NULL. At most 64 planes.
+ * to *out_index when it is not NULL. A solver holds at most 64 planes; the
+ * 65th fails with PBF_ERROR_CAPACITY_EXCEEDED.
  */
 PBF_API pbf_status pbf_solver_add_plane(pbf_solver* solver, const float normal[3], float offset,
                                         uint32_t* out_index);

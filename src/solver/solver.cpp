@@ -78,6 +78,26 @@ void Solver::add_particles(const float* positions, const float* velocities, size
 }
 
 size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
+  // The lattice is anchored at lo. Farther than 2^24 spacings from the domain
+  // its points inside the domain are not representable in float precision.
+  const double reach = 16777216.0 * config_.particle_spacing;
+  const float los[3] = {lo.x, lo.y, lo.z}, his[3] = {hi.x, hi.y, hi.z};
+  const float dmin[3] = {config_.domain_min.x, config_.domain_min.y, config_.domain_min.z};
+  const float dmax[3] = {config_.domain_max.x, config_.domain_max.y, config_.domain_max.z};
+  for (int a = 0; a < 3; ++a) {
+    if (static_cast<double>(dmin[a]) - los[a] > reach) {
+      std::ostringstream msg;
+      msg << "lo[" << a << "] (" << los[a] << ") lies more than 2^24 particle spacings below the domain ("
+          << dmin[a] << "); the lattice anchored there cannot be placed in float precision";
+      throw Error(Status::InvalidArgument, msg.str());
+    }
+    if (static_cast<double>(his[a]) - dmax[a] > reach) {
+      std::ostringstream msg;
+      msg << "hi[" << a << "] (" << his[a] << ") lies more than 2^24 particle spacings above the domain ("
+          << dmax[a] << ")";
+      throw Error(Status::InvalidArgument, msg.str());
+    }
+  }
   const size_t n = lattice_fill_count(lo, hi, config_.particle_spacing, config_.domain_min, config_.domain_max);
   if (size() + n > config_.max_particles) {
     std::ostringstream msg;
