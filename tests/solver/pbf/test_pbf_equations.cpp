@@ -259,9 +259,13 @@ TEST(PbfEquations, DensityAndLambdaMatchEquations1To11) {
         if (raw_c > 0.02) ++compressed;
         if (raw_c < -0.02) ++stretched;
         // Unilateral: a stretched particle has no constraint force at all.
-        if (unilateral && raw_c < 0.0) EXPECT_EQ(lambda, 0.0f) << "particle " << i;
+        if (unilateral && raw_c < 0.0) {
+          EXPECT_EQ(lambda, 0.0f) << "particle " << i;
+        }
         // Compression gives lambda < 0 (the correction pushes neighbours apart).
-        if (raw_c > 1e-3) EXPECT_LT(lambda, 0.0f) << "particle " << i;
+        if (raw_c > 1e-3) {
+          EXPECT_LT(lambda, 0.0f) << "particle " << i;
+        }
       }
       // The scene must exercise both signs of C_i, or the test proves little.
       EXPECT_GE(compressed, 5) << "seed " << seed;
@@ -401,9 +405,15 @@ TEST(PbfEquations, CollideKeepsPointsInsideTheDomainBox) {
       EXPECT_GE(v, -1.0f + c.particle_radius);
       EXPECT_LE(v, 1.0f - c.particle_radius);
     }
-    if (std::fabs(p.x) < 0.95f) EXPECT_EQ(q.x, p.x);
-    if (std::fabs(p.y) < 0.95f) EXPECT_EQ(q.y, p.y);
-    if (std::fabs(p.z) < 0.95f) EXPECT_EQ(q.z, p.z);
+    if (std::fabs(p.x) < 0.95f) {
+      EXPECT_EQ(q.x, p.x);
+    }
+    if (std::fabs(p.y) < 0.95f) {
+      EXPECT_EQ(q.y, p.y);
+    }
+    if (std::fabs(p.z) < 0.95f) {
+      EXPECT_EQ(q.z, p.z);
+    }
   }
 }
 
