@@ -9,8 +9,10 @@
  *    pointer arguments. On failure nothing the caller holds is changed, and
  *    pbf_last_error() returns a message naming the function and the argument.
  *  - Structs passed in carry their size in `struct_size`; obtain them from the
- *    matching `*_default()` initializer so that old programs keep working
- *    when fields are appended in later versions.
+ *    matching `*_default()` initializer. Fields are only ever appended, so a
+ *    later version can recognise an older caller by its size; this version
+ *    knows only its own sizes and refuses others with
+ *    PBF_ERROR_VERSION_MISMATCH.
  *  - Particles keep the order in which they were added ("user order"),
  *    whatever the solver does internally. Removing particles closes the gap.
  *  - A solver may be used from any thread, but by one thread at a time.
@@ -130,7 +132,10 @@ typedef struct pbf_solver_desc {
   size_t struct_size;        /**< sizeof(pbf_solver_desc); set by pbf_solver_desc_default() */
   pbf_backend backend;       /**< where to run; default PBF_BACKEND_AUTO */
   int32_t device_index;      /**< GPU ordinal for PBF_BACKEND_CUDA, >= 0; default 0 */
-  uint32_t max_particles;    /**< capacity, 1 .. 2^28; default 1,000,000 */
+  uint32_t max_particles;    /**< capacity, 1 .. 2^28; default 1,000,000. Memory grows with
+                                  the particles added, not with the capacity; the capacity
+                                  is also bounded by the neighbour-list limit below (about
+                                  76 million with the automatic max_neighbors of 56). */
   float particle_spacing;    /**< rest distance between particles [m], > 0; default 0.025.
                                   Particle mass is chosen so that a cubic lattice at this
                                   spacing has exactly the rest density. */
@@ -231,8 +236,9 @@ typedef struct pbf_stats {
   uint32_t iterations;           /**< density iterations per substep */
   float avg_density_error;       /**< mean compression after the last substep (0.01 = 1 %) */
   float max_density_error;       /**< largest compression after the last substep */
-  float avg_neighbors;           /**< mean neighbours per particle (self excluded) */
-  uint32_t max_neighbors;        /**< largest neighbour count seen */
+  float avg_neighbors;           /**< mean neighbours kept per particle (self excluded) */
+  uint32_t max_neighbors;        /**< largest neighbour count kept; at most the list capacity
+                                      (see neighbor_overflows) */
   uint32_t neighbor_overflows;   /**< particles that had more neighbours than the solver keeps */
   float max_speed;               /**< largest particle speed after the step [m/s] */
   double time_total_ms;          /**< the whole step */
@@ -271,7 +277,7 @@ typedef struct pbf_solver pbf_solver;
  * PBF_ERROR_INVALID_ARGUMENT names the field of `desc` that is out of range
  * (see pbf_solver_desc for each range); PBF_ERROR_BACKEND_UNAVAILABLE when
  * the requested backend cannot run here; PBF_ERROR_OUT_OF_MEMORY when the
- * capacity cannot be allocated.
+ * neighbour grid over the domain cannot be allocated.
  */
 PBF_API pbf_status pbf_solver_create(const pbf_solver_desc* desc, pbf_solver** out_solver);
 
@@ -319,7 +325,8 @@ PBF_API pbf_status pbf_solver_add_particles(pbf_solver* solver, const float* pos
  * spacing, at centres lo + (i + 1/2) * spacing, all with `velocity` (NULL =
  * at rest). Lattice points outside the domain are skipped. The number added
  * goes to *out_added when out_added is not NULL. Fails without adding
- * anything if the capacity would be exceeded, or if lo or hi lies more than
+ * anything if hi[a] < lo[a] on an axis (PBF_ERROR_INVALID_ARGUMENT), if the
+ * capacity would be exceeded, or if lo or hi lies more than
  * 2^24 spacings outside the domain (the lattice could not be placed in float
  * precision).
  */
@@ -353,7 +360,8 @@ PBF_API pbf_status pbf_solver_get_densities(const pbf_solver* solver, float* out
 
 /**
  * Overwrites all positions, in user order. `length` must equal 3 * count:
- * a shorter or longer array fails with PBF_ERROR_INVALID_ARGUMENT. Fails
+ * a shorter array fails with PBF_ERROR_BUFFER_TOO_SMALL, a longer one with
+ * PBF_ERROR_INVALID_ARGUMENT. Fails
  * without changing anything if a value is NaN/Inf or outside the domain.
  */
 PBF_API pbf_status pbf_solver_set_positions(pbf_solver* solver, const float* positions, size_t length);

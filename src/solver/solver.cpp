@@ -21,7 +21,7 @@ SolverConfig resolve_config(const SolverConfig& requested) {
     c.backend = backend_available(BackendKind::Cuda) ? BackendKind::Cuda : BackendKind::Cpu;
   if (!backend_available(c.backend))
     throw Error(Status::BackendUnavailable,
-                std::string("backend: ") + (c.backend == BackendKind::Cuda ? "PBF_BACKEND_CUDA" : "backend") +
+                std::string("desc->backend: ") + (c.backend == BackendKind::Cuda ? "PBF_BACKEND_CUDA" : "backend") +
                     " is not available: this build of pbf has no CUDA backend");
   if (c.max_neighbors == 0) {
     // Neighbours inside the kernel sphere at rest, with room for 60 %
@@ -36,7 +36,7 @@ SolverConfig resolve_config(const SolverConfig& requested) {
                        std::ceil(extent.z / c.kernel_radius);
   if (cells > static_cast<double>(kMaxGridCells)) {
     std::ostringstream msg;
-    msg << "domain_min/domain_max: the domain spans " << static_cast<uint64_t>(cells)
+    msg << "desc->domain_min/desc->domain_max: the domain spans " << static_cast<uint64_t>(cells)
         << " grid cells of the kernel radius " << c.kernel_radius << " m, more than the " << kMaxGridCells
         << " supported; shrink the domain or enlarge particle_spacing";
     throw Error(Status::InvalidArgument, msg.str());
@@ -44,7 +44,7 @@ SolverConfig resolve_config(const SolverConfig& requested) {
   const uint64_t neighbor_bytes = uint64_t(c.max_particles) * c.max_neighbors * 4u;
   if (neighbor_bytes > (uint64_t(1) << 34)) {
     throw Error(Status::InvalidArgument,
-                "max_neighbors: max_particles x max_neighbors needs more than 16 GiB of neighbour lists");
+                "desc->max_neighbors: desc->max_particles x max_neighbors needs more than 16 GiB of neighbour lists");
   }
   return c;
 }

@@ -53,6 +53,7 @@ static void check_enum_values(void) {
   CHECK(PBF_BACKEND_AUTO == 0);
   CHECK(PBF_BACKEND_CPU == 1);
   CHECK(PBF_BACKEND_CUDA == 2);
+  CHECK(sizeof(pbf_backend) == sizeof(int32_t) && sizeof(pbf_status) == sizeof(int32_t)); /* C++ sees : int */
   CHECK(strcmp(pbf_status_string(PBF_ERROR_IO), "PBF_ERROR_IO") == 0);
   CHECK(strcmp(pbf_backend_name(PBF_BACKEND_CPU), "cpu") == 0);
 }

@@ -1,19 +1,24 @@
 // No step allocates memory after the first: the solver's arrays are sized
-// when particles are added, and the hot loops reuse them. This executable
-// replaces the global operator new to count the library's allocations.
+// when particles are added, and the hot loops reuse them. And an allocation
+// that fails while particles are added leaves the solver as it was. This
+// executable replaces the global operator new to count the library's
+// allocations and to make the k-th one fail.
 #include <gtest/gtest.h>
 #include <pbf/pbf.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <vector>
 
 namespace {
 std::atomic<long> g_allocations{0};
+std::atomic<long> g_fail_at{-1};  // the allocation count that throws; -1: none
 }
 
 void* operator new(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  const long count = g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (count == g_fail_at.load(std::memory_order_relaxed)) throw std::bad_alloc();
   if (void* p = std::malloc(size ? size : 1)) return p;
   throw std::bad_alloc();
 }
@@ -42,6 +47,44 @@ TEST(StepAllocations, StepsAfterTheFirstAllocateNothing) {
   }
   EXPECT_EQ(g_allocations.load() - before, 0) << "operator new calls during 20 steps";
   EXPECT_GT(stats.max_speed, 0.5f);  // the water really moved
+  pbf_solver_destroy(solver);
+}
+
+TEST(StepAllocations, AFailedAllocationWhileAddingParticlesKeepsTheSolver) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.particle_spacing = 0.05f;
+  pbf_solver* solver = nullptr;
+  ASSERT_EQ(pbf_solver_create(&desc, &solver), PBF_OK) << pbf_last_error();
+  const float lo[3] = {0, 0, 0}, hi[3] = {0.3f, 0.3f, 0.3f};
+  size_t first = 0;
+  ASSERT_EQ(pbf_solver_fill_box(solver, lo, hi, nullptr, &first), PBF_OK);
+  ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
+
+  // Make the 1st, 2nd, ... allocation of a second fill fail, until the fill
+  // needs fewer allocations than that and succeeds.
+  const float lo2[3] = {0.5f, 0.0f, 0.5f}, hi2[3] = {0.9f, 0.4f, 0.9f};
+  int failures = 0;
+  for (long k = 0; k < 1000; ++k) {
+    g_fail_at.store(g_allocations.load() + k);
+    size_t added = 0;
+    const pbf_status status = pbf_solver_fill_box(solver, lo2, hi2, nullptr, &added);
+    g_fail_at.store(-1);
+    if (status == PBF_OK) break;
+    ++failures;
+    ASSERT_EQ(status, PBF_ERROR_OUT_OF_MEMORY) << pbf_last_error();
+    size_t count = 0;
+    ASSERT_EQ(pbf_solver_particle_count(solver, &count), PBF_OK);
+    ASSERT_EQ(count, first) << "a failed fill changed the particle count (allocation " << k << ")";
+    ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
+    std::vector<float> x(3 * count);
+    ASSERT_EQ(pbf_solver_get_positions(solver, x.data(), x.size()), PBF_OK);
+  }
+  EXPECT_GT(failures, 5) << "the fill should allocate several arrays";
+  size_t count = 0;
+  ASSERT_EQ(pbf_solver_particle_count(solver, &count), PBF_OK);
+  EXPECT_GT(count, first);
+  EXPECT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
   pbf_solver_destroy(solver);
 }
 

@@ -48,6 +48,14 @@ void CpuBackend::for_each_particle(Body&& body) const {
 }
 
 void CpuBackend::resize(size_t n) {
+  // Reserve everything first: if an allocation fails, every array still has
+  // its old size and the solver its old state. Afterwards nothing allocates,
+  // here or in any later step with at most n particles.
+  for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->reserve(n);
+  for (auto* a : {&rho_, &lambda_}) a->reserve(n);
+  for (auto* a : {&id_, &order_, &id_scratch_, &nb_count_}) a->reserve(n);
+  nb_index_.reserve(n * static_cast<size_t>(stride_));
+  grid_.reserve(n);
   for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->resize(n);
   rho_.resize(n);
   lambda_.resize(n);

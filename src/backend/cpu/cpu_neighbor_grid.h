@@ -19,6 +19,11 @@ class CpuNeighborGrid {
 
   const GridSpec& spec() const { return spec_; }
 
+  // Makes room for n particles, so that sort() of up to n does not allocate.
+  void reserve(size_t n) {
+    if (cell_of_.size() < n) cell_of_.resize(n);
+  }
+
   // Cell-sorted order of the n positions: order[k] is the index of the
   // particle that belongs at place k. Within a cell, indices ascend.
   // `order` must hold n entries. Call inside a task arena.
