@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "capi/capi_guard.h"
+#include "io/checkpoint.h"
 #include "io/ply_writer.h"
 #include "pbf/pbf.h"
 #include "solver/solver.h"
@@ -113,6 +114,22 @@ PbfParams params_from(const pbf_params& p) {
   q.friction = p.friction;
   q.max_speed = p.max_speed;
   return q;
+}
+
+// The C form of parameters; out.struct_size is left as it is.
+void copy_params(const PbfParams& p, pbf_params& out) {
+  from_vec3(p.gravity, out.gravity);
+  out.iterations = p.iterations;
+  out.relaxation = p.relaxation;
+  out.unilateral = p.unilateral ? 1 : 0;
+  out.artificial_pressure_k = p.artificial_pressure_k;
+  out.artificial_pressure_n = p.artificial_pressure_n;
+  out.artificial_pressure_dq = p.artificial_pressure_dq;
+  out.xsph_viscosity = p.xsph_viscosity;
+  out.vorticity_epsilon = p.vorticity_epsilon;
+  out.restitution = p.restitution;
+  out.friction = p.friction;
+  out.max_speed = p.max_speed;
 }
 
 // Positions must be finite and inside the domain; velocities finite.
@@ -271,19 +288,7 @@ pbf_status pbf_solver_get_params(const pbf_solver* solver, pbf_params* out) {
     require_not_null(solver, "solver");
     require_not_null(out, "out");
     require_struct_size(out->struct_size, sizeof(pbf_params), "out");
-    const PbfParams& p = solver->impl.params();
-    from_vec3(p.gravity, out->gravity);
-    out->iterations = p.iterations;
-    out->relaxation = p.relaxation;
-    out->unilateral = p.unilateral ? 1 : 0;
-    out->artificial_pressure_k = p.artificial_pressure_k;
-    out->artificial_pressure_n = p.artificial_pressure_n;
-    out->artificial_pressure_dq = p.artificial_pressure_dq;
-    out->xsph_viscosity = p.xsph_viscosity;
-    out->vorticity_epsilon = p.vorticity_epsilon;
-    out->restitution = p.restitution;
-    out->friction = p.friction;
-    out->max_speed = p.max_speed;
+    copy_params(solver->impl.params(), *out);
   });
 }
 
@@ -467,6 +472,33 @@ pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* path) {
     solver->impl.read(Field::Velocity, velocities.data());
     solver->impl.read(Field::Density, densities.data());
     write_ply(path, n, positions.data(), velocities.data(), densities.data());
+  });
+}
+
+pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const char* path) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(path, "path");
+    if (path[0] == '\0') reject(PBF_ERROR_INVALID_ARGUMENT, "path is empty");
+    write_checkpoint(path, solver->impl.checkpoint());
+  });
+}
+
+pbf_status pbf_solver_load_checkpoint(pbf_solver* solver, const char* path) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(path, "path");
+    if (path[0] == '\0') reject(PBF_ERROR_INVALID_ARGUMENT, "path is empty");
+    const Checkpoint checkpoint = read_checkpoint(path);
+    // Its parameters must be ones pbf_solver_set_params() would accept.
+    pbf_params p = pbf_params_default();
+    copy_params(checkpoint.params, p);
+    try {
+      params_from(p);
+    } catch (const Error& e) {
+      reject(PBF_ERROR_IO, std::string("path: checkpoint '") + path + "' is corrupt: " + e.what());
+    }
+    solver->impl.restore(checkpoint, path);
   });
 }
 

@@ -413,6 +413,34 @@ PBF_API pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out
  */
 PBF_API pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* path);
 
+/* ------------------------------------------------------------------------ */
+/* Checkpoints                                                              */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Saves the complete state of the solver to `path`: its description,
+ * parameters, planes, the statistics of the last step and every particle in
+ * the solver's internal order. Like pbf_solver_write_ply() the file appears
+ * complete or not at all, so an older checkpoint at `path` is never left
+ * half-overwritten. PBF_ERROR_IO (the message names the path and the reason)
+ * when it cannot be written.
+ */
+PBF_API pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const char* path);
+
+/**
+ * Replaces the state of `solver` (particles, parameters, planes, statistics)
+ * by the checkpoint at `path`. Stepping on continues exactly as the saved run
+ * would have: bit-identically on the CPU backend, whatever the thread count.
+ * The solver must have been created with the checkpoint's particle_spacing,
+ * kernel_radius, rest_density, domain and max_neighbors
+ * (PBF_ERROR_INVALID_ARGUMENT names the field that differs) and room for its
+ * particles (PBF_ERROR_CAPACITY_EXCEEDED). A file that is missing, not a
+ * checkpoint, of another format version, truncated or corrupted fails with
+ * PBF_ERROR_IO and a message saying which. On any failure the solver keeps
+ * its state.
+ */
+PBF_API pbf_status pbf_solver_load_checkpoint(pbf_solver* solver, const char* path);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

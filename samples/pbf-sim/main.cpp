@@ -30,6 +30,9 @@ struct Options {
   float bench_seconds = 1.0f;
   float vorticity = -1.0f;  // < 0: library default
   float xsph = -1.0f;
+  std::string checkpoint;  // save the state here after the last frame
+  std::string resume;      // load the state from here before the first frame
+  int start_frame = 0;     // number of the frame a resumed run starts from
 };
 
 // Exits with a message when a pbf call fails.
@@ -91,6 +94,11 @@ int run_frames(const Options& o) {
   std::printf("pbf %s  dam break: %zu particles, backend %s, %d threads, %d frames of %d substeps x %d iterations\n",
               pbf_version_string(), n, pbf_backend_name(desc.backend), desc.thread_count, o.frames, o.substeps,
               o.iterations);
+  if (!o.resume.empty()) {
+    check(pbf_solver_load_checkpoint(solver, o.resume.c_str()), "pbf_solver_load_checkpoint");
+    check(pbf_solver_particle_count(solver, &n), "pbf_solver_particle_count");
+    std::printf("resumed from '%s' at frame %d: %zu particles\n", o.resume.c_str(), o.start_frame, n);
+  }
   if (!o.no_output) {
     std::error_code ec;
     std::filesystem::create_directories(o.out, ec);
@@ -98,7 +106,8 @@ int run_frames(const Options& o) {
       std::fprintf(stderr, "pbf-sim: cannot create '%s': %s\n", o.out.c_str(), ec.message().c_str());
       return 1;
     }
-    check(pbf_solver_write_ply(solver, (o.out + "/frame_0000.ply").c_str()), "pbf_solver_write_ply");
+    if (o.resume.empty())
+      check(pbf_solver_write_ply(solver, (o.out + "/frame_0000.ply").c_str()), "pbf_solver_write_ply");
   }
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
@@ -110,14 +119,14 @@ int run_frames(const Options& o) {
     step_ms_sum += stats.time_total_ms;
     if (!o.no_output) {
       char name[64];
-      std::snprintf(name, sizeof name, "/frame_%04d.ply", frame);
+      std::snprintf(name, sizeof name, "/frame_%04d.ply", o.start_frame + frame);
       check(pbf_solver_write_ply(solver, (o.out + name).c_str()), "pbf_solver_write_ply");
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (tty) print_progress(frame, o.frames, elapsed);
     if (!tty || frame == o.frames || frame % 10 == 0) {
       std::printf("frame %4d  t=%6.3f s  %8.2f ms/frame  density error avg %.4f%% max %.3f%%  max speed %.2f m/s\n",
-                  frame, frame / o.fps, stats.time_total_ms, 100.0 * stats.avg_density_error,
+                  o.start_frame + frame, (o.start_frame + frame) / o.fps, stats.time_total_ms, 100.0 * stats.avg_density_error,
                   100.0 * stats.max_density_error, stats.max_speed);
       std::fflush(stdout);
     }
@@ -125,6 +134,11 @@ int run_frames(const Options& o) {
   std::printf("done: %zu particles, %d frames, %.2f ms per frame (%.2f ms per substep)%s%s\n", n, o.frames,
               step_ms_sum / o.frames, step_ms_sum / o.frames / o.substeps, o.no_output ? "" : ", PLY frames in ",
               o.no_output ? "" : o.out.c_str());
+  if (!o.checkpoint.empty()) {
+    check(pbf_solver_save_checkpoint(solver, o.checkpoint.c_str()), "pbf_solver_save_checkpoint");
+    std::printf("state saved to '%s'; go on with --resume %s --start-frame %d\n", o.checkpoint.c_str(),
+                o.checkpoint.c_str(), o.start_frame + o.frames);
+  }
   check(pbf_solver_destroy(solver), "pbf_solver_destroy");
   return 0;
 }
@@ -190,6 +204,10 @@ int main(int argc, char** argv) {
   app.add_option("--xsph", o.xsph, "XSPH viscosity c, 0 = off")->check(CLI::Range(0.0f, 1.0f));
   app.add_option("--out", o.out, "folder for frame_NNNN.ply");
   app.add_flag("--no-output", o.no_output, "write no files");
+  app.add_option("--checkpoint", o.checkpoint, "save the complete state to this file after the last frame");
+  app.add_option("--resume", o.resume, "start from a state saved with --checkpoint (same --spacing)");
+  app.add_option("--start-frame", o.start_frame, "number of the first frame of a resumed run")
+      ->check(CLI::Range(0, 100000000));
   app.add_flag("--bench", o.bench, "time the reference dam break (no output files)");
   app.add_option("--bench-dt", o.bench_dt, "time step of --bench [s]")->check(CLI::Range(1e-5f, 0.1f));
   app.add_option("--bench-seconds", o.bench_seconds, "simulated time of --bench [s]")

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/particle_state.h"
 #include "solver/pbf/pbf_equations.h"
 
 namespace pbf {
@@ -37,6 +38,12 @@ class Backend {
   virtual void read(Field field, float* out) const = 0;
   // Field::Density cannot be written.
   virtual void write(Field field, const float* in) = 0;
+  // The whole particle state in the backend's own order (for checkpoints),
+  // and its replacement by such a state. import_state() expects a checked
+  // state (equal lengths, user_ids a permutation) and either succeeds or
+  // throws leaving the particles as they were.
+  virtual void export_state(ParticleState& out) const = 0;
+  virtual void import_state(const ParticleState& in) = 0;
 
   // --- the stages of one substep, in the order the PBF solver runs them ---
   // Gravity and prediction, then collisions (Algorithm 1, lines 1-4).

@@ -147,4 +147,65 @@ void Solver::step(float dt, uint32_t substeps) {
   stats_ = s;
 }
 
+Checkpoint Solver::checkpoint() const {
+  Checkpoint c;
+  c.config = config_;
+  c.params = params_;
+  c.planes.assign(planes_.begin() + 6, planes_.end());
+  c.stats = stats_;
+  backend_->export_state(c.particles);
+  return c;
+}
+
+namespace {
+
+void require_same(float saved, float here, const char* field, const std::string& path) {
+  if (saved == here) return;
+  std::ostringstream msg;
+  msg << "path: checkpoint '" << path << "' was saved by a solver with " << field << " = " << saved
+      << "; this solver has " << here << " (create it with the checkpoint's description)";
+  throw Error(Status::InvalidArgument, msg.str());
+}
+
+}  // namespace
+
+void Solver::restore(const Checkpoint& c, const std::string& path) {
+  const SolverConfig& s = c.config;
+  require_same(s.particle_spacing, config_.particle_spacing, "particle_spacing", path);
+  require_same(s.kernel_radius, config_.kernel_radius, "kernel_radius", path);
+  require_same(s.rest_density, config_.rest_density, "rest_density", path);
+  const float smin[3] = {s.domain_min.x, s.domain_min.y, s.domain_min.z};
+  const float smax[3] = {s.domain_max.x, s.domain_max.y, s.domain_max.z};
+  const float dmin[3] = {config_.domain_min.x, config_.domain_min.y, config_.domain_min.z};
+  const float dmax[3] = {config_.domain_max.x, config_.domain_max.y, config_.domain_max.z};
+  const char* min_names[3] = {"domain_min[0]", "domain_min[1]", "domain_min[2]"};
+  const char* max_names[3] = {"domain_max[0]", "domain_max[1]", "domain_max[2]"};
+  for (int a = 0; a < 3; ++a) {
+    require_same(smin[a], dmin[a], min_names[a], path);
+    require_same(smax[a], dmax[a], max_names[a], path);
+  }
+  require_same(static_cast<float>(s.max_neighbors), static_cast<float>(config_.max_neighbors), "max_neighbors",
+               path);
+  const size_t n = c.particles.positions.size();
+  if (n > config_.max_particles) {
+    std::ostringstream msg;
+    msg << "path: checkpoint '" << path << "' holds " << n << " particles, more than max_particles ("
+        << config_.max_particles << ")";
+    throw Error(Status::CapacityExceeded, msg.str());
+  }
+  if (c.planes.size() > kMaxPlanes)
+    throw Error(Status::Io, "path: checkpoint '" + path + "' is corrupt: it holds more than 64 planes");
+  for (const Vec3& x : c.particles.positions) {
+    if (x.x < config_.domain_min.x || x.y < config_.domain_min.y || x.z < config_.domain_min.z ||
+        x.x > config_.domain_max.x || x.y > config_.domain_max.y || x.z > config_.domain_max.z)
+      throw Error(Status::Io, "path: checkpoint '" + path + "' is corrupt: a particle lies outside the domain");
+  }
+  std::vector<Plane> planes = domain_walls(config_);
+  planes.insert(planes.end(), c.planes.begin(), c.planes.end());
+  backend_->import_state(c.particles);  // the last step that may fail
+  planes_.swap(planes);
+  params_ = c.params;
+  stats_ = c.stats;
+}
+
 }  // namespace pbf

@@ -10,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "core/config.h"
+#include "io/checkpoint.h"
 
 namespace pbf {
 
@@ -47,6 +48,14 @@ class Solver {
 
   void step(float dt, uint32_t substeps);
   const StepStats& stats() const { return stats_; }
+
+  // The complete state, for a checkpoint file.
+  Checkpoint checkpoint() const;
+  // Replaces the whole state by a checkpoint's (already read and checked by
+  // read_checkpoint()). Throws Error, leaving the solver as it was, when the
+  // checkpoint belongs to a solver of another description, holds more
+  // particles than max_particles, or puts a particle outside the domain.
+  void restore(const Checkpoint& checkpoint, const std::string& path);
 
   Backend& backend() { return *backend_; }
 

@@ -124,6 +124,24 @@ void CpuBackend::write(Field field, const float* in) {
   }
 }
 
+void CpuBackend::export_state(ParticleState& out) const {
+  out.positions = x_;
+  out.velocities = v_;
+  out.densities = rho_;
+  out.user_ids = id_;
+}
+
+void CpuBackend::import_state(const ParticleState& in) {
+  resize(in.positions.size());  // reserves first: throws with the old state intact
+  std::copy(in.positions.begin(), in.positions.end(), x_.begin());
+  std::copy(in.velocities.begin(), in.velocities.end(), v_.begin());
+  std::copy(in.positions.begin(), in.positions.end(), xp_.begin());
+  std::copy(in.densities.begin(), in.densities.end(), rho_.begin());
+  std::copy(in.user_ids.begin(), in.user_ids.end(), id_.begin());
+  std::fill(omega_.begin(), omega_.end(), Vec3{0, 0, 0});
+  std::fill(lambda_.begin(), lambda_.end(), 0.0f);
+}
+
 void CpuBackend::predict(const StepContext& ctx) {
   const PbfConstants& c = ctx.constants;
   for_each_particle([&](uint32_t i) {

@@ -23,6 +23,8 @@ class CpuBackend final : public Backend {
   void remove(const std::vector<uint8_t>& remove) override;
   void read(Field field, float* out) const override;
   void write(Field field, const float* in) override;
+  void export_state(ParticleState& out) const override;
+  void import_state(const ParticleState& in) override;
 
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;

@@ -1,0 +1,44 @@
+// checkpoint.h - the complete state of a solver as a file: description,
+// parameters, planes, statistics and every particle in the backend's order.
+// A run resumed from a checkpoint continues bit-identically on the CPU.
+//
+// File layout (all little-endian):
+//   "PBFCHKPT"  8 bytes magic
+//   u32         format version (kCheckpointVersion)
+//   u32         0 (reserved)
+//   u64         payload size in bytes
+//   u64         FNV-1a 64-bit hash of the payload
+//   payload     config, params, planes, stats, particles (checkpoint.cpp)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/particle_state.h"
+
+namespace pbf {
+
+constexpr uint32_t kCheckpointVersion = 1;
+
+struct Checkpoint {
+  SolverConfig config;        // as resolved; thread_count and device_index are not stored
+  PbfParams params;
+  std::vector<Plane> planes;  // the user's planes, not the domain walls
+  StepStats stats;
+  ParticleState particles;
+};
+
+// Writes under a temporary name beside `path` and renames, so that an
+// existing checkpoint is replaced only by a complete one. Throws
+// Error(Status::Io) naming the path.
+void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
+
+// Reads and checks a checkpoint: magic, version, size, hash, and that every
+// value is one a solver could hold (finite numbers, unit plane normals, a
+// permutation of user ids). Throws Error(Status::Io) naming the path and
+// what is wrong; the caller's state is untouched.
+Checkpoint read_checkpoint(const std::string& path);
+
+}  // namespace pbf

@@ -1,0 +1,329 @@
+// Checkpoints through the C API: a resumed run is bit-identical to the run
+// that never stopped; damaged, foreign or mismatched checkpoints are refused
+// with PBF_ERROR_IO / INVALID_ARGUMENT / CAPACITY_EXCEEDED and the solver
+// keeps its state.
+#include <gtest/gtest.h>
+#include <pbf/pbf.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr float kDt = 1.0f / 60.0f;
+constexpr size_t kHeaderBytes = 32;
+
+std::string temp_path(const std::string& name) { return ::testing::TempDir() + "pbf_checkpoint_" + name; }
+
+std::vector<unsigned char> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string& path, const std::vector<unsigned char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The FNV-1a hash the format stores, so that a test can forge a file whose
+// hash is right but whose contents are not.
+void rehash(std::vector<unsigned char>& bytes) {
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = kHeaderBytes; i < bytes.size(); ++i) {
+    h ^= bytes[i];
+    h *= 1099511628211ull;
+  }
+  for (int b = 0; b < 8; ++b) bytes[24 + b] = static_cast<unsigned char>(h >> (8 * b));
+}
+
+pbf_solver_desc scene_desc(int threads) {
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.particle_spacing = 0.05f;
+  d.max_particles = 4000;
+  d.domain_max[0] = 1.5f;
+  d.thread_count = threads;
+  return d;
+}
+
+pbf_solver* make_solver(int threads) {
+  const pbf_solver_desc d = scene_desc(threads);
+  pbf_solver* s = nullptr;
+  EXPECT_EQ(pbf_solver_create(&d, &s), PBF_OK) << pbf_last_error();
+  return s;
+}
+
+// A dam break with a sloped plane, changed parameters and some particles
+// removed, so that user order and internal order differ.
+pbf_solver* make_scene(int threads) {
+  pbf_solver* s = make_solver(threads);
+  const float lo[3] = {0, 0, 0}, hi[3] = {0.5f, 0.6f, 0.5f};
+  EXPECT_EQ(pbf_solver_fill_box(s, lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  const float normal[3] = {-1.0f, 2.0f, 0.0f};
+  EXPECT_EQ(pbf_solver_add_plane(s, normal, 1.0f, nullptr), PBF_OK) << pbf_last_error();
+  pbf_params p = pbf_params_default();
+  p.vorticity_epsilon = 0.05f;
+  p.friction = 0.2f;
+  p.iterations = 3;
+  EXPECT_EQ(pbf_solver_set_params(s, &p), PBF_OK) << pbf_last_error();
+  for (int k = 0; k < 10; ++k) EXPECT_EQ(pbf_solver_step(s, kDt, 2), PBF_OK) << pbf_last_error();
+  const uint32_t remove[] = {0, 7, 100, 101, 600};
+  EXPECT_EQ(pbf_solver_remove_particles(s, remove, 5), PBF_OK) << pbf_last_error();
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(pbf_solver_step(s, kDt, 2), PBF_OK) << pbf_last_error();
+  return s;
+}
+
+struct State {
+  std::vector<float> x, v, rho;
+  bool operator==(const State& o) const {
+    return x.size() == o.x.size() && std::memcmp(x.data(), o.x.data(), x.size() * 4) == 0 &&
+           std::memcmp(v.data(), o.v.data(), v.size() * 4) == 0 &&
+           std::memcmp(rho.data(), o.rho.data(), rho.size() * 4) == 0;
+  }
+};
+
+State state_of(const pbf_solver* s) {
+  size_t n = 0;
+  EXPECT_EQ(pbf_solver_particle_count(s, &n), PBF_OK);
+  State st{std::vector<float>(3 * n), std::vector<float>(3 * n), std::vector<float>(n)};
+  EXPECT_EQ(pbf_solver_get_positions(s, st.x.data(), st.x.size()), PBF_OK);
+  EXPECT_EQ(pbf_solver_get_velocities(s, st.v.data(), st.v.size()), PBF_OK);
+  EXPECT_EQ(pbf_solver_get_densities(s, st.rho.data(), st.rho.size()), PBF_OK);
+  return st;
+}
+
+TEST(Checkpoint, AResumedRunIsBitIdenticalToTheRunThatNeverStopped) {
+  const std::string path = temp_path("resume.pbfc");
+  pbf_solver* original = make_scene(2);
+  ASSERT_EQ(pbf_solver_save_checkpoint(original, path.c_str()), PBF_OK) << pbf_last_error();
+  const State at_save = state_of(original);
+  for (int k = 0; k < 20; ++k) ASSERT_EQ(pbf_solver_step(original, kDt, 2), PBF_OK);
+
+  pbf_solver* resumed = make_solver(1);  // another thread count: results do not depend on it
+  ASSERT_EQ(pbf_solver_load_checkpoint(resumed, path.c_str()), PBF_OK) << pbf_last_error();
+  EXPECT_TRUE(state_of(resumed) == at_save) << "the loaded state differs from the saved one";
+  pbf_params p = pbf_params_default();
+  ASSERT_EQ(pbf_solver_get_params(resumed, &p), PBF_OK);
+  EXPECT_EQ(p.iterations, 3u);
+  EXPECT_EQ(p.vorticity_epsilon, 0.05f);
+  EXPECT_EQ(p.friction, 0.2f);
+  for (int k = 0; k < 20; ++k) ASSERT_EQ(pbf_solver_step(resumed, kDt, 2), PBF_OK);
+
+  const State a = state_of(original), b = state_of(resumed);
+  ASSERT_EQ(a.x.size(), b.x.size());
+  EXPECT_TRUE(a == b) << "the resumed run drifted from the original";
+  pbf_stats sa = pbf_stats_default(), sb = pbf_stats_default();
+  ASSERT_EQ(pbf_solver_get_stats(original, &sa), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_stats(resumed, &sb), PBF_OK);
+  EXPECT_EQ(sa.avg_density_error, sb.avg_density_error);
+  EXPECT_EQ(sa.max_neighbors, sb.max_neighbors);
+  pbf_solver_destroy(original);
+  pbf_solver_destroy(resumed);
+  std::remove(path.c_str());
+}
+
+TEST(Checkpoint, TheSavedPlaneIsRestored) {
+  // A solver without the plane would let the water run up the slope.
+  const std::string path = temp_path("plane.pbfc");
+  pbf_solver* original = make_scene(2);
+  ASSERT_EQ(pbf_solver_save_checkpoint(original, path.c_str()), PBF_OK) << pbf_last_error();
+  pbf_solver* resumed = make_solver(2);
+  const float up[3] = {0, 1, 0};
+  for (int k = 0; k < 3; ++k) ASSERT_EQ(pbf_solver_add_plane(resumed, up, 0.0f, nullptr), PBF_OK);
+  ASSERT_EQ(pbf_solver_load_checkpoint(resumed, path.c_str()), PBF_OK) << pbf_last_error();
+  uint32_t index = 99;
+  ASSERT_EQ(pbf_solver_add_plane(resumed, up, 0.0f, &index), PBF_OK);
+  EXPECT_EQ(index, 1u) << "the checkpoint holds one plane; the solver's own three are replaced";
+  pbf_solver_destroy(original);
+  pbf_solver_destroy(resumed);
+  std::remove(path.c_str());
+}
+
+// A solver with a state of its own, to check that failed loads keep it.
+class CheckpointRefusal : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = temp_path(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    pbf_solver* saved = make_scene(2);
+    ASSERT_EQ(pbf_solver_save_checkpoint(saved, path_.c_str()), PBF_OK) << pbf_last_error();
+    pbf_solver_destroy(saved);
+    good_ = read_file(path_);
+    ASSERT_GT(good_.size(), kHeaderBytes);
+
+    solver_ = make_solver(2);
+    const float lo[3] = {0.8f, 0, 0}, hi[3] = {1.2f, 0.3f, 0.3f};
+    ASSERT_EQ(pbf_solver_fill_box(solver_, lo, hi, nullptr, nullptr), PBF_OK);
+    ASSERT_EQ(pbf_solver_step(solver_, kDt, 2), PBF_OK);
+    before_ = state_of(solver_);
+  }
+  void TearDown() override {
+    pbf_solver_destroy(solver_);
+    std::remove(path_.c_str());
+  }
+
+  void expect_refused(pbf_status expected, const std::string& words) {
+    const pbf_status got = pbf_solver_load_checkpoint(solver_, path_.c_str());
+    EXPECT_EQ(got, expected) << pbf_status_string(got) << ": " << pbf_last_error();
+    const std::string message = pbf_last_error();
+    EXPECT_NE(message.find("pbf_solver_load_checkpoint"), std::string::npos) << message;
+    EXPECT_NE(message.find(words), std::string::npos) << message;
+    EXPECT_TRUE(state_of(solver_) == before_) << "a refused checkpoint changed the solver";
+    EXPECT_EQ(pbf_solver_step(solver_, kDt, 2), PBF_OK) << pbf_last_error();
+  }
+
+  std::string path_;
+  std::vector<unsigned char> good_;
+  pbf_solver* solver_ = nullptr;
+  State before_;
+};
+
+TEST_F(CheckpointRefusal, AMissingFile) {
+  std::remove(path_.c_str());
+  expect_refused(PBF_ERROR_IO, "cannot open");
+}
+
+TEST_F(CheckpointRefusal, AFileThatIsNotACheckpoint) {
+  write_file(path_, {'p', 'l', 'y', '\n', 'f', 'o', 'r', 'm', 'a', 't'});
+  expect_refused(PBF_ERROR_IO, "not a pbf checkpoint");
+}
+
+TEST_F(CheckpointRefusal, AnEmptyFile) {
+  write_file(path_, {});
+  expect_refused(PBF_ERROR_IO, "not a pbf checkpoint");
+}
+
+TEST_F(CheckpointRefusal, AnotherFormatVersion) {
+  std::vector<unsigned char> bytes = good_;
+  bytes[8] = 2;
+  write_file(path_, bytes);
+  expect_refused(PBF_ERROR_IO, "format version 2");
+}
+
+TEST_F(CheckpointRefusal, EveryTruncation) {
+  for (size_t keep : {size_t(8), kHeaderBytes - 1, kHeaderBytes, kHeaderBytes + 1, good_.size() / 2,
+                      good_.size() - 4, good_.size() - 1}) {
+    SCOPED_TRACE(keep);
+    write_file(path_, std::vector<unsigned char>(good_.begin(), good_.begin() + static_cast<long>(keep)));
+    const pbf_status got = pbf_solver_load_checkpoint(solver_, path_.c_str());
+    EXPECT_EQ(got, PBF_ERROR_IO) << pbf_last_error();
+    EXPECT_TRUE(state_of(solver_) == before_);
+  }
+}
+
+TEST_F(CheckpointRefusal, BytesAppended) {
+  std::vector<unsigned char> bytes = good_;
+  bytes.push_back(0);
+  write_file(path_, bytes);
+  expect_refused(PBF_ERROR_IO, "truncated or appended");
+}
+
+TEST_F(CheckpointRefusal, AFlippedBitAnywhereInThePayload) {
+  for (size_t at : {kHeaderBytes, kHeaderBytes + 40, good_.size() / 2, good_.size() - 1}) {
+    SCOPED_TRACE(at);
+    std::vector<unsigned char> bytes = good_;
+    bytes[at] ^= 0x10;
+    write_file(path_, bytes);
+    const pbf_status got = pbf_solver_load_checkpoint(solver_, path_.c_str());
+    EXPECT_EQ(got, PBF_ERROR_IO) << pbf_last_error();
+    EXPECT_NE(std::string(pbf_last_error()).find("checksum"), std::string::npos) << pbf_last_error();
+    EXPECT_TRUE(state_of(solver_) == before_);
+  }
+}
+
+TEST_F(CheckpointRefusal, AForgedFileWhoseIdsAreNotAPermutation) {
+  // The last 4 x n bytes are the user ids; make the last equal the one before.
+  std::vector<unsigned char> bytes = good_;
+  std::memcpy(&bytes[bytes.size() - 4], &bytes[bytes.size() - 8], 4);
+  rehash(bytes);
+  write_file(path_, bytes);
+  expect_refused(PBF_ERROR_IO, "permutation");
+}
+
+TEST_F(CheckpointRefusal, AForgedFileWithANaNPosition) {
+  // Payload: 12 config words, 14 param words, 1 plane count + 4 plane words,
+  // 16 stats words (7 of them doubles), the particle count (8 bytes), then
+  // positions. Overwrite the first position's x with NaN.
+  std::vector<unsigned char> bytes = good_;
+  const size_t first_position = kHeaderBytes + 4 * (12 + 14 + 1 + 4 + 9) + 8 * 7 + 8;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(&bytes[first_position], &nan, 4);
+  rehash(bytes);
+  write_file(path_, bytes);
+  expect_refused(PBF_ERROR_IO, "non-finite");
+}
+
+TEST_F(CheckpointRefusal, ASolverOfAnotherSpacing) {
+  pbf_solver_desc d = scene_desc(2);
+  d.particle_spacing = 0.04f;
+  pbf_solver* other = nullptr;
+  ASSERT_EQ(pbf_solver_create(&d, &other), PBF_OK);
+  EXPECT_EQ(pbf_solver_load_checkpoint(other, path_.c_str()), PBF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(pbf_last_error()).find("particle_spacing"), std::string::npos) << pbf_last_error();
+  size_t n = 1;
+  EXPECT_EQ(pbf_solver_particle_count(other, &n), PBF_OK);
+  EXPECT_EQ(n, 0u);
+  pbf_solver_destroy(other);
+}
+
+TEST_F(CheckpointRefusal, ASolverOfAnotherDomain) {
+  pbf_solver_desc d = scene_desc(2);
+  d.domain_max[1] = 2.0f;
+  pbf_solver* other = nullptr;
+  ASSERT_EQ(pbf_solver_create(&d, &other), PBF_OK);
+  EXPECT_EQ(pbf_solver_load_checkpoint(other, path_.c_str()), PBF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(pbf_last_error()).find("domain_max[1]"), std::string::npos) << pbf_last_error();
+  pbf_solver_destroy(other);
+}
+
+TEST_F(CheckpointRefusal, ASolverTooSmallForTheParticles) {
+  pbf_solver_desc d = scene_desc(2);
+  d.max_particles = 100;
+  pbf_solver* other = nullptr;
+  ASSERT_EQ(pbf_solver_create(&d, &other), PBF_OK);
+  EXPECT_EQ(pbf_solver_load_checkpoint(other, path_.c_str()), PBF_ERROR_CAPACITY_EXCEEDED);
+  EXPECT_NE(std::string(pbf_last_error()).find("max_particles"), std::string::npos) << pbf_last_error();
+  pbf_solver_destroy(other);
+}
+
+TEST(CheckpointArguments, NullAndEmptyArgumentsAreRefused) {
+  pbf_solver* s = make_solver(1);
+  EXPECT_EQ(pbf_solver_save_checkpoint(nullptr, "x"), PBF_ERROR_NULL_POINTER);
+  EXPECT_EQ(pbf_solver_save_checkpoint(s, nullptr), PBF_ERROR_NULL_POINTER);
+  EXPECT_EQ(pbf_solver_save_checkpoint(s, ""), PBF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(pbf_solver_load_checkpoint(nullptr, "x"), PBF_ERROR_NULL_POINTER);
+  EXPECT_EQ(pbf_solver_load_checkpoint(s, nullptr), PBF_ERROR_NULL_POINTER);
+  EXPECT_EQ(pbf_solver_load_checkpoint(s, ""), PBF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(pbf_last_error()).find("path"), std::string::npos);
+  pbf_solver_destroy(s);
+}
+
+TEST(CheckpointArguments, SavingIntoAMissingFolderFailsAndKeepsNothing) {
+  pbf_solver* s = make_solver(1);
+  const std::string path = temp_path("no-such-folder/x.pbfc");
+  EXPECT_EQ(pbf_solver_save_checkpoint(s, path.c_str()), PBF_ERROR_IO);
+  EXPECT_NE(std::string(pbf_last_error()).find("no-such-folder"), std::string::npos) << pbf_last_error();
+  pbf_solver_destroy(s);
+}
+
+TEST(CheckpointArguments, AnEmptySolverRoundTrips) {
+  const std::string path = temp_path("empty.pbfc");
+  pbf_solver* s = make_solver(1);
+  ASSERT_EQ(pbf_solver_save_checkpoint(s, path.c_str()), PBF_OK) << pbf_last_error();
+  pbf_solver* t = make_scene(1);
+  ASSERT_EQ(pbf_solver_load_checkpoint(t, path.c_str()), PBF_OK) << pbf_last_error();
+  size_t n = 1;
+  EXPECT_EQ(pbf_solver_particle_count(t, &n), PBF_OK);
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(pbf_solver_step(t, kDt, 2), PBF_OK);
+  pbf_solver_destroy(s);
+  pbf_solver_destroy(t);
+  std::remove(path.c_str());
+}
+
+}  // namespace
