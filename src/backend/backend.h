@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/config.h"
@@ -66,7 +67,11 @@ class Backend {
 // Status::BackendUnavailable when `config.backend` cannot run here.
 std::unique_ptr<Backend> create_backend(const SolverConfig& config);
 
-// Whether a backend can run on this machine (Auto: always).
+// Whether a backend can run on this machine (Auto: always; CUDA: on device 0).
 bool backend_available(BackendKind kind);
+
+// "" when `kind` can run here on device `device_index`; otherwise the reason,
+// as a sentence for an error message.
+std::string backend_unavailable_reason(BackendKind kind, int device_index);
 
 }  // namespace pbf

@@ -40,6 +40,10 @@ struct PbfParams {
   float max_speed = 100.0f;
 };
 
+// The most planes a user may add; a solver also has the domain's six walls.
+constexpr uint32_t kMaxPlanes = 64;
+constexpr uint32_t kDomainWalls = 6;
+
 // A half space {x : dot(normal, x) + offset >= 0}, normal of unit length.
 struct Plane {
   Vec3 normal;

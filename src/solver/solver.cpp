@@ -18,11 +18,13 @@ SolverConfig resolve_config(const SolverConfig& requested) {
   if (c.kernel_radius == 0.0f) c.kernel_radius = 2.0f * c.particle_spacing;
   if (c.thread_count == 0) c.thread_count = tbb::info::default_concurrency();
   if (c.backend == BackendKind::Auto)
-    c.backend = backend_available(BackendKind::Cuda) ? BackendKind::Cuda : BackendKind::Cpu;
-  if (!backend_available(c.backend))
-    throw Error(Status::BackendUnavailable,
-                std::string("desc->backend: ") + (c.backend == BackendKind::Cuda ? "PBF_BACKEND_CUDA" : "backend") +
-                    " is not available: this build of pbf has no CUDA backend");
+    c.backend = backend_unavailable_reason(BackendKind::Cuda, c.device_index).empty() ? BackendKind::Cuda
+                                                                                      : BackendKind::Cpu;
+  const std::string unavailable = backend_unavailable_reason(c.backend, c.device_index);
+  if (!unavailable.empty())
+    throw Error(Status::BackendUnavailable, std::string("desc->backend: ") +
+                                                (c.backend == BackendKind::Cuda ? "PBF_BACKEND_CUDA" : "backend") +
+                                                " is not available: " + unavailable);
   if (c.max_neighbors == 0) {
     // Neighbours inside the kernel sphere at rest, with room for 60 %
     // compression (splashes landing), rounded up to a multiple of 8.

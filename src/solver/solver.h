@@ -16,8 +16,6 @@ namespace pbf {
 
 // The most cells of kernel-radius size a domain may span.
 constexpr uint64_t kMaxGridCells = uint64_t(1) << 26;
-// The most planes a user may add.
-constexpr uint32_t kMaxPlanes = 64;
 
 // Fills in the automatic values of a requested config (kernel radius 0,
 // thread count 0, max_neighbors 0, backend Auto). Throws Error when the

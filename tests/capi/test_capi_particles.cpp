@@ -152,7 +152,9 @@ TEST(CApiSolverDesc, DefaultDescResolvesEveryAutomaticValue) {
   std::memset(reinterpret_cast<unsigned char*>(&out) + sizeof(size_t), 0x5a, sizeof out - sizeof(size_t));
   ASSERT_EQ(pbf_solver_get_desc(s.get(), &out), PBF_OK) << pbf_last_error();
   EXPECT_EQ(out.struct_size, sizeof(pbf_solver_desc));
-  EXPECT_EQ(out.backend, PBF_BACKEND_CPU) << "AUTO resolves to the CPU in a build without CUDA";
+  int cuda = 0;
+  ASSERT_EQ(pbf_backend_available(PBF_BACKEND_CUDA, &cuda), PBF_OK);
+  EXPECT_EQ(out.backend, cuda ? PBF_BACKEND_CUDA : PBF_BACKEND_CPU) << "AUTO resolves to CUDA where it is usable";
   EXPECT_EQ(out.device_index, 0);
   EXPECT_EQ(out.max_particles, d.max_particles);
   EXPECT_EQ(out.particle_spacing, d.particle_spacing);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -50,10 +51,36 @@ inline pbf_stats stats_of(pbf_solver* s) {
   return st;
 }
 
+// Physics tests run on every backend: TEST_P on this fixture, instantiated
+// with PBF_EVERY_BACKEND(Suite). A backend that cannot run here is skipped,
+// and the skip says why.
+class OnEveryBackend : public ::testing::TestWithParam<pbf_backend> {
+ protected:
+  void SetUp() override {
+    int available = 0;
+    ASSERT_EQ(pbf_backend_available(GetParam(), &available), PBF_OK) << pbf_last_error();
+    if (available) return;
+    pbf_solver_desc d = pbf_solver_desc_default();
+    d.backend = GetParam();
+    d.max_particles = 1;
+    pbf_solver* s = nullptr;
+    pbf_solver_create(&d, &s);
+    pbf_solver_destroy(s);
+    GTEST_SKIP() << "the " << pbf_backend_name(GetParam()) << " backend cannot run here: " << pbf_last_error();
+  }
+};
+
+#define PBF_EVERY_BACKEND(suite)                                                                       \
+  INSTANTIATE_TEST_SUITE_P(Backends, suite, ::testing::Values(PBF_BACKEND_CPU, PBF_BACKEND_CUDA),     \
+                           [](const ::testing::TestParamInfo<pbf_backend>& info) {                   \
+                             return std::string(pbf_backend_name(info.param));                       \
+                           })
+
 // A dam break: a block of side `block` [m] in the corner of a box.
-inline SolverPtr make_dam_break(float spacing, const float box[3], const float block[3], int threads) {
+inline SolverPtr make_dam_break(float spacing, const float box[3], const float block[3], int threads,
+                                pbf_backend backend = PBF_BACKEND_CPU) {
   pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
+  desc.backend = backend;
   desc.particle_spacing = spacing;
   for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
   desc.thread_count = threads;

@@ -5,6 +5,8 @@
 namespace pbf_test {
 namespace {
 
+class DamBreak : public OnEveryBackend {};
+
 void expect_finite_and_inside(pbf_solver* s, const float box[3]) {
   const std::vector<float> x = positions_of(s);
   const std::vector<float> v = velocities_of(s);
@@ -16,10 +18,10 @@ void expect_finite_and_inside(pbf_solver* s, const float box[3]) {
   EXPECT_EQ(bad, 0u) << "coordinates that are NaN/Inf or outside the box";
 }
 
-TEST(DamBreak, ThirtyThousandParticlesStayFiniteAndInsideForTenSeconds) {
+TEST_P(DamBreak, ThirtyThousandParticlesStayFiniteAndInsideForTenSeconds) {
   const float box[3] = {3.2f, 2.0f, 0.8f};
   const float block[3] = {0.8f, 0.75f, 0.8f};  // 32 x 30 x 32 = 30,720 particles
-  SolverPtr s = make_dam_break(0.025f, box, block, 0);
+  SolverPtr s = make_dam_break(0.025f, box, block, 0, GetParam());
   const size_t n = count_of(s.get());
   ASSERT_GE(n, 30000u);
   float max_speed = 0.0f;
@@ -36,20 +38,20 @@ TEST(DamBreak, ThirtyThousandParticlesStayFiniteAndInsideForTenSeconds) {
   EXPECT_LT(st.avg_density_error, 0.01f);
 }
 
-TEST(DamBreak, HugeTimeStepsNeverProduceNaN) {
+TEST_P(DamBreak, HugeTimeStepsNeverProduceNaN) {
   const float box[3] = {1.0f, 1.0f, 1.0f};
   const float block[3] = {0.5f, 0.5f, 0.5f};
-  SolverPtr s = make_dam_break(0.05f, box, block, 0);
+  SolverPtr s = make_dam_break(0.05f, box, block, 0, GetParam());
   for (const float dt : {0.5f, 10.0f, 10.0f, 1e-3f, 3.0f}) {
     PBF_ASSERT_OK(pbf_solver_step(s.get(), dt, 1));
     expect_finite_and_inside(s.get(), box);
   }
 }
 
-TEST(DamBreak, ParticlesHeadingOutOfTheDomainAreKeptInside) {
+TEST_P(DamBreak, ParticlesHeadingOutOfTheDomainAreKeptInside) {
   const float box[3] = {1.0f, 1.0f, 1.0f};
   const float block[3] = {1.0f, 0.3f, 1.0f};
-  SolverPtr s = make_dam_break(0.05f, box, block, 0);
+  SolverPtr s = make_dam_break(0.05f, box, block, 0, GetParam());
   std::vector<float> v(3 * count_of(s.get()));
   for (size_t i = 0; i < v.size(); i += 3) {
     v[i] = (i % 2) ? 50.0f : -50.0f;
@@ -62,6 +64,8 @@ TEST(DamBreak, ParticlesHeadingOutOfTheDomainAreKeptInside) {
     expect_finite_and_inside(s.get(), box);
   }
 }
+
+PBF_EVERY_BACKEND(DamBreak);
 
 }  // namespace
 }  // namespace pbf_test

@@ -5,9 +5,11 @@
 namespace pbf_test {
 namespace {
 
-TEST(TankAtRest, SettlesAtRestDensityAndSpeedsDecay) {
+class TankAtRest : public OnEveryBackend {};
+
+TEST_P(TankAtRest, SettlesAtRestDensityAndSpeedsDecay) {
   pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
+  desc.backend = GetParam();
   desc.particle_spacing = 0.025f;
   desc.domain_max[0] = 0.5f;
   desc.domain_max[1] = 1.0f;
@@ -46,6 +48,8 @@ TEST(TankAtRest, SettlesAtRestDensityAndSpeedsDecay) {
   for (size_t i = 1; i < x.size(); i += 3) top = std::max(top, x[i]);
   EXPECT_NEAR(top, 0.4f, 0.05f);
 }
+
+PBF_EVERY_BACKEND(TankAtRest);
 
 }  // namespace
 }  // namespace pbf_test

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/neighbor_scan.h"
+
 namespace pbf {
 
 namespace {
@@ -67,40 +69,14 @@ void CpuNeighborGrid::sort(const Vec3* positions, size_t n, uint32_t* order) {
 
 uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, uint32_t stride,
                                          uint32_t* index, uint32_t* count) const {
-  const float r2max = radius * radius;
   const uint32_t* start = cell_start_.data();
   std::atomic<uint32_t> overflows{0};
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& range) {
     uint32_t local_overflows = 0;
     for (size_t i = range.begin(); i < range.end(); ++i) {
-      const Vec3 xi = x[i];
-      // The cells that cover [x_i - r, x_i + r] on each axis, widened by the
-      // round-off of that subtraction: cell_of() is monotone, so a neighbour
-      // always lies in this block, however its cell index was rounded.
-      int lo[3], hi[3];
-      const float c[3] = {xi.x, xi.y, xi.z};
-      const float o[3] = {spec_.origin.x, spec_.origin.y, spec_.origin.z};
-      for (int a = 0; a < 3; ++a) {
-        const float reach = radius + 4.8e-7f * (std::fabs(c[a]) + radius);  // 2^-21 relative
-        lo[a] = spec_.axis_cell(c[a] - reach, o[a], spec_.dim[a]);
-        hi[a] = spec_.axis_cell(c[a] + reach, o[a], spec_.dim[a]);
-      }
-      uint32_t* list = index + i * stride;
-      uint32_t found = 0;
       bool overflow = false;
-      for (int z = lo[2]; z <= hi[2]; ++z) {
-        for (int y = lo[1]; y <= hi[1]; ++y) {
-          // The cells of a row are contiguous in the sorted order.
-          const uint32_t b = start[spec_.linear(lo[0], y, z)];
-          const uint32_t e = start[spec_.linear(hi[0], y, z) + 1];
-          for (uint32_t j = b; j < e; ++j) {
-            if (j == i || length_squared(xi - x[j]) >= r2max) continue;
-            if (found < stride) list[found++] = j;
-            else overflow = true;
-          }
-        }
-      }
-      count[i] = found;
+      count[i] = scan_neighbors(spec_, start, x, static_cast<uint32_t>(i), radius, stride, index + i * stride,
+                                &overflow);
       local_overflows += overflow ? 1u : 0u;
     }
     overflows.fetch_add(local_overflows, std::memory_order_relaxed);

@@ -1,0 +1,524 @@
+#include "backend/cuda/cuda_backend.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda_entry.h"
+#include "core/neighbor_scan.h"
+#include "solver/pbf/pbf_equations.h"
+
+namespace pbf {
+
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kMeasureBlock = 256;
+constexpr size_t kMaxPlaneSet = kDomainWalls + kMaxPlanes;
+
+// The planes of a step, passed to kernels by value (1.1 KB of parameters).
+struct PlaneSet {
+  Plane plane[kMaxPlaneSet];
+  uint32_t count;
+};
+
+PlaneSet plane_set(const StepContext& ctx) {
+  if (ctx.plane_count > kMaxPlaneSet) throw Error(Status::Internal, "CUDA backend: more planes than it can hold");
+  PlaneSet s{};
+  for (uint32_t k = 0; k < ctx.plane_count; ++k) s.plane[k] = ctx.planes[k];
+  s.count = ctx.plane_count;
+  return s;
+}
+
+unsigned blocks_for(size_t n, int block = kBlock) { return static_cast<unsigned>((n + block - 1) / block); }
+
+GridSpec grid_for(const SolverConfig& config) {
+  GridSpec g{};
+  g.origin = config.domain_min;
+  g.inv_cell = 1.0f / config.kernel_radius;
+  const Vec3 extent = config.domain_max - config.domain_min;
+  const float e[3] = {extent.x, extent.y, extent.z};
+  for (int a = 0; a < 3; ++a) g.dim[a] = std::max(1, static_cast<int>(std::ceil(e[a] / config.kernel_radius)));
+  return g;
+}
+
+// ---------------------------------------------------------------- kernels
+
+__global__ void k_iota(uint32_t* out, uint32_t first, size_t n) {
+  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (k < n) out[k] = first + static_cast<uint32_t>(k);
+}
+
+__global__ void k_predict(size_t n, PbfConstants c, PlaneSet planes, const Vec3* x, Vec3* v, Vec3* xp) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  Vec3 vi = v[i];
+  Vec3 p;
+  predict(c, x[i], vi, p);
+  v[i] = vi;
+  xp[i] = collide(c, planes.plane, planes.count, p, x[i]);
+}
+
+__global__ void k_cell_keys(size_t n, GridSpec grid, const Vec3* xp, uint32_t* keys, uint32_t* places,
+                            uint32_t* cell_count) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t key = grid.cell_index(xp[i]);
+  keys[i] = key;
+  places[i] = static_cast<uint32_t>(i);
+  atomicAdd(cell_count + key, 1u);
+}
+
+template <class T>
+__global__ void k_gather(size_t n, const uint32_t* order, const T* from, T* to) {
+  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (k < n) to[k] = from[order[k]];
+}
+
+// to[k] = from[id[k]]: user order in, backend order out.
+template <class T>
+__global__ void k_from_user(size_t n, const uint32_t* id, const T* from, T* to) {
+  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (k < n) to[k] = from[id[k]];
+}
+
+// to[id[k]] = from[k]: backend order in, user order out.
+template <class T>
+__global__ void k_to_user(size_t n, const uint32_t* id, const T* from, T* to) {
+  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (k < n) to[id[k]] = from[k];
+}
+
+__global__ void k_neighbors(size_t n, GridSpec grid, const uint32_t* start, const Vec3* xp, float radius,
+                            uint32_t stride, uint32_t* index, uint32_t* count, uint32_t* overflows) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  bool overflow = false;
+  count[i] = scan_neighbors(grid, start, xp, static_cast<uint32_t>(i), radius, stride, index + i * stride,
+                            &overflow);
+  if (overflow) atomicAdd(overflows, 1u);
+}
+
+__global__ void k_density_lambda(size_t n, PbfConstants c, NeighborLists nb, const Vec3* xp, float* rho,
+                                 float* lambda) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  float r, l;
+  density_lambda(c, static_cast<uint32_t>(i), nb, xp, r, l);
+  rho[i] = r;
+  lambda[i] = l;
+}
+
+__global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb, const Vec3* xp,
+                          const float* lambda, const Vec3* x, Vec3* out) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const Vec3 moved = xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda);
+  out[i] = collide(c, planes.plane, planes.count, moved, x[i]);
+}
+
+__global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb, Vec3* x,
+                                  const Vec3* xp, Vec3* v, float* rho) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  v[i] = updated_velocity(c, planes.plane, planes.count, x[i], xp[i], v[i]);
+  x[i] = xp[i];
+  rho[i] = density(c, static_cast<uint32_t>(i), nb, xp);
+}
+
+__global__ void k_vorticity(size_t n, PbfConstants c, NeighborLists nb, const Vec3* x, const Vec3* v,
+                            const float* rho, Vec3* omega) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) omega[i] = vorticity(c, static_cast<uint32_t>(i), nb, x, v, rho);
+}
+
+__global__ void k_vorticity_viscosity(size_t n, PbfConstants c, NeighborLists nb, const Vec3* x, const Vec3* v,
+                                      const float* rho, const Vec3* omega, Vec3* out) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = vorticity_viscosity(c, static_cast<uint32_t>(i), nb, x, v, rho, omega);
+}
+
+// One CudaMeasures per block, reduced in a fixed tree order.
+__global__ void k_measure(size_t n, float inv_rho0, const float* rho, const uint32_t* nb_count, const Vec3* v,
+                          CudaMeasures* partials) {
+  __shared__ double error_sum[kMeasureBlock];
+  __shared__ double neighbor_sum[kMeasureBlock];
+  __shared__ float error_max[kMeasureBlock];
+  __shared__ float speed2_max[kMeasureBlock];
+  __shared__ uint32_t neighbor_max[kMeasureBlock];
+  const unsigned t = threadIdx.x;
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + t;
+  float e = 0.0f, s2 = 0.0f;
+  uint32_t count = 0;
+  if (i < n) {
+    e = fmaxf(rho[i] * inv_rho0 - 1.0f, 0.0f);
+    count = nb_count[i];
+    s2 = length_squared(v[i]);
+  }
+  error_sum[t] = e;
+  neighbor_sum[t] = count;
+  error_max[t] = e;
+  speed2_max[t] = s2;
+  neighbor_max[t] = count;
+  __syncthreads();
+  for (unsigned half = kMeasureBlock / 2; half > 0; half /= 2) {
+    if (t < half) {
+      error_sum[t] += error_sum[t + half];
+      neighbor_sum[t] += neighbor_sum[t + half];
+      error_max[t] = fmaxf(error_max[t], error_max[t + half]);
+      speed2_max[t] = fmaxf(speed2_max[t], speed2_max[t + half]);
+      neighbor_max[t] = max(neighbor_max[t], neighbor_max[t + half]);
+    }
+    __syncthreads();
+  }
+  if (t == 0)
+    partials[blockIdx.x] = CudaMeasures{error_sum[0], neighbor_sum[0], error_max[0], speed2_max[0], neighbor_max[0]};
+}
+
+void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- device queries
+
+bool cuda_device_usable(int device_index, std::string* reason) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // reset the runtime's last error, so that it is not reported again later
+    if (reason)
+      *reason = std::string("no usable CUDA driver or device (") + cudaGetErrorName(status) + ": " +
+                cudaGetErrorString(status) + ")";
+    return false;
+  }
+  if (device_index < 0 || device_index >= count) {
+    if (reason)
+      *reason = "device_index " + std::to_string(device_index) + " is out of range: this machine has " +
+                std::to_string(count) + " CUDA device(s)";
+    return false;
+  }
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device_index) != cudaSuccess) {
+    cudaGetLastError();
+    if (reason) *reason = "cannot query CUDA device " + std::to_string(device_index);
+    return false;
+  }
+  if (prop.major * 10 + prop.minor < 75) {
+    if (reason)
+      *reason = std::string("CUDA device ") + std::to_string(device_index) + " (" + prop.name +
+                ") has compute capability " + std::to_string(prop.major) + "." + std::to_string(prop.minor) +
+                "; this build runs on 7.5 (Turing) and newer";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Backend> create_cuda_backend(const SolverConfig& config) {
+  std::string reason;
+  if (!cuda_device_usable(config.device_index, &reason))
+    throw Error(Status::BackendUnavailable, "desc->backend: PBF_BACKEND_CUDA is not available: " + reason);
+  return std::make_unique<CudaBackend>(config);
+}
+
+// ---------------------------------------------------------------- CudaBackend
+
+CudaBackend::CudaBackend(const SolverConfig& config)
+    : config_(config),
+      grid_(grid_for(config)),
+      cells_(static_cast<size_t>(grid_.cell_count())),
+      key_bits_(1),
+      stride_(config.max_neighbors) {
+  while ((size_t(1) << key_bits_) < cells_) ++key_bits_;
+  use_device();
+  cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  try {
+    cell_count_.reserve(cells_ + 1, 0);
+    cell_start_.reserve(cells_ + 1, 0);
+    overflows_.reserve(1, 0);
+  } catch (...) {
+    cudaStreamDestroy(stream_);
+    throw;
+  }
+}
+
+CudaBackend::~CudaBackend() {
+  cudaSetDevice(config_.device_index);  // no throwing here: errors have nowhere to go
+  if (stream_) {
+    cudaStreamSynchronize(stream_);
+    cudaStreamDestroy(stream_);
+  }
+}
+
+void CudaBackend::use_device() const { cuda_check(cudaSetDevice(config_.device_index), "cudaSetDevice"); }
+
+void CudaBackend::finish(const char* stage) const { cuda_check(cudaStreamSynchronize(stream_), stage); }
+
+NeighborLists CudaBackend::neighbor_lists() const {
+  return NeighborLists{nb_index_.data(), nb_count_.data(), stride_};
+}
+
+void CudaBackend::reserve(size_t n) {
+  const size_t keep = n_;
+  for (auto* b : {&x_, &v_, &xp_, &scratch_, &omega_}) b->reserve(n, keep);
+  for (auto* b : {&rho_, &lambda_}) b->reserve(n, keep);
+  for (auto* b : {&id_, &id_scratch_}) b->reserve(n, keep);
+  for (auto* b : {&keys_, &keys_sorted_, &places_, &order_, &nb_count_}) b->reserve(n, 0);
+  nb_index_.reserve(n * static_cast<size_t>(stride_), 0);
+  const size_t blocks = std::max<size_t>(1, blocks_for(n, kMeasureBlock));
+  partials_.reserve(blocks, 0);
+  if (host_partials_.size() < blocks) host_partials_.resize(blocks);
+  // CUB's scratch for the sort of n keys and the scan of the cell counts.
+  size_t sort_bytes = 0, scan_bytes = 0;
+  cuda_check(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(), keys_sorted_.data(), places_.data(),
+                                             order_.data(), static_cast<int>(std::max<size_t>(n, 1)), 0, key_bits_,
+                                             stream_),
+             "cub::DeviceRadixSort (size query)");
+  cuda_check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cell_count_.data(), cell_start_.data(),
+                                           static_cast<int>(cells_ + 1), stream_),
+             "cub::DeviceScan (size query)");
+  cub_temp_.reserve(std::max(sort_bytes, scan_bytes), 0);
+}
+
+void CudaBackend::append(const float* positions, const float* velocities, size_t n) {
+  if (n == 0) return;
+  use_device();
+  reserve(n_ + n);
+  const size_t at = n_;
+  cuda_check(cudaMemcpyAsync(x_.data() + at, positions, n * sizeof(Vec3), cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (positions)");
+  cuda_check(cudaMemcpyAsync(xp_.data() + at, x_.data() + at, n * sizeof(Vec3), cudaMemcpyDeviceToDevice, stream_),
+             "cudaMemcpy (predicted positions)");
+  if (velocities)
+    cuda_check(cudaMemcpyAsync(v_.data() + at, velocities, n * sizeof(Vec3), cudaMemcpyHostToDevice, stream_),
+               "cudaMemcpy (velocities)");
+  else
+    cuda_check(cudaMemsetAsync(v_.data() + at, 0, n * sizeof(Vec3), stream_), "cudaMemset (velocities)");
+  cuda_check(cudaMemsetAsync(omega_.data() + at, 0, n * sizeof(Vec3), stream_), "cudaMemset");
+  cuda_check(cudaMemsetAsync(rho_.data() + at, 0, n * sizeof(float), stream_), "cudaMemset");
+  cuda_check(cudaMemsetAsync(lambda_.data() + at, 0, n * sizeof(float), stream_), "cudaMemset");
+  k_iota<<<blocks_for(n), kBlock, 0, stream_>>>(id_.data() + at, static_cast<uint32_t>(at), n);
+  check_launch("k_iota");
+  finish("append");
+  n_ += n;
+}
+
+void CudaBackend::export_state(ParticleState& out) const {
+  use_device();
+  ParticleState s;
+  s.positions.resize(n_);
+  s.velocities.resize(n_);
+  s.densities.resize(n_);
+  s.user_ids.resize(n_);
+  if (n_ > 0) {
+    const auto down = [&](void* to, const void* from, size_t bytes) {
+      cuda_check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpy (export)");
+    };
+    down(s.positions.data(), x_.data(), n_ * sizeof(Vec3));
+    down(s.velocities.data(), v_.data(), n_ * sizeof(Vec3));
+    down(s.densities.data(), rho_.data(), n_ * sizeof(float));
+    down(s.user_ids.data(), id_.data(), n_ * sizeof(uint32_t));
+    finish("export_state");
+  }
+  out = std::move(s);
+}
+
+void CudaBackend::import_state(const ParticleState& in) {
+  use_device();
+  const size_t n = in.positions.size();
+  reserve(n);
+  if (n > 0) {
+    const auto up = [&](void* to, const void* from, size_t bytes) {
+      cuda_check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpy (import)");
+    };
+    up(x_.data(), in.positions.data(), n * sizeof(Vec3));
+    up(xp_.data(), in.positions.data(), n * sizeof(Vec3));
+    up(v_.data(), in.velocities.data(), n * sizeof(Vec3));
+    up(rho_.data(), in.densities.data(), n * sizeof(float));
+    up(id_.data(), in.user_ids.data(), n * sizeof(uint32_t));
+    cuda_check(cudaMemsetAsync(omega_.data(), 0, n * sizeof(Vec3), stream_), "cudaMemset");
+    cuda_check(cudaMemsetAsync(lambda_.data(), 0, n * sizeof(float), stream_), "cudaMemset");
+    finish("import_state");
+  }
+  n_ = n;
+}
+
+void CudaBackend::remove(const std::vector<uint8_t>& remove) {
+  // Rare and not on the step's path: done on the host, as the CPU backend does it.
+  ParticleState s;
+  export_state(s);
+  std::vector<uint32_t> renumber(remove.size());
+  uint32_t next = 0;
+  for (size_t u = 0; u < remove.size(); ++u) renumber[u] = remove[u] ? UINT32_MAX : next++;
+  size_t kept = 0;
+  for (size_t k = 0; k < s.positions.size(); ++k) {
+    if (remove[s.user_ids[k]]) continue;
+    s.positions[kept] = s.positions[k];
+    s.velocities[kept] = s.velocities[k];
+    s.densities[kept] = s.densities[k];
+    s.user_ids[kept] = renumber[s.user_ids[k]];
+    ++kept;
+  }
+  for (auto* a : {&s.positions, &s.velocities}) a->resize(kept);
+  s.densities.resize(kept);
+  s.user_ids.resize(kept);
+  import_state(s);
+}
+
+void CudaBackend::read(Field field, float* out) const {
+  if (n_ == 0) return;
+  use_device();
+  // The user-order copy goes through the scratch buffer, which a step
+  // overwrites before it reads it.
+  Vec3* staging = scratch_.data();
+  if (field == Field::Density) {
+    float* user = reinterpret_cast<float*>(staging);
+    k_to_user<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), rho_.data(), user);
+    check_launch("k_to_user");
+    cuda_check(cudaMemcpyAsync(out, user, n_ * sizeof(float), cudaMemcpyDeviceToHost, stream_), "cudaMemcpy");
+  } else {
+    const Vec3* from = field == Field::Position ? x_.data() : v_.data();
+    k_to_user<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), from, staging);
+    check_launch("k_to_user");
+    cuda_check(cudaMemcpyAsync(out, staging, n_ * sizeof(Vec3), cudaMemcpyDeviceToHost, stream_), "cudaMemcpy");
+  }
+  finish("read");
+}
+
+void CudaBackend::write(Field field, const float* in) {
+  if (n_ == 0 || field == Field::Density) return;
+  use_device();
+  cuda_check(cudaMemcpyAsync(scratch_.data(), in, n_ * sizeof(Vec3), cudaMemcpyHostToDevice, stream_), "cudaMemcpy");
+  Vec3* to = field == Field::Position ? x_.data() : v_.data();
+  k_from_user<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), scratch_.data(), to);
+  check_launch("k_from_user");
+  finish("write");
+}
+
+void CudaBackend::predict(const StepContext& ctx) {
+  use_device();
+  k_predict<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), x_.data(), v_.data(),
+                                                     xp_.data());
+  check_launch("k_predict");
+  finish("predict");
+}
+
+void CudaBackend::build_grid(const StepContext&) {
+  use_device();
+  cuda_check(cudaMemsetAsync(cell_count_.data(), 0, (cells_ + 1) * sizeof(uint32_t), stream_), "cudaMemset");
+  k_cell_keys<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, grid_, xp_.data(), keys_.data(), places_.data(),
+                                                       cell_count_.data());
+  check_launch("k_cell_keys");
+  size_t bytes = cub_temp_.capacity();
+  // Stable: particles of one cell keep their order, as on the CPU.
+  cuda_check(cub::DeviceRadixSort::SortPairs(cub_temp_.data(), bytes, keys_.data(), keys_sorted_.data(),
+                                             places_.data(), order_.data(), static_cast<int>(n_), 0, key_bits_,
+                                             stream_),
+             "cub::DeviceRadixSort::SortPairs");
+  bytes = cub_temp_.capacity();
+  cuda_check(cub::DeviceScan::ExclusiveSum(cub_temp_.data(), bytes, cell_count_.data(), cell_start_.data(),
+                                           static_cast<int>(cells_ + 1), stream_),
+             "cub::DeviceScan::ExclusiveSum");
+  const unsigned b = blocks_for(n_);
+  k_gather<<<b, kBlock, 0, stream_>>>(n_, order_.data(), x_.data(), scratch_.data());
+  x_.swap(scratch_);
+  k_gather<<<b, kBlock, 0, stream_>>>(n_, order_.data(), v_.data(), scratch_.data());
+  v_.swap(scratch_);
+  k_gather<<<b, kBlock, 0, stream_>>>(n_, order_.data(), xp_.data(), scratch_.data());
+  xp_.swap(scratch_);
+  k_gather<<<b, kBlock, 0, stream_>>>(n_, order_.data(), id_.data(), id_scratch_.data());
+  id_.swap(id_scratch_);
+  check_launch("k_gather");
+  finish("build_grid");
+}
+
+void CudaBackend::find_neighbors(const StepContext& ctx) {
+  use_device();
+  cuda_check(cudaMemsetAsync(overflows_.data(), 0, sizeof(uint32_t), stream_), "cudaMemset");
+  k_neighbors<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, grid_, cell_start_.data(), xp_.data(),
+                                                       ctx.constants.kernel.h, stride_, nb_index_.data(),
+                                                       nb_count_.data(), overflows_.data());
+  check_launch("k_neighbors");
+  cuda_check(cudaMemcpyAsync(&overflow_count_, overflows_.data(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_),
+             "cudaMemcpy");
+  finish("find_neighbors");
+}
+
+void CudaBackend::solve_density(const StepContext& ctx) {
+  use_device();
+  const unsigned b = blocks_for(n_);
+  const NeighborLists nb = neighbor_lists();
+  k_density_lambda<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, nb, xp_.data(), rho_.data(), lambda_.data());
+  check_launch("k_density_lambda");
+  k_correct<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), nb, xp_.data(), lambda_.data(), x_.data(),
+                                       scratch_.data());
+  check_launch("k_correct");
+  xp_.swap(scratch_);
+  finish("solve_density");
+}
+
+void CudaBackend::update_velocities(const StepContext& ctx) {
+  use_device();
+  k_update_velocity<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), neighbor_lists(),
+                                                             x_.data(), xp_.data(), v_.data(), rho_.data());
+  check_launch("k_update_velocity");
+  finish("update_velocities");
+}
+
+void CudaBackend::apply_vorticity_viscosity(const StepContext& ctx) {
+  const PbfConstants& c = ctx.constants;
+  if (c.vorticity <= 0.0f && c.xsph <= 0.0f) return;
+  use_device();
+  const unsigned b = blocks_for(n_);
+  const NeighborLists nb = neighbor_lists();
+  if (c.vorticity > 0.0f) {
+    k_vorticity<<<b, kBlock, 0, stream_>>>(n_, c, nb, x_.data(), v_.data(), rho_.data(), omega_.data());
+    check_launch("k_vorticity");
+  }
+  k_vorticity_viscosity<<<b, kBlock, 0, stream_>>>(n_, c, nb, x_.data(), v_.data(), rho_.data(), omega_.data(),
+                                                   scratch_.data());
+  check_launch("k_vorticity_viscosity");
+  v_.swap(scratch_);
+  finish("apply_vorticity_viscosity");
+}
+
+void CudaBackend::measure(StepStats& stats) const {
+  stats.particle_count = static_cast<uint32_t>(n_);
+  stats.neighbor_overflows = overflow_count_;
+  if (n_ == 0) {
+    stats.avg_density_error = stats.max_density_error = stats.avg_neighbors = stats.max_speed = 0.0f;
+    stats.max_neighbors = 0;
+    return;
+  }
+  use_device();
+  const unsigned blocks = blocks_for(n_, kMeasureBlock);
+  k_measure<<<blocks, kMeasureBlock, 0, stream_>>>(n_, 1.0f / config_.rest_density, rho_.data(), nb_count_.data(),
+                                                   v_.data(), partials_.data());
+  check_launch("k_measure");
+  std::vector<CudaMeasures>& parts = host_partials_;  // sized by reserve(): no allocation here
+  cuda_check(cudaMemcpyAsync(parts.data(), partials_.data(), blocks * sizeof(CudaMeasures), cudaMemcpyDeviceToHost,
+                             stream_),
+             "cudaMemcpy");
+  finish("measure");
+  CudaMeasures m{0.0, 0.0, 0.0f, 0.0f, 0};
+  for (unsigned k = 0; k < blocks; ++k) {
+    const CudaMeasures& p = parts[k];
+    m.error_sum += p.error_sum;
+    m.neighbor_sum += p.neighbor_sum;
+    m.error_max = std::max(m.error_max, p.error_max);
+    m.speed2_max = std::max(m.speed2_max, p.speed2_max);
+    m.neighbor_max = std::max(m.neighbor_max, p.neighbor_max);
+  }
+  const double count = static_cast<double>(n_);
+  stats.avg_density_error = static_cast<float>(m.error_sum / count);
+  stats.max_density_error = m.error_max;
+  stats.avg_neighbors = static_cast<float>(m.neighbor_sum / count);
+  stats.max_neighbors = m.neighbor_max;
+  stats.max_speed = std::sqrt(m.speed2_max);
+}
+
+}  // namespace pbf

@@ -1,0 +1,51 @@
+// neighbor_scan.h - the neighbour search of one particle in a cell-sorted
+// grid, written once for every backend: given where each cell's particles
+// start in the sorted order, list the particles within `radius` of x_i.
+#pragma once
+
+#include <cstdint>
+
+#include "core/grid_spec.h"
+#include "core/hd.h"
+
+namespace pbf {
+
+// Writes to list[0 .. stride-1] the sorted indices j != i with
+// |x_i - x_j| < radius, in sorted order, and returns how many there are
+// (at most stride); *overflow tells whether more were found than fit.
+// `start` has cell_count() + 1 entries: cell c holds the places
+// start[c] .. start[c+1]-1. Any radius works; one cell size is the fastest.
+PBF_HD uint32_t scan_neighbors(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t i,
+                               float radius, uint32_t stride, uint32_t* list, bool* overflow) {
+  const float r2max = radius * radius;
+  const Vec3 xi = x[i];
+  // The cells that cover [x_i - r, x_i + r] on each axis, widened by the
+  // round-off of that subtraction: cell_of() is monotone, so a neighbour
+  // always lies in this block, however its cell index was rounded.
+  int lo[3], hi[3];
+  const float c[3] = {xi.x, xi.y, xi.z};
+  const float o[3] = {spec.origin.x, spec.origin.y, spec.origin.z};
+  for (int a = 0; a < 3; ++a) {
+    const float reach = radius + 4.8e-7f * (fabsf(c[a]) + radius);  // 2^-21 relative
+    lo[a] = spec.axis_cell(c[a] - reach, o[a], spec.dim[a]);
+    hi[a] = spec.axis_cell(c[a] + reach, o[a], spec.dim[a]);
+  }
+  uint32_t found = 0;
+  bool more = false;
+  for (int z = lo[2]; z <= hi[2]; ++z) {
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      // The cells of a row are contiguous in the sorted order.
+      const uint32_t b = start[spec.linear(lo[0], y, z)];
+      const uint32_t e = start[spec.linear(hi[0], y, z) + 1];
+      for (uint32_t j = b; j < e; ++j) {
+        if (j == i || length_squared(xi - x[j]) >= r2max) continue;
+        if (found < stride) list[found++] = j;
+        else more = true;
+      }
+    }
+  }
+  *overflow = more;
+  return found;
+}
+
+}  // namespace pbf
