@@ -1,8 +1,10 @@
 // pbf_capi.cpp - the C API: checks every argument, converts between the C
 // structs and the C++ core, and never lets an exception through.
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "capi/capi_guard.h"
@@ -13,10 +15,35 @@
 
 struct pbf_solver {
   explicit pbf_solver(const pbf::SolverConfig& config) : impl(config) {}
+  ~pbf_solver() {
+    if (worker.joinable()) worker.join();
+  }
   pbf::Solver impl;
+
+  // An asynchronous step: started by pbf_solver_step_async(), collected by
+  // pbf_solver_wait(). While `started`, only the worker touches `impl`.
+  std::atomic<bool> started{false};
+  std::atomic<bool> finished{false};
+  std::thread worker;
+  pbf_status async_status = PBF_OK;
+  std::string async_message;
 };
 
 namespace pbf::capi {
+
+// Every call but pbf_solver_wait(), pbf_solver_poll() and pbf_solver_destroy()
+// is refused while an asynchronous step has not been collected.
+void require_idle(const pbf_solver* solver) {
+  if (solver->started.load(std::memory_order_acquire))
+    reject(PBF_ERROR_BUSY, "solver is running an asynchronous step; call pbf_solver_wait() first");
+}
+
+void require_step_arguments(float dt, uint32_t substeps) {
+  require_positive(dt, "dt");
+  if (dt > 10.0f) reject(PBF_ERROR_INVALID_ARGUMENT, "dt must be at most 10 s, got " + describe(dt));
+  if (substeps < 1 || substeps > 1000)
+    reject(PBF_ERROR_INVALID_ARGUMENT, "substeps must be in [1, 1000], got " + describe(substeps));
+}
 
 namespace {
 
@@ -155,6 +182,7 @@ void require_particles(const Solver& s, const float* values, size_t n, Field fie
 pbf_status get_field(const char* fn, const pbf_solver* solver, Field field, float* out, size_t capacity) {
   return guarded(fn, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     const size_t n = solver->impl.size();
     const size_t needed = (field == Field::Density ? 1 : 3) * n;
     if (needed == 0) return;
@@ -170,6 +198,7 @@ pbf_status set_field(const char* fn, pbf_solver* solver, Field field, const floa
                      const char* name) {
   return guarded(fn, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     const size_t n = solver->impl.size();
     if (length != 3 * n) {
       reject(length < 3 * n ? PBF_ERROR_BUFFER_TOO_SMALL : PBF_ERROR_INVALID_ARGUMENT,
@@ -215,6 +244,7 @@ const char* pbf_status_string(pbf_status status) {
     case PBF_ERROR_VERSION_MISMATCH: return "PBF_ERROR_VERSION_MISMATCH";
     case PBF_ERROR_IO: return "PBF_ERROR_IO";
     case PBF_ERROR_INTERNAL: return "PBF_ERROR_INTERNAL";
+    case PBF_ERROR_BUSY: return "PBF_ERROR_BUSY";
   }
   return "unknown status";
 }
@@ -253,12 +283,13 @@ pbf_status pbf_solver_create(const pbf_solver_desc* desc, pbf_solver** out_solve
 }
 
 pbf_status pbf_solver_destroy(pbf_solver* solver) {
-  return guarded(__func__, [&] { delete solver; });
+  return guarded(__func__, [&] { delete solver; });  // waits for an asynchronous step
 }
 
 pbf_status pbf_solver_get_desc(const pbf_solver* solver, pbf_solver_desc* out) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(out, "out");
     require_struct_size(out->struct_size, sizeof(pbf_solver_desc), "out");
     const SolverConfig& c = solver->impl.config();
@@ -278,6 +309,7 @@ pbf_status pbf_solver_get_desc(const pbf_solver* solver, pbf_solver_desc* out) {
 pbf_status pbf_solver_get_particle_mass(const pbf_solver* solver, float* out_mass) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(out_mass, "out_mass");
     *out_mass = solver->impl.particle_mass();
   });
@@ -286,6 +318,7 @@ pbf_status pbf_solver_get_particle_mass(const pbf_solver* solver, float* out_mas
 pbf_status pbf_solver_get_params(const pbf_solver* solver, pbf_params* out) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(out, "out");
     require_struct_size(out->struct_size, sizeof(pbf_params), "out");
     copy_params(solver->impl.params(), *out);
@@ -295,6 +328,7 @@ pbf_status pbf_solver_get_params(const pbf_solver* solver, pbf_params* out) {
 pbf_status pbf_solver_set_params(pbf_solver* solver, const pbf_params* params) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(params, "params");
     solver->impl.set_params(params_from(*params));
   });
@@ -303,6 +337,7 @@ pbf_status pbf_solver_set_params(pbf_solver* solver, const pbf_params* params) {
 pbf_status pbf_solver_particle_count(const pbf_solver* solver, size_t* out_count) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(out_count, "out_count");
     *out_count = solver->impl.size();
   });
@@ -312,6 +347,7 @@ pbf_status pbf_solver_add_particles(pbf_solver* solver, const float* positions, 
                                     size_t count) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     if (count == 0) return;
     require_not_null(positions, "positions");
     const size_t capacity = solver->impl.config().max_particles;
@@ -329,6 +365,7 @@ pbf_status pbf_solver_fill_box(pbf_solver* solver, const float lo[3], const floa
                                size_t* out_added) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(lo, "lo");
     require_not_null(hi, "hi");
     require_vec3_finite(lo, "lo");
@@ -350,6 +387,7 @@ pbf_status pbf_solver_fill_box(pbf_solver* solver, const float lo[3], const floa
 pbf_status pbf_solver_remove_particles(pbf_solver* solver, const uint32_t* indices, size_t count) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     if (count == 0) return;
     require_not_null(indices, "indices");
     const size_t n = solver->impl.size();
@@ -374,6 +412,7 @@ pbf_status pbf_solver_remove_particles(pbf_solver* solver, const uint32_t* indic
 pbf_status pbf_solver_clear_particles(pbf_solver* solver) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     solver->impl.remove_particles(std::vector<uint8_t>(solver->impl.size(), 1));
   });
 }
@@ -401,6 +440,7 @@ pbf_status pbf_solver_set_velocities(pbf_solver* solver, const float* velocities
 pbf_status pbf_solver_add_plane(pbf_solver* solver, const float normal[3], float offset, uint32_t* out_index) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(normal, "normal");
     require_vec3_finite(normal, "normal");
     require_finite(offset, "offset");
@@ -421,6 +461,7 @@ pbf_status pbf_solver_add_plane(pbf_solver* solver, const float normal[3], float
 pbf_status pbf_solver_clear_planes(pbf_solver* solver) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     solver->impl.clear_planes();
   });
 }
@@ -428,17 +469,65 @@ pbf_status pbf_solver_clear_planes(pbf_solver* solver) {
 pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
-    require_positive(dt, "dt");
-    if (dt > 10.0f) reject(PBF_ERROR_INVALID_ARGUMENT, "dt must be at most 10 s, got " + describe(dt));
-    if (substeps < 1 || substeps > 1000)
-      reject(PBF_ERROR_INVALID_ARGUMENT, "substeps must be in [1, 1000], got " + describe(substeps));
+    require_idle(solver);
+    require_step_arguments(dt, substeps);
     solver->impl.step(dt, substeps);
+  });
+}
+
+pbf_status pbf_solver_step_async(pbf_solver* solver, float dt, uint32_t substeps) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_step_arguments(dt, substeps);
+    if (solver->worker.joinable()) solver->worker.join();  // the thread of a step already collected
+    solver->finished.store(false, std::memory_order_relaxed);
+    solver->started.store(true, std::memory_order_release);
+    try {
+      solver->worker = std::thread([solver, dt, substeps] {
+        const pbf_status status = guarded("pbf_solver_step_async", [&] { solver->impl.step(dt, substeps); });
+        solver->async_status = status;
+        solver->async_message = status == PBF_OK ? "" : pbf_last_error();
+        solver->finished.store(true, std::memory_order_release);
+      });
+    } catch (...) {
+      solver->started.store(false, std::memory_order_release);
+      throw;
+    }
+  });
+}
+
+pbf_status pbf_solver_wait(pbf_solver* solver) {
+  if (solver == nullptr) return fail(__func__, PBF_ERROR_NULL_POINTER, "solver is NULL");
+  if (!solver->started.load(std::memory_order_acquire)) return PBF_OK;
+  solver->worker.join();
+  const pbf_status status = solver->async_status;
+  const std::string message = solver->async_message;
+  solver->started.store(false, std::memory_order_release);
+  if (status != PBF_OK) {
+    // The worker's message already names pbf_solver_step_async.
+    try {
+      t_last_error = message;
+    } catch (...) {
+    }
+  }
+  return status;
+}
+
+pbf_status pbf_solver_poll(const pbf_solver* solver, int* out_done) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(out_done, "out_done");
+    *out_done = !solver->started.load(std::memory_order_acquire) || solver->finished.load(std::memory_order_acquire)
+                    ? 1
+                    : 0;
   });
 }
 
 pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(out, "out");
     require_struct_size(out->struct_size, sizeof(pbf_stats), "out");
     const StepStats& s = solver->impl.stats();
@@ -464,6 +553,7 @@ pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out) {
 pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* path) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(path, "path");
     if (path[0] == '\0') reject(PBF_ERROR_INVALID_ARGUMENT, "path is empty");
     const size_t n = solver->impl.size();
@@ -478,6 +568,7 @@ pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* path) {
 pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const char* path) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(path, "path");
     if (path[0] == '\0') reject(PBF_ERROR_INVALID_ARGUMENT, "path is empty");
     write_checkpoint(path, solver->impl.checkpoint());
@@ -487,6 +578,7 @@ pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const char* path
 pbf_status pbf_solver_load_checkpoint(pbf_solver* solver, const char* path) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(path, "path");
     if (path[0] == '\0') reject(PBF_ERROR_INVALID_ARGUMENT, "path is empty");
     const Checkpoint checkpoint = read_checkpoint(path);

@@ -77,7 +77,8 @@ typedef enum pbf_status PBF_ENUM_INT {
   PBF_ERROR_OUT_OF_MEMORY = 6,       /**< an allocation failed; the solver keeps its state */
   PBF_ERROR_VERSION_MISMATCH = 7,    /**< a struct_size this library does not know */
   PBF_ERROR_IO = 8,                  /**< a file could not be written or read */
-  PBF_ERROR_INTERNAL = 9             /**< a bug in pbf; please report the message */
+  PBF_ERROR_INTERNAL = 9,            /**< a bug in pbf; please report the message */
+  PBF_ERROR_BUSY = 10                /**< the solver is running an asynchronous step */
 } pbf_status;
 
 /**
@@ -397,6 +398,34 @@ PBF_API pbf_status pbf_solver_clear_planes(pbf_solver* solver);
  * steps successfully and does nothing.
  */
 PBF_API pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps);
+
+/**
+ * Starts the step that pbf_solver_step() would run and returns at once; the
+ * step runs on a thread the solver starts for it (and, on the CPU backend, on
+ * the solver's worker threads; on CUDA, on its GPU). Arguments are checked
+ * here, as by
+ * pbf_solver_step(). Until pbf_solver_wait() has returned, the solver's data
+ * must be left alone: every other call on this solver fails with
+ * PBF_ERROR_BUSY and changes nothing, except pbf_solver_poll(),
+ * pbf_solver_wait() and pbf_solver_destroy() (which waits for the step).
+ * Game engines use this to simulate while they render the previous frame.
+ */
+PBF_API pbf_status pbf_solver_step_async(pbf_solver* solver, float dt, uint32_t substeps);
+
+/**
+ * Waits for the step started by pbf_solver_step_async() and returns its
+ * status; on failure pbf_last_error() on the calling thread says why. Returns
+ * PBF_OK at once when no asynchronous step was started. Afterwards the
+ * solver accepts every call again.
+ */
+PBF_API pbf_status pbf_solver_wait(pbf_solver* solver);
+
+/**
+ * Sets *out_done to 1 when no asynchronous step is running (it has finished,
+ * or none was started), so that pbf_solver_wait() would return at once; 0
+ * while it runs. Never blocks.
+ */
+PBF_API pbf_status pbf_solver_poll(const pbf_solver* solver, int* out_done);
 
 /** Statistics of the last step. out->struct_size must be set (pbf_stats_default()). */
 PBF_API pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out);

@@ -19,6 +19,7 @@ enum class Status : int {
   VersionMismatch = 7,
   Io = 8,
   Internal = 9,
+  Busy = 10,
 };
 
 class Error : public std::runtime_error {

@@ -269,10 +269,11 @@ TEST(CApiStatus, StatusStringNamesEveryStatus) {
   EXPECT_STREQ(pbf_status_string(PBF_ERROR_VERSION_MISMATCH), "PBF_ERROR_VERSION_MISMATCH");
   EXPECT_STREQ(pbf_status_string(PBF_ERROR_IO), "PBF_ERROR_IO");
   EXPECT_STREQ(pbf_status_string(PBF_ERROR_INTERNAL), "PBF_ERROR_INTERNAL");
+  EXPECT_STREQ(pbf_status_string(PBF_ERROR_BUSY), "PBF_ERROR_BUSY");
 }
 
 TEST(CApiStatus, StatusStringCallsAnUnknownValueUnknownStatus) {
-  EXPECT_STREQ(pbf_status_string(static_cast<pbf_status>(10)), "unknown status");
+  EXPECT_STREQ(pbf_status_string(static_cast<pbf_status>(11)), "unknown status");
   EXPECT_STREQ(pbf_status_string(static_cast<pbf_status>(15)), "unknown status");
 }
 
