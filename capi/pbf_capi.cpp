@@ -27,6 +27,9 @@ struct pbf_solver {
   std::thread worker;
   pbf_status async_status = PBF_OK;
   std::string async_message;
+
+  // Fields lent by pbf_solver_map(), indexed by pbf_field.
+  bool mapped[3] = {false, false, false};
 };
 
 namespace pbf::capi {
@@ -36,6 +39,15 @@ namespace pbf::capi {
 void require_idle(const pbf_solver* solver) {
   if (solver->started.load(std::memory_order_acquire))
     reject(PBF_ERROR_BUSY, "solver is running an asynchronous step; call pbf_solver_wait() first");
+}
+
+// Calls that change particles are refused while a field is lent out.
+void require_unmapped(const pbf_solver* solver) {
+  static const char* const names[3] = {"positions", "velocities", "densities"};
+  for (int f = 0; f < 3; ++f)
+    if (solver->mapped[f])
+      reject(PBF_ERROR_BUSY, std::string("solver: its ") + names[f] +
+                                 " are mapped; call pbf_solver_unmap() before changing particles");
 }
 
 void require_step_arguments(float dt, uint32_t substeps) {
@@ -199,6 +211,7 @@ pbf_status set_field(const char* fn, pbf_solver* solver, Field field, const floa
   return guarded(fn, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_unmapped(solver);
     const size_t n = solver->impl.size();
     if (length != 3 * n) {
       reject(length < 3 * n ? PBF_ERROR_BUFFER_TOO_SMALL : PBF_ERROR_INVALID_ARGUMENT,
@@ -348,6 +361,7 @@ pbf_status pbf_solver_add_particles(pbf_solver* solver, const float* positions, 
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_unmapped(solver);
     if (count == 0) return;
     require_not_null(positions, "positions");
     const size_t capacity = solver->impl.config().max_particles;
@@ -366,6 +380,7 @@ pbf_status pbf_solver_fill_box(pbf_solver* solver, const float lo[3], const floa
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_unmapped(solver);
     require_not_null(lo, "lo");
     require_not_null(hi, "hi");
     require_vec3_finite(lo, "lo");
@@ -388,6 +403,7 @@ pbf_status pbf_solver_remove_particles(pbf_solver* solver, const uint32_t* indic
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_unmapped(solver);
     if (count == 0) return;
     require_not_null(indices, "indices");
     const size_t n = solver->impl.size();
@@ -413,6 +429,7 @@ pbf_status pbf_solver_clear_particles(pbf_solver* solver) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_unmapped(solver);
     solver->impl.remove_particles(std::vector<uint8_t>(solver->impl.size(), 1));
   });
 }
@@ -470,6 +487,7 @@ pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_unmapped(solver);
     require_step_arguments(dt, substeps);
     solver->impl.step(dt, substeps);
   });
@@ -479,6 +497,7 @@ pbf_status pbf_solver_step_async(pbf_solver* solver, float dt, uint32_t substeps
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_unmapped(solver);
     require_step_arguments(dt, substeps);
     if (solver->worker.joinable()) solver->worker.join();  // the thread of a step already collected
     solver->finished.store(false, std::memory_order_relaxed);
@@ -494,6 +513,44 @@ pbf_status pbf_solver_step_async(pbf_solver* solver, float dt, uint32_t substeps
       solver->started.store(false, std::memory_order_release);
       throw;
     }
+  });
+}
+
+pbf_status pbf_solver_map(pbf_solver* solver, pbf_field field, pbf_memory memory, const float** out_data,
+                          size_t* out_count) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    int f = 0, m = 0;
+    std::memcpy(&f, &field, sizeof f);
+    std::memcpy(&m, &memory, sizeof m);
+    if (f < PBF_FIELD_POSITIONS || f > PBF_FIELD_DENSITIES)
+      reject(PBF_ERROR_INVALID_ARGUMENT, "field has the value " + describe(f) + ", not a pbf_field");
+    if (m != PBF_MEMORY_HOST && m != PBF_MEMORY_DEVICE)
+      reject(PBF_ERROR_INVALID_ARGUMENT, "memory has the value " + describe(m) + ", not a pbf_memory");
+    require_not_null(out_data, "out_data");
+    if (m == PBF_MEMORY_DEVICE && solver->impl.config().backend != BackendKind::Cuda)
+      reject(PBF_ERROR_INVALID_ARGUMENT, "memory: PBF_MEMORY_DEVICE needs a solver on PBF_BACKEND_CUDA");
+    if (solver->mapped[f]) reject(PBF_ERROR_INVALID_ARGUMENT, "field is already mapped");
+    const Field which = f == PBF_FIELD_POSITIONS ? Field::Position : f == PBF_FIELD_VELOCITIES ? Field::Velocity
+                                                                                              : Field::Density;
+    const float* data = solver->impl.backend().map(which, m == PBF_MEMORY_DEVICE);
+    solver->mapped[f] = true;
+    *out_data = data;
+    if (out_count) *out_count = solver->impl.size();
+  });
+}
+
+pbf_status pbf_solver_unmap(pbf_solver* solver, pbf_field field) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    int f = 0;
+    std::memcpy(&f, &field, sizeof f);
+    if (f < PBF_FIELD_POSITIONS || f > PBF_FIELD_DENSITIES)
+      reject(PBF_ERROR_INVALID_ARGUMENT, "field has the value " + describe(f) + ", not a pbf_field");
+    if (!solver->mapped[f]) reject(PBF_ERROR_INVALID_ARGUMENT, "field is not mapped");
+    solver->mapped[f] = false;
   });
 }
 
@@ -579,6 +636,7 @@ pbf_status pbf_solver_load_checkpoint(pbf_solver* solver, const char* path) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_unmapped(solver);
     require_not_null(path, "path");
     if (path[0] == '\0') reject(PBF_ERROR_INVALID_ARGUMENT, "path is empty");
     const Checkpoint checkpoint = read_checkpoint(path);

@@ -359,6 +359,36 @@ PBF_API pbf_status pbf_solver_get_velocities(const pbf_solver* solver, float* ou
  */
 PBF_API pbf_status pbf_solver_get_densities(const pbf_solver* solver, float* out, size_t capacity);
 
+/** A per-particle field, for pbf_solver_map(). */
+typedef enum pbf_field PBF_ENUM_INT {
+  PBF_FIELD_POSITIONS = 0,  /**< 3 floats per particle [m] */
+  PBF_FIELD_VELOCITIES = 1, /**< 3 floats per particle [m/s] */
+  PBF_FIELD_DENSITIES = 2   /**< 1 float per particle [kg/m^3] */
+} pbf_field;
+
+/** Where pbf_solver_map() lends memory. */
+typedef enum pbf_memory PBF_ENUM_INT {
+  PBF_MEMORY_HOST = 0,  /**< host memory (page-locked on the CUDA backend, for fast uploads) */
+  PBF_MEMORY_DEVICE = 1 /**< CUDA device memory of the solver's GPU (CUDA backend only) */
+} pbf_memory;
+
+/**
+ * Lends a read-only view of a field in user order, so that a renderer can
+ * read it (or a CUDA program use it on the GPU) without copying it into
+ * memory of its own. *out_data points to 3 floats per particle (1 for
+ * densities) and stays valid and unchanged until pbf_solver_unmap(); the
+ * particle count goes to *out_count when it is not NULL. While any field is
+ * mapped, calls that change particles (step, step_async, set, add, fill,
+ * remove, clear, load_checkpoint) fail with PBF_ERROR_BUSY; reads, parameters
+ * and planes still work. PBF_MEMORY_DEVICE on a CPU solver, an unknown field
+ * or memory, and mapping a field twice fail with PBF_ERROR_INVALID_ARGUMENT.
+ */
+PBF_API pbf_status pbf_solver_map(pbf_solver* solver, pbf_field field, pbf_memory memory, const float** out_data,
+                                  size_t* out_count);
+
+/** Ends the loan of pbf_solver_map(); the pointer must not be used afterwards. */
+PBF_API pbf_status pbf_solver_unmap(pbf_solver* solver, pbf_field field);
+
 /**
  * Overwrites all positions, in user order. `length` must equal 3 * count:
  * a shorter array fails with PBF_ERROR_BUFFER_TOO_SMALL, a longer one with

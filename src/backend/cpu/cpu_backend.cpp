@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
+
 namespace pbf {
 
 namespace {
@@ -122,6 +124,14 @@ void CpuBackend::write(Field field, const float* in) {
     const size_t u = id_[k];
     a[k] = Vec3{in[3 * u], in[3 * u + 1], in[3 * u + 2]};
   }
+}
+
+const float* CpuBackend::map(Field field, bool device) {
+  if (device) throw Error(Status::InvalidArgument, "memory: the CPU backend has no device memory");
+  std::vector<float>& copy = mapped_[static_cast<int>(field)];
+  copy.resize((field == Field::Density ? 1 : 3) * x_.size());
+  read(field, copy.data());
+  return copy.data();
 }
 
 void CpuBackend::export_state(ParticleState& out) const {

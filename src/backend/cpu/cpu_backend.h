@@ -23,6 +23,7 @@ class CpuBackend final : public Backend {
   void remove(const std::vector<uint8_t>& remove) override;
   void read(Field field, float* out) const override;
   void write(Field field, const float* in) override;
+  const float* map(Field field, bool device) override;
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
 
@@ -59,6 +60,7 @@ class CpuBackend final : public Backend {
   std::vector<uint32_t> id_;            // place -> user index
   std::vector<uint32_t> order_, id_scratch_;
   std::vector<uint32_t> nb_index_, nb_count_;
+  std::vector<float> mapped_[3];        // user-order copies lent by map(), by Field
 };
 
 }  // namespace pbf

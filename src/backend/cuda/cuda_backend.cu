@@ -252,6 +252,8 @@ CudaBackend::~CudaBackend() {
     cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
   }
+  for (float* p : mapped_host_)
+    if (p) cudaFreeHost(p);
 }
 
 void CudaBackend::use_device() const { cuda_check(cudaSetDevice(config_.device_index), "cudaSetDevice"); }
@@ -305,6 +307,36 @@ void CudaBackend::append(const float* positions, const float* velocities, size_t
   check_launch("k_iota");
   finish("append");
   n_ += n;
+}
+
+const float* CudaBackend::map(Field field, bool device) {
+  use_device();
+  const int f = static_cast<int>(field);
+  const size_t count = (field == Field::Density ? 1 : 3) * n_;
+  if (!device) {
+    if (mapped_host_capacity_[f] < count) {
+      float* fresh = nullptr;
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&fresh), count * sizeof(float)), "cudaMallocHost");
+      if (mapped_host_[f]) cudaFreeHost(mapped_host_[f]);
+      mapped_host_[f] = fresh;
+      mapped_host_capacity_[f] = count;
+    }
+    read(field, mapped_host_[f]);
+    return mapped_host_[f];
+  }
+  mapped_device_[f].reserve(std::max<size_t>(count, 1), 0);
+  if (n_ > 0) {
+    if (field == Field::Density) {
+      k_to_user<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), rho_.data(), mapped_device_[f].data());
+    } else {
+      const Vec3* from = field == Field::Position ? x_.data() : v_.data();
+      k_to_user<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), from,
+                                                         reinterpret_cast<Vec3*>(mapped_device_[f].data()));
+    }
+    check_launch("k_to_user");
+    finish("map");
+  }
+  return mapped_device_[f].data();
 }
 
 void CudaBackend::export_state(ParticleState& out) const {

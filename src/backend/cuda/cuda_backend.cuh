@@ -36,6 +36,7 @@ class CudaBackend final : public Backend {
   void remove(const std::vector<uint8_t>& remove) override;
   void read(Field field, float* out) const override;
   void write(Field field, const float* in) override;
+  const float* map(Field field, bool device) override;
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
 
@@ -73,6 +74,10 @@ class CudaBackend final : public Backend {
   DeviceBuffer<CudaMeasures> partials_;            // one per block of measure()
   DeviceBuffer<unsigned char> cub_temp_;
   mutable std::vector<CudaMeasures> host_partials_;
+  // User-order copies lent by map(), by Field: on the GPU, and in page-locked host memory.
+  DeviceBuffer<float> mapped_device_[3];
+  float* mapped_host_[3] = {nullptr, nullptr, nullptr};
+  size_t mapped_host_capacity_[3] = {0, 0, 0};
   uint32_t overflow_count_ = 0;
 };
 

@@ -144,6 +144,24 @@ TEST_F(CudaBackend, ACpuCheckpointRunsOnTheGpu) {
   std::remove(path.c_str());
 }
 
+TEST_F(CudaBackend, MappedHostMemoryEqualsTheCopyingGetter) {
+  SolverPtr gpu = dam_break(PBF_BACKEND_CUDA);
+  for (int k = 0; k < 5; ++k) PBF_ASSERT_OK(pbf_solver_step(gpu.get(), 1.0f / 60.0f, 2));
+  const std::vector<float> x = positions_of(gpu.get());
+  const float* lent = nullptr;
+  size_t count = 0;
+  PBF_ASSERT_OK(pbf_solver_map(gpu.get(), PBF_FIELD_POSITIONS, PBF_MEMORY_HOST, &lent, &count));
+  ASSERT_EQ(3 * count, x.size());
+  EXPECT_EQ(std::vector<float>(lent, lent + x.size()), x);
+  const float* on_gpu = nullptr;
+  PBF_ASSERT_OK(pbf_solver_map(gpu.get(), PBF_FIELD_VELOCITIES, PBF_MEMORY_DEVICE, &on_gpu, nullptr));
+  EXPECT_NE(on_gpu, nullptr);
+  EXPECT_EQ(pbf_solver_step(gpu.get(), 1.0f / 60.0f, 1), PBF_ERROR_BUSY);
+  PBF_ASSERT_OK(pbf_solver_unmap(gpu.get(), PBF_FIELD_POSITIONS));
+  PBF_ASSERT_OK(pbf_solver_unmap(gpu.get(), PBF_FIELD_VELOCITIES));
+  PBF_ASSERT_OK(pbf_solver_step(gpu.get(), 1.0f / 60.0f, 1));
+}
+
 TEST_F(CudaBackend, AnEmptySolverStepsAndReportsZeroes) {
   pbf_solver_desc d = pbf_solver_desc_default();
   d.backend = PBF_BACKEND_CUDA;
