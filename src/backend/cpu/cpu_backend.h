@@ -10,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu/cpu_neighbor_grid.h"
+#include "backend/cpu/cpu_workers.h"
 
 namespace pbf {
 
@@ -49,6 +50,7 @@ class CpuBackend final : public Backend {
 
   SolverConfig config_;
   uint32_t stride_;
+  CpuWorkerLease workers_;  // before arena_: outlives it, so the last solver can stop the workers
   mutable tbb::task_arena arena_;
   CpuNeighborGrid grid_;
   uint32_t overflows_ = 0;

@@ -1,0 +1,118 @@
+// NativeSupport.cs - what the generated low-level layer (PbfNative, NativeMethods)
+// needs besides the C functions: the solver's SafeHandle, blittable mirrors of
+// the C structs, and UTF-8 strings. Everything here is internal.
+using System;
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+// The binding's tests check the struct mirrors against the C layout.
+[assembly: System.Runtime.CompilerServices.InternalsVisibleTo("PbfTests")]
+
+namespace Pbf {
+
+/// <summary>
+/// Owns one pbf_solver*. The marshaller holds a reference while a call is in
+/// flight, so a solver is never destroyed under a running step; the critical
+/// finalizer destroys a solver that was never disposed.
+/// </summary>
+internal sealed class SolverHandle : SafeHandleZeroOrMinusOneIsInvalid {
+  /// <summary>Called by the marshaller for the out parameter of pbf_solver_create.</summary>
+  public SolverHandle() : base(true) {}
+
+  /// <summary>Destroys the solver; runs once, on Dispose or on finalization.</summary>
+  protected override bool ReleaseHandle() {
+    return PbfNative.pbf_solver_destroy(handle) == Status.Ok;
+  }
+}
+
+/// <summary>pbf_solver_desc, field for field (64 bytes on 64-bit platforms).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct NativeSolverDesc {
+  public UIntPtr struct_size;
+  public int backend;
+  public int device_index;
+  public uint max_particles;
+  public float particle_spacing;
+  public float kernel_radius;
+  public float rest_density;
+  public float domain_min_x, domain_min_y, domain_min_z;
+  public float domain_max_x, domain_max_y, domain_max_z;
+  public int thread_count;
+  public uint max_neighbors;
+
+  /// <summary>A zeroed struct with struct_size set, as the library requires.</summary>
+  public static NativeSolverDesc Sized() {
+    var d = new NativeSolverDesc();
+    d.struct_size = (UIntPtr)Marshal.SizeOf(typeof(NativeSolverDesc));
+    return d;
+  }
+}
+
+/// <summary>pbf_params, field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct NativeParams {
+  public UIntPtr struct_size;
+  public float gravity_x, gravity_y, gravity_z;
+  public uint iterations;
+  public float relaxation;
+  public int unilateral;
+  public float artificial_pressure_k;
+  public float artificial_pressure_n;
+  public float artificial_pressure_dq;
+  public float xsph_viscosity;
+  public float vorticity_epsilon;
+  public float restitution;
+  public float friction;
+  public float max_speed;
+
+  /// <summary>A zeroed struct with struct_size set, as the library requires.</summary>
+  public static NativeParams Sized() {
+    var p = new NativeParams();
+    p.struct_size = (UIntPtr)Marshal.SizeOf(typeof(NativeParams));
+    return p;
+  }
+}
+
+/// <summary>pbf_stats, field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct NativeStats {
+  public UIntPtr struct_size;
+  public uint particle_count;
+  public uint substeps;
+  public uint iterations;
+  public float avg_density_error;
+  public float max_density_error;
+  public float avg_neighbors;
+  public uint max_neighbors;
+  public uint neighbor_overflows;
+  public float max_speed;
+  public double time_total_ms;
+  public double time_predict_ms;
+  public double time_grid_ms;
+  public double time_neighbors_ms;
+  public double time_constraints_ms;
+  public double time_velocity_ms;
+  public double time_vorticity_viscosity_ms;
+
+  /// <summary>A zeroed struct with struct_size set, as the library requires.</summary>
+  public static NativeStats Sized() {
+    var s = new NativeStats();
+    s.struct_size = (UIntPtr)Marshal.SizeOf(typeof(NativeStats));
+    return s;
+  }
+}
+
+/// <summary>The library's strings: constant or thread-local, NUL-terminated UTF-8.</summary>
+internal static class Utf8 {
+  /// <summary>Copies a C string into a managed one; "" for NULL.</summary>
+  public static string FromNative(IntPtr text) {
+    if (text == IntPtr.Zero) return "";
+    int length = 0;
+    while (Marshal.ReadByte(text, length) != 0) ++length;
+    var bytes = new byte[length];
+    Marshal.Copy(text, bytes, 0, length);
+    return System.Text.Encoding.UTF8.GetString(bytes);
+  }
+}
+
+}  // namespace Pbf

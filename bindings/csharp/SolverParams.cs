@@ -1,0 +1,91 @@
+// SolverParams.cs - the physics that may change between steps (pbf_params).
+namespace Pbf {
+
+/// <summary>
+/// Tunable physics, applied from the next step by <see cref="Solver.SetParams"/>.
+/// A new instance holds the defaults of pbf_params_default(), which follow
+/// Macklin and Mueller (2013). A feature whose strength is 0 is switched off.
+/// The library checks every value; an invalid one leaves the solver's
+/// parameters unchanged.
+/// </summary>
+public sealed class SolverParams {
+  /// <summary>Body acceleration [m/s^2], 3 floats; default (0, -9.81, 0).</summary>
+  public float[] Gravity { get; set; } = { 0.0f, -9.81f, 0.0f };
+
+  /// <summary>Density-constraint iterations per substep, 1 .. 100; default 4.</summary>
+  public uint Iterations { get; set; } = 4u;
+
+  /// <summary>Constraint-force mixing epsilon (eq. 11), relative, 0 .. 100; default 0.01.</summary>
+  public float Relaxation { get; set; } = 0.01f;
+
+  /// <summary>true = only compression is corrected; false = the paper's two-sided constraint; default true.</summary>
+  public bool Unilateral { get; set; } = true;
+
+  /// <summary>k of the artificial pressure s_corr (eq. 13), 0 .. 1, 0 = off; default 0.1.</summary>
+  public float ArtificialPressureK { get; set; } = 0.1f;
+
+  /// <summary>Exponent n of s_corr, 1 .. 8; default 4.</summary>
+  public float ArtificialPressureN { get; set; } = 4.0f;
+
+  /// <summary>|dq| of s_corr as a fraction of the kernel radius, 0 .. 0.9; default 0.2.</summary>
+  public float ArtificialPressureDq { get; set; } = 0.2f;
+
+  /// <summary>XSPH viscosity c (eq. 17), 0 .. 1, 0 = off; default 0.01.</summary>
+  public float XsphViscosity { get; set; } = 0.01f;
+
+  /// <summary>Vorticity confinement epsilon (eq. 16) [m/s], 0 .. 10, 0 = off; default 0.01.</summary>
+  public float VorticityEpsilon { get; set; } = 0.01f;
+
+  /// <summary>Normal bounce off walls and planes, 0 .. 1; default 0.</summary>
+  public float Restitution { get; set; } = 0.0f;
+
+  /// <summary>Coulomb friction against walls and planes, 0 .. 10; default 0.</summary>
+  public float Friction { get; set; } = 0.0f;
+
+  /// <summary>Particle speeds are clamped to this [m/s], &gt; 0; default 100.</summary>
+  public float MaxSpeed { get; set; } = 100.0f;
+
+  /// <summary>A copy with its own array.</summary>
+  public SolverParams Clone() {
+    var copy = (SolverParams)MemberwiseClone();
+    copy.Gravity = (float[])SolverDesc.Vec3(Gravity, "Gravity").Clone();
+    return copy;
+  }
+
+  internal NativeParams ToNative() {
+    float[] g = SolverDesc.Vec3(Gravity, "Gravity");
+    NativeParams p = NativeParams.Sized();
+    p.gravity_x = g[0]; p.gravity_y = g[1]; p.gravity_z = g[2];
+    p.iterations = Iterations;
+    p.relaxation = Relaxation;
+    p.unilateral = Unilateral ? 1 : 0;
+    p.artificial_pressure_k = ArtificialPressureK;
+    p.artificial_pressure_n = ArtificialPressureN;
+    p.artificial_pressure_dq = ArtificialPressureDq;
+    p.xsph_viscosity = XsphViscosity;
+    p.vorticity_epsilon = VorticityEpsilon;
+    p.restitution = Restitution;
+    p.friction = Friction;
+    p.max_speed = MaxSpeed;
+    return p;
+  }
+
+  internal static SolverParams FromNative(NativeParams p) {
+    return new SolverParams {
+      Gravity = new[] { p.gravity_x, p.gravity_y, p.gravity_z },
+      Iterations = p.iterations,
+      Relaxation = p.relaxation,
+      Unilateral = p.unilateral != 0,
+      ArtificialPressureK = p.artificial_pressure_k,
+      ArtificialPressureN = p.artificial_pressure_n,
+      ArtificialPressureDq = p.artificial_pressure_dq,
+      XsphViscosity = p.xsph_viscosity,
+      VorticityEpsilon = p.vorticity_epsilon,
+      Restitution = p.restitution,
+      Friction = p.friction,
+      MaxSpeed = p.max_speed,
+    };
+  }
+}
+
+}  // namespace Pbf

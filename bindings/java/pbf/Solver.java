@@ -1,0 +1,504 @@
+// Solver.java - one fluid simulation, the idiomatic face of pbf_solver.
+package pbf;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+
+/**
+ * A Position Based Fluids solver: its particles, collision planes, parameters
+ * and the statistics of its last step. Close it (try-with-resources) to free
+ * its native memory at once; a solver that is never closed is freed once it
+ * is unreachable. A solver may be used from any thread, but by one thread at a
+ * time; any number of solvers may exist at once.
+ *
+ * <p>Particles keep the order in which they were added. Vectors travel as flat
+ * float arrays, x, y, z per particle, copied in one native call per array.
+ * Every failed call throws {@link PbfException} with the library's message and
+ * status and leaves the solver as it was; calls on a closed solver throw
+ * {@link IllegalStateException}.
+ *
+ * <pre>{@code
+ * try (Solver solver = new Solver(new SolverDesc().setParticleSpacing(0.05f))) {
+ *   solver.fillBox(new float[] {0, 0, 0}, new float[] {0.5f, 0.5f, 0.5f});
+ *   for (int frame = 0; frame < 60; ++frame) solver.step(1 / 60f, 2);
+ *   float[] xyz = solver.getPositions();
+ * }
+ * }</pre>
+ */
+public final class Solver implements AutoCloseable {
+  private static final Cleaner CLEANER = Cleaner.create();
+
+  /** The native pointer, shared with the cleaner; destroys the solver once. */
+  private static final class Handle implements Runnable {
+    private volatile long pointer;
+
+    Handle(long pointer) {
+      this.pointer = pointer;
+    }
+
+    @Override
+    public synchronized void run() {
+      if (pointer != 0) {
+        PbfNative.pbf_solver_destroy(pointer);
+        pointer = 0;
+      }
+    }
+  }
+
+  private final Handle handle;
+  private final Cleaner.Cleanable cleanable;
+
+  /** Creates a solver with the default description (see {@link SolverDesc}). */
+  public Solver() {
+    this(new SolverDesc());
+  }
+
+  /**
+   * Creates a solver from {@code desc}, with default parameters and no particles.
+   *
+   * @param desc the description; copied
+   * @throws PbfException INVALID_ARGUMENT naming the field out of range; BACKEND_UNAVAILABLE when
+   *     the backend cannot run here; OUT_OF_MEMORY
+   */
+  public Solver(SolverDesc desc) {
+    Checks.nonNull(desc, "desc");
+    NativeSolverDesc native_ = desc.toNative();
+    long[] created = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_create(native_, created));
+    } finally {
+      native_.delete();
+    }
+    handle = new Handle(created[0]);
+    cleanable = CLEANER.register(this, handle);
+  }
+
+  /** Destroys the native solver. Calling it again does nothing. */
+  @Override
+  public void close() {
+    cleanable.clean();
+  }
+
+  /** @return true once {@link #close()} has run */
+  public boolean isClosed() {
+    return handle.pointer == 0;
+  }
+
+  /**
+   * @return the description with every automatic value resolved: the backend chosen for AUTO, the
+   *     kernel radius, the thread count and the neighbour capacity
+   */
+  public SolverDesc getDesc() {
+    NativeSolverDesc d = PbfNative.pbf_solver_desc_default();
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_desc(live(), d));
+      return SolverDesc.fromNative(d);
+    } finally {
+      d.delete();
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return the mass of one particle [kg], from spacing, kernel radius and rest density */
+  public float getParticleMass() {
+    float[] mass = new float[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_particle_mass(live(), mass));
+      return mass[0];
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return a copy of the current parameters */
+  public SolverParams getParams() {
+    NativeParams p = PbfNative.pbf_params_default();
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_params(live(), p));
+      return SolverParams.fromNative(p);
+    } finally {
+      p.delete();
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Replaces all parameters from the next step; an invalid field changes nothing.
+   *
+   * @param params the new parameters; copied
+   * @throws PbfException INVALID_ARGUMENT naming the field
+   */
+  public void setParams(SolverParams params) {
+    Checks.nonNull(params, "params");
+    NativeParams p = params.toNative();
+    try {
+      PbfException.check(PbfNative.pbf_solver_set_params(live(), p));
+    } finally {
+      p.delete();
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return the number of particles now in the solver */
+  public int getParticleCount() {
+    long[] count = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_particle_count(live(), count));
+      return Math.toIntExact(count[0]);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Appends particles at rest.
+   *
+   * @param positions x, y, z per particle [m], each inside the domain
+   * @throws PbfException CAPACITY_EXCEEDED; INVALID_ARGUMENT for NaN/Inf or a position outside the
+   *     domain (nothing is added)
+   */
+  public void addParticles(float[] positions) {
+    addParticles(positions, null);
+  }
+
+  /**
+   * Appends particles; either every particle is added or none.
+   *
+   * @param positions x, y, z per particle [m], each inside the domain
+   * @param velocities as long as {@code positions} [m/s], or null for particles at rest
+   * @throws PbfException CAPACITY_EXCEEDED; INVALID_ARGUMENT for NaN/Inf or a position outside the
+   *     domain
+   */
+  public void addParticles(float[] positions, float[] velocities) {
+    int count = Checks.triples(positions, "positions");
+    if (velocities != null && velocities.length != positions.length) {
+      throw new IllegalArgumentException("velocities must be as long as positions (" + positions.length
+          + " floats), not " + velocities.length);
+    }
+    try {
+      PbfException.check(PbfNative.pbf_solver_add_particles(live(), positions, velocities, count));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Fills a box with particles at rest on a cubic lattice at the rest spacing.
+   *
+   * @param lo lower corner [m], 3 floats
+   * @param hi upper corner [m], 3 floats
+   * @return the number of particles added
+   */
+  public int fillBox(float[] lo, float[] hi) {
+    return fillBox(lo, hi, null);
+  }
+
+  /**
+   * Fills the box [lo, hi] with particles on a cubic lattice at the rest spacing;
+   * lattice points outside the domain are skipped.
+   *
+   * @param lo lower corner [m], 3 floats
+   * @param hi upper corner [m], 3 floats
+   * @param velocity the particles' velocity [m/s], 3 floats, or null for rest
+   * @return the number of particles added
+   * @throws PbfException INVALID_ARGUMENT; CAPACITY_EXCEEDED (nothing is added)
+   */
+  public int fillBox(float[] lo, float[] hi, float[] velocity) {
+    Checks.vec3(lo, "lo");
+    Checks.vec3(hi, "hi");
+    if (velocity != null) Checks.vec3(velocity, "velocity");
+    long[] added = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_fill_box(live(), lo, hi, velocity, added));
+      return Math.toIntExact(added[0]);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Removes particles; the rest close up and keep their order.
+   *
+   * @param indices user-order indices, any order, no duplicates
+   * @throws PbfException INVALID_ARGUMENT for an index out of range or repeated
+   */
+  public void removeParticles(int[] indices) {
+    Checks.nonNull(indices, "indices");
+    try {
+      PbfException.check(PbfNative.pbf_solver_remove_particles(live(), indices));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Removes every particle; planes and parameters stay. */
+  public void clearParticles() {
+    try {
+      PbfException.check(PbfNative.pbf_solver_clear_particles(live()));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return every particle's position [m], x, y, z per particle, in a new array */
+  public float[] getPositions() {
+    float[] result = new float[3 * getParticleCount()];
+    getPositions(result);
+    return result;
+  }
+
+  /**
+   * Copies every position; reusing one array avoids an allocation per frame.
+   *
+   * @param destination at least 3 x count floats
+   * @throws PbfException BUFFER_TOO_SMALL
+   */
+  public void getPositions(float[] destination) {
+    Checks.nonNull(destination, "destination");
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_positions(live(), destination));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return every particle's velocity [m/s], x, y, z per particle, in a new array */
+  public float[] getVelocities() {
+    float[] result = new float[3 * getParticleCount()];
+    getVelocities(result);
+    return result;
+  }
+
+  /**
+   * Copies every velocity.
+   *
+   * @param destination at least 3 x count floats
+   * @throws PbfException BUFFER_TOO_SMALL
+   */
+  public void getVelocities(float[] destination) {
+    Checks.nonNull(destination, "destination");
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_velocities(live(), destination));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return every particle's density [kg/m^3] at the end of the last step (0 before it) */
+  public float[] getDensities() {
+    float[] result = new float[getParticleCount()];
+    getDensities(result);
+    return result;
+  }
+
+  /**
+   * Copies every density.
+   *
+   * @param destination at least count floats
+   * @throws PbfException BUFFER_TOO_SMALL
+   */
+  public void getDensities(float[] destination) {
+    Checks.nonNull(destination, "destination");
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_densities(live(), destination));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Overwrites every position.
+   *
+   * @param positions exactly 3 x count floats, all inside the domain
+   * @throws PbfException BUFFER_TOO_SMALL when shorter; INVALID_ARGUMENT when longer or a value is bad
+   */
+  public void setPositions(float[] positions) {
+    Checks.nonNull(positions, "positions");
+    try {
+      PbfException.check(PbfNative.pbf_solver_set_positions(live(), positions));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Overwrites every velocity.
+   *
+   * @param velocities exactly 3 x count floats [m/s]
+   * @throws PbfException BUFFER_TOO_SMALL when shorter; INVALID_ARGUMENT when longer or a value is bad
+   */
+  public void setVelocities(float[] velocities) {
+    Checks.nonNull(velocities, "velocities");
+    try {
+      PbfException.check(PbfNative.pbf_solver_set_velocities(live(), velocities));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Adds the static plane {x : dot(normal, x) + offset = 0}; the fluid stays on the side the
+   * normal points to. At most 64 planes.
+   *
+   * @param normal 3 floats, finite and non-zero
+   * @param offset [m]
+   * @return the plane's index: 0, 1, ... in the order added
+   * @throws PbfException INVALID_ARGUMENT; CAPACITY_EXCEEDED for the 65th plane
+   */
+  public int addPlane(float[] normal, float offset) {
+    Checks.vec3(normal, "normal");
+    long[] index = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_add_plane(live(), normal, offset, index));
+      return (int) index[0];
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Removes every plane added with {@link #addPlane}; the domain box stays. */
+  public void clearPlanes() {
+    try {
+      PbfException.check(PbfNative.pbf_solver_clear_planes(live()));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Advances the simulation by {@code dt} seconds in one substep.
+   *
+   * @param dt seconds, 0 &lt; dt &lt;= 10
+   */
+  public void step(float dt) {
+    step(dt, 1);
+  }
+
+  /**
+   * Advances the simulation by {@code dt} seconds in {@code substeps} equal substeps.
+   *
+   * @param dt seconds, 0 &lt; dt &lt;= 10
+   * @param substeps 1 .. 1000
+   * @throws PbfException INVALID_ARGUMENT
+   */
+  public void step(float dt, int substeps) {
+    Checks.count(substeps, "substeps");
+    try {
+      PbfException.check(PbfNative.pbf_solver_step(live(), dt, substeps));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Starts the step {@link #step(float, int)} would run and returns at once; it runs on a thread
+   * the solver starts (and on its worker threads or GPU). Until {@link #waitStep()} returns, every
+   * other call on this solver throws {@link PbfException} with {@link Status#BUSY}, except
+   * {@link #isStepDone()}, {@link #waitStep()} and {@link #close()} (which waits). A game engine
+   * simulates the next frame this way while it renders the last one.
+   *
+   * @param dt seconds, 0 &lt; dt &lt;= 10
+   * @param substeps 1 .. 1000
+   * @throws PbfException INVALID_ARGUMENT, checked here as by step; BUSY when a step is running
+   */
+  public void startStep(float dt, int substeps) {
+    Checks.count(substeps, "substeps");
+    try {
+      PbfException.check(PbfNative.pbf_solver_step_async(live(), dt, substeps));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Waits for the step started by {@link #startStep}; returns at once when none was started.
+   *
+   * @throws PbfException the status and message of a step that failed
+   */
+  public void waitStep() {
+    try {
+      PbfException.check(PbfNative.pbf_solver_wait(live()));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return false while a step started by {@link #startStep} runs; never blocks */
+  public boolean isStepDone() {
+    int[] done = new int[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_poll(live(), done));
+      return done[0] != 0;
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return statistics of the last step */
+  public SolverStats getStats() {
+    NativeStats s = PbfNative.pbf_stats_default();
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_stats(live(), s));
+      return SolverStats.fromNative(s);
+    } finally {
+      s.delete();
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Writes the particles as a binary PLY file (x y z vx vy vz density per vertex) that Blender,
+   * Houdini, MeshLab and ParaView open; the file appears complete or not at all.
+   *
+   * @param path the file to write
+   * @throws PbfException IO with the path and the system's reason
+   */
+  public void writePly(String path) {
+    Checks.nonNull(path, "path");
+    try {
+      PbfException.check(PbfNative.pbf_solver_write_ply(live(), path));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Saves the complete state (description, parameters, planes, statistics, particles); the file
+   * appears complete or not at all.
+   *
+   * @param path the file to write
+   * @throws PbfException IO with the path and the reason
+   */
+  public void saveCheckpoint(String path) {
+    Checks.nonNull(path, "path");
+    try {
+      PbfException.check(PbfNative.pbf_solver_save_checkpoint(live(), path));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Replaces the state by a checkpoint; stepping on continues exactly as the saved run would have
+   * (bit for bit on the CPU). On failure nothing changes.
+   *
+   * @param path the checkpoint to read
+   * @throws PbfException IO for a missing, foreign or damaged file; INVALID_ARGUMENT when the
+   *     solver's description differs from the checkpoint's; CAPACITY_EXCEEDED
+   */
+  public void loadCheckpoint(String path) {
+    Checks.nonNull(path, "path");
+    try {
+      PbfException.check(PbfNative.pbf_solver_load_checkpoint(live(), path));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** The native pointer, or IllegalStateException once closed. */
+  private long live() {
+    long pointer = handle.pointer;
+    if (pointer == 0) throw new IllegalStateException("the solver is closed");
+    return pointer;
+  }
+}

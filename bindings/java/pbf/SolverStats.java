@@ -1,0 +1,82 @@
+// SolverStats.java - what the last step did (pbf_stats).
+package pbf;
+
+/**
+ * Statistics of the last {@link Solver#step}. Density error is the compression
+ * (rho - rho0) / rho0 where positive (0.01 = 1 %). Times are wall-clock
+ * milliseconds summed over the substeps. All zero before the first step.
+ */
+public final class SolverStats {
+  private int particleCount;
+  private int substeps;
+  private int iterations;
+  private float avgDensityError;
+  private float maxDensityError;
+  private float avgNeighbors;
+  private int maxNeighbors;
+  private int neighborOverflows;
+  private float maxSpeed;
+  private double timeTotalMs;
+  private double timePredictMs;
+  private double timeGridMs;
+  private double timeNeighborsMs;
+  private double timeConstraintsMs;
+  private double timeVelocityMs;
+  private double timeVorticityViscosityMs;
+
+  private SolverStats() {}
+
+  /** @return particles stepped */
+  public int getParticleCount() { return particleCount; }
+  /** @return substeps of the last step */
+  public int getSubsteps() { return substeps; }
+  /** @return density iterations per substep */
+  public int getIterations() { return iterations; }
+  /** @return mean compression after the last substep */
+  public float getAvgDensityError() { return avgDensityError; }
+  /** @return largest compression after the last substep */
+  public float getMaxDensityError() { return maxDensityError; }
+  /** @return mean neighbours kept per particle (self excluded) */
+  public float getAvgNeighbors() { return avgNeighbors; }
+  /** @return largest neighbour count kept */
+  public int getMaxNeighbors() { return maxNeighbors; }
+  /** @return particles that had more neighbours than the solver keeps */
+  public int getNeighborOverflows() { return neighborOverflows; }
+  /** @return largest particle speed after the step [m/s] */
+  public float getMaxSpeed() { return maxSpeed; }
+  /** @return the whole step [ms] */
+  public double getTimeTotalMs() { return timeTotalMs; }
+  /** @return external forces and prediction [ms] */
+  public double getTimePredictMs() { return timePredictMs; }
+  /** @return neighbour grid: cell sort and reordering [ms] */
+  public double getTimeGridMs() { return timeGridMs; }
+  /** @return neighbour lists [ms] */
+  public double getTimeNeighborsMs() { return timeNeighborsMs; }
+  /** @return density iterations, including collisions [ms] */
+  public double getTimeConstraintsMs() { return timeConstraintsMs; }
+  /** @return velocity update and density for statistics [ms] */
+  public double getTimeVelocityMs() { return timeVelocityMs; }
+  /** @return vorticity confinement and XSPH viscosity [ms] */
+  public double getTimeVorticityViscosityMs() { return timeVorticityViscosityMs; }
+
+  static SolverStats fromNative(NativeStats s) {
+    SolverStats stats = new SolverStats();
+    stats.particleCount = (int) s.getParticle_count();
+    stats.substeps = (int) s.getSubsteps();
+    stats.iterations = (int) s.getIterations();
+    stats.avgDensityError = s.getAvg_density_error();
+    stats.maxDensityError = s.getMax_density_error();
+    stats.avgNeighbors = s.getAvg_neighbors();
+    stats.maxNeighbors = (int) s.getMax_neighbors();
+    stats.neighborOverflows = (int) s.getNeighbor_overflows();
+    stats.maxSpeed = s.getMax_speed();
+    stats.timeTotalMs = s.getTime_total_ms();
+    stats.timePredictMs = s.getTime_predict_ms();
+    stats.timeGridMs = s.getTime_grid_ms();
+    stats.timeNeighborsMs = s.getTime_neighbors_ms();
+    stats.timeConstraintsMs = s.getTime_constraints_ms();
+    stats.timeVelocityMs = s.getTime_velocity_ms();
+    stats.timeVorticityViscosityMs = s.getTime_vorticity_viscosity_ms();
+    return stats;
+  }
+}

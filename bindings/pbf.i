@@ -1,0 +1,69 @@
+/*
+ * pbf.i - the part of the SWIG interface that C# and Java share: which
+ * declarations of include/pbf/pbf.h are wrapped.
+ *
+ * Everything is wrapped on an allowlist: every function, enum, struct and
+ * macro constant is ignored, then each one the bindings use is named again:
+ * the functions here, the enums, structs and constants in the language files
+ * (csharp/pbf_csharp.i, java/pbf_java.i), whose renames do it and which
+ * include this file after their typemaps. A declaration added to pbf.h later
+ * stays out of the bindings until it is listed (and given its typemaps).
+ */
+
+%{
+#include "pbf/pbf.h"
+%}
+
+%include <stdint.i>
+
+/* Allowlist helpers, after OR-Tools' %ignoreall / %unignore. A rename that
+ * names a declaration wins over these catch-all ones. */
+%define %ignoreall
+%rename("$ignore", %$isfunction) "";
+%rename("$ignore", %$isenum) "";
+%rename("$ignore", %$isclass) "";
+%rename("$ignore", %$isconstant) "";
+%enddef
+%define %unignore %rename("%s") %enddef
+
+/* The export macro and the C++-only enum base are no part of the interface. */
+#define PBF_API
+#define PBF_ENUM_INT
+
+%ignoreall
+
+%unignore pbf_last_error;
+%unignore pbf_status_string;
+%unignore pbf_version;
+%unignore pbf_version_string;
+%unignore pbf_backend_available;
+%unignore pbf_backend_name;
+%unignore pbf_solver_create;
+%unignore pbf_solver_get_desc;
+%unignore pbf_solver_get_particle_mass;
+%unignore pbf_solver_get_params;
+%unignore pbf_solver_set_params;
+%unignore pbf_solver_particle_count;
+%unignore pbf_solver_add_particles;
+%unignore pbf_solver_fill_box;
+%unignore pbf_solver_remove_particles;
+%unignore pbf_solver_clear_particles;
+%unignore pbf_solver_get_positions;
+%unignore pbf_solver_get_velocities;
+%unignore pbf_solver_get_densities;
+%unignore pbf_solver_set_positions;
+%unignore pbf_solver_set_velocities;
+%unignore pbf_solver_add_plane;
+%unignore pbf_solver_clear_planes;
+%unignore pbf_solver_step;
+%unignore pbf_solver_step_async;
+%unignore pbf_solver_wait;
+%unignore pbf_solver_poll;
+%unignore pbf_solver_get_stats;
+%unignore pbf_solver_write_ply;
+%unignore pbf_solver_save_checkpoint;
+%unignore pbf_solver_load_checkpoint;
+/* pbf_solver_destroy is named by each language file: C# binds it to a raw pointer. */
+
+%include "pbf/pbf_version.h"
+%include "pbf/pbf.h"
