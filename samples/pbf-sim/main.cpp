@@ -1,5 +1,6 @@
-// pbf-sim - runs a dam break with the pbf C API and writes one PLY file per
-// frame; with --bench, times the reference scene of docs/PERFORMANCE.md.
+// pbf-sim - runs a scene file (docs/SCENES.md) or, without one, the built-in
+// dam break with the pbf C API, writing PLY and VTP frames; with --bench,
+// times the reference scene of docs/PERFORMANCE.md.
 #include <pbf/pbf.h>
 #include <unistd.h>
 
@@ -7,15 +8,21 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "scene.h"
+#include "scene_runner.h"
+
 namespace {
 
+using pbf_sim::Scene;
+using pbf_sim::SceneRunner;
+
 struct Options {
+  std::string scene;  // empty: the built-in dam break
   std::string backend = "auto";
   int frames = 120;
   float fps = 60.0f;
@@ -25,121 +32,97 @@ struct Options {
   int threads = 0;
   std::string out = "pbf-out";
   bool no_output = false;
+  bool ply = true;
+  bool vtp = false;
+  int every = 1;
   bool bench = false;
   float bench_dt = 0.001f;
   float bench_seconds = 1.0f;
-  float vorticity = -1.0f;  // < 0: library default
-  float xsph = -1.0f;
+  float vorticity = 0.0f;
+  float xsph = 0.0f;
   std::string checkpoint;  // save the state here after the last frame
   std::string resume;      // load the state from here before the first frame
   int start_frame = 0;     // number of the frame a resumed run starts from
 };
 
-// Exits with a message when a pbf call fails.
-void check(pbf_status status, const char* what) {
-  if (status == PBF_OK) return;
-  std::fprintf(stderr, "pbf-sim: %s failed: %s (%s)\n", what, pbf_last_error(), pbf_status_string(status));
-  std::exit(1);
-}
-
-pbf_backend parse_backend(const std::string& name) {
-  if (name == "cpu") return PBF_BACKEND_CPU;
-  if (name == "cuda") return PBF_BACKEND_CUDA;
-  return PBF_BACKEND_AUTO;
-}
-
-// The dam break of DESIGN.md section 7: a block of water of 39 particles per
-// side at the given spacing (1 m at 0.025 m) in a 4 x 3 x 1.5 m box.
-pbf_solver* make_dam_break(const Options& o, size_t* particles) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = parse_backend(o.backend);
-  desc.particle_spacing = o.spacing;
-  desc.domain_max[0] = 4.0f;
-  desc.domain_max[1] = 3.0f;
-  desc.domain_max[2] = 1.5f;
-  desc.thread_count = o.threads;
-  desc.max_particles = 4000000u;
-  pbf_solver* solver = nullptr;
-  check(pbf_solver_create(&desc, &solver), "pbf_solver_create");
-
-  pbf_params params = pbf_params_default();
-  params.iterations = static_cast<uint32_t>(o.iterations);
-  if (o.vorticity >= 0.0f) params.vorticity_epsilon = o.vorticity;
-  if (o.xsph >= 0.0f) params.xsph_viscosity = o.xsph;
-  check(pbf_solver_set_params(solver, &params), "pbf_solver_set_params");
-
-  // Lattice centres at (i + 1/2) s from the corner: 39 s wide holds 39 per axis.
-  const float side = 39.0f * o.spacing;
-  const float lo[3] = {0.0f, 0.0f, 0.0f};
-  const float hi[3] = {side, side, side};
-  check(pbf_solver_fill_box(solver, lo, hi, nullptr, particles), "pbf_solver_fill_box");
-  return solver;
-}
-
-void print_progress(int frame, int frames, double elapsed_s) {
+void print_progress(int done, int total, double elapsed_s) {
   const int width = 30;
-  const int filled = frames > 0 ? frame * width / frames : width;
-  const double eta = frame > 0 ? elapsed_s / frame * (frames - frame) : 0.0;
-  std::fprintf(stderr, "\r[%.*s%*s] %d/%d  elapsed %.1f s  eta %.1f s ", filled,
-               "##############################", width - filled, "", frame, frames, elapsed_s, eta);
-  if (frame == frames) std::fprintf(stderr, "\n");
+  const int filled = total > 0 ? done * width / total : width;
+  const double eta = done > 0 ? elapsed_s / done * (total - done) : 0.0;
+  std::fprintf(stderr, "\r[%.*s%*s] %d/%d  elapsed %.1f s  eta %.1f s ", filled, "##############################",
+               width - filled, "", done, total, elapsed_s, eta);
+  if (done == total) std::fprintf(stderr, "\n");
   std::fflush(stderr);
 }
 
-int run_frames(const Options& o) {
-  size_t n = 0;
-  pbf_solver* solver = make_dam_break(o, &n);
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  check(pbf_solver_get_desc(solver, &desc), "pbf_solver_get_desc");
-  std::printf("pbf %s  dam break: %zu particles, backend %s, %d threads, %d frames of %d substeps x %d iterations\n",
-              pbf_version_string(), n, pbf_backend_name(desc.backend), desc.thread_count, o.frames, o.substeps,
-              o.iterations);
+// The scene's name in the first line: the file, or "dam break" for the built-in one.
+std::string scene_name(const Scene& s, bool builtin) { return builtin ? "dam break" : s.source; }
+
+int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
+  const Scene& scene = runner.scene();
+  const pbf_solver_desc& desc = runner.desc();
+  size_t n = runner.particle_count();
+  std::printf("pbf %s  %s: %zu particles, backend %s, %d threads, %d frames of %d substeps x %u iterations\n",
+              pbf_version_string(), scene_name(scene, builtin).c_str(), n, pbf_backend_name(desc.backend),
+              desc.thread_count, scene.time.frames, scene.time.substeps, scene.params.iterations);
+  if (!builtin && !scene.description.empty()) std::printf("  %s\n", scene.description.c_str());
+  if (!runner.emitters().empty()) {
+    for (size_t i = 0; i < runner.emitters().size(); ++i)
+      std::printf("  emitter %zu: %zu particles per disc, %.0f particles/s\n", i, runner.emitters()[i].disc_size(),
+                  runner.emitters()[i].rate());
+  }
   if (!o.resume.empty()) {
-    check(pbf_solver_load_checkpoint(solver, o.resume.c_str()), "pbf_solver_load_checkpoint");
-    check(pbf_solver_particle_count(solver, &n), "pbf_solver_particle_count");
+    runner.resume(o.resume, o.start_frame);
+    n = runner.particle_count();
     std::printf("resumed from '%s' at frame %d: %zu particles\n", o.resume.c_str(), o.start_frame, n);
+  } else {
+    runner.write_output();
   }
-  if (!o.no_output) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    if (ec) {
-      std::fprintf(stderr, "pbf-sim: cannot create '%s': %s\n", o.out.c_str(), ec.message().c_str());
-      return 1;
-    }
-    if (o.resume.empty())
-      check(pbf_solver_write_ply(solver, (o.out + "/frame_0000.ply").c_str()), "pbf_solver_write_ply");
-  }
+  const bool dynamic_count = !scene.emitters.empty() || !scene.sinks.empty();
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
-  double step_ms_sum = 0.0;
-  pbf_stats stats = pbf_stats_default();
-  for (int frame = 1; frame <= o.frames; ++frame) {
-    check(pbf_solver_step(solver, 1.0f / o.fps, static_cast<uint32_t>(o.substeps)), "pbf_solver_step");
-    check(pbf_solver_get_stats(solver, &stats), "pbf_solver_get_stats");
-    step_ms_sum += stats.time_total_ms;
-    if (!o.no_output) {
-      char name[64];
-      std::snprintf(name, sizeof name, "/frame_%04d.ply", o.start_frame + frame);
-      check(pbf_solver_write_ply(solver, (o.out + name).c_str()), "pbf_solver_write_ply");
-    }
+  const int frames = scene.time.frames;
+  for (int k = 1; k <= frames; ++k) {
+    runner.advance();
+    if (runner.output_due()) runner.write_output();
+    const pbf_stats& stats = runner.last_stats();
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (tty) print_progress(frame, o.frames, elapsed);
-    if (!tty || frame == o.frames || frame % 10 == 0) {
-      std::printf("frame %4d  t=%6.3f s  %8.2f ms/frame  density error avg %.4f%% max %.3f%%  max speed %.2f m/s\n",
-                  o.start_frame + frame, (o.start_frame + frame) / o.fps, stats.time_total_ms, 100.0 * stats.avg_density_error,
+    if (tty) print_progress(k, frames, elapsed);
+    if (!tty || k == frames || k % 10 == 0) {
+      std::printf("frame %4d  t=%6.3f s  %8.2f ms/frame  density error avg %.4f%% max %.3f%%  max speed %.2f m/s",
+                  runner.frame(), runner.time(), stats.time_total_ms, 100.0 * stats.avg_density_error,
                   100.0 * stats.max_density_error, stats.max_speed);
+      if (dynamic_count) std::printf("  %zu particles", runner.particle_count());
+      std::printf("\n");
       std::fflush(stdout);
     }
   }
-  std::printf("done: %zu particles, %d frames, %.2f ms per frame (%.2f ms per substep)%s%s\n", n, o.frames,
-              step_ms_sum / o.frames, step_ms_sum / o.frames / o.substeps, o.no_output ? "" : ", PLY frames in ",
-              o.no_output ? "" : o.out.c_str());
-  if (!o.checkpoint.empty()) {
-    check(pbf_solver_save_checkpoint(solver, o.checkpoint.c_str()), "pbf_solver_save_checkpoint");
-    std::printf("state saved to '%s'; go on with --resume %s --start-frame %d\n", o.checkpoint.c_str(),
-                o.checkpoint.c_str(), o.start_frame + o.frames);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const pbf_sim::RunTotals& t = runner.totals();
+  n = runner.particle_count();
+  std::printf("done: %zu particles, %d frames, %.2f ms per frame (%.2f ms per substep), %llu substeps, %.1f s wall\n",
+              n, t.frames, t.step_ms / std::max(t.frames, 1),
+              t.step_ms / static_cast<double>(std::max<uint64_t>(t.substeps, 1)),
+              static_cast<unsigned long long>(t.substeps), wall);
+  std::printf("density error: average over frames %.4f%%, maximum %.3f%%\n",
+              100.0 * t.density_error_sum / std::max(t.frames, 1), 100.0 * t.density_error_max);
+  if (dynamic_count)
+    std::printf("particles: %zu at the start, %zu emitted, %zu removed by sinks, %zu refused (max_particles %u), "
+                "%zu emitted outside the domain\n",
+                t.initial_particles, t.emitted, t.removed, t.refused, static_cast<unsigned>(desc.max_particles),
+                t.clipped);
+  if (t.ply_files + t.vtp_files == 0) {
+    std::printf("output: none\n");
+  } else {
+    std::printf("output: %zu PLY and %zu VTP frames in %s", t.ply_files, t.vtp_files, scene.output.dir.c_str());
+    if (t.vtp_files > 0) std::printf(" (open %s in ParaView)", runner.pvd_path().c_str());
+    std::printf("\n");
   }
-  check(pbf_solver_destroy(solver), "pbf_solver_destroy");
+  if (!o.checkpoint.empty()) {
+    runner.save_checkpoint(o.checkpoint);
+    std::printf("state saved to '%s'; go on with --resume %s --start-frame %d\n", o.checkpoint.c_str(),
+                o.checkpoint.c_str(), runner.frame());
+  }
   return 0;
 }
 
@@ -149,21 +132,22 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-int run_bench(const Options& o) {
-  size_t n = 0;
-  pbf_solver* solver = make_dam_break(o, &n);
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  check(pbf_solver_get_desc(solver, &desc), "pbf_solver_get_desc");
+int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
+  pbf_solver* solver = runner.solver();
+  const size_t n = runner.particle_count();
   const int steps = static_cast<int>(o.bench_seconds / o.bench_dt + 0.5f);
-  std::printf("pbf %s  reference dam break: %zu particles, backend %s, %d threads, dt %.4f s, %d iterations, %d steps\n",
-              pbf_version_string(), n, pbf_backend_name(desc.backend), desc.thread_count, o.bench_dt, o.iterations,
-              steps);
+  const unsigned iterations = runner.scene().params.iterations;
+  std::printf("pbf %s  %s: %zu particles, backend %s, %d threads, dt %.4f s, %u iterations, %d steps\n",
+              pbf_version_string(), builtin ? "reference dam break" : runner.scene().source.c_str(), n,
+              pbf_backend_name(runner.desc().backend), runner.desc().thread_count, o.bench_dt, iterations, steps);
+  if (!runner.scene().emitters.empty() || !runner.scene().sinks.empty())
+    std::printf("(emitters and sinks do not run in --bench: the initial fluid is timed)\n");
   std::map<std::string, std::vector<double>> t;
   double err_sum = 0.0, err_max = 0.0;
   pbf_stats s = pbf_stats_default();
   for (int k = 0; k < steps; ++k) {
-    check(pbf_solver_step(solver, o.bench_dt, 1), "pbf_solver_step");
-    check(pbf_solver_get_stats(solver, &s), "pbf_solver_get_stats");
+    if (pbf_solver_step(solver, o.bench_dt, 1) != PBF_OK || pbf_solver_get_stats(solver, &s) != PBF_OK)
+      throw pbf_sim::RunError(pbf_last_error());
     t["total"].push_back(s.time_total_ms);
     t["predict"].push_back(s.time_predict_ms);
     t["grid"].push_back(s.time_grid_ms);
@@ -173,7 +157,8 @@ int run_bench(const Options& o) {
     t["vorticity+xsph"].push_back(s.time_vorticity_viscosity_ms);
     err_sum += s.avg_density_error;
     err_max = std::max(err_max, static_cast<double>(s.max_density_error));
-    if (isatty(STDERR_FILENO) && (k + 1) % 50 == 0) print_progress(k + 1, steps, 0.001 * std::accumulate(t["total"].begin(), t["total"].end(), 0.0));
+    if (isatty(STDERR_FILENO) && (k + 1) % 50 == 0)
+      print_progress(k + 1, steps, 0.001 * std::accumulate(t["total"].begin(), t["total"].end(), 0.0));
   }
   std::printf("median ms per step: %.3f\n", median(t["total"]));
   for (const char* phase : {"predict", "grid", "neighbors", "constraints", "velocity", "vorticity+xsph"})
@@ -181,37 +166,87 @@ int run_bench(const Options& o) {
   std::printf("density error: average over steps %.4f%%, maximum %.3f%%\n", 100.0 * err_sum / std::max(steps, 1),
               100.0 * err_max);
   std::printf("particle-iterations per second: %.3g\n",
-              static_cast<double>(n) * o.iterations / (median(t["total"]) * 1e-3));
-  check(pbf_solver_destroy(solver), "pbf_solver_destroy");
+              static_cast<double>(n) * iterations / (median(t["total"]) * 1e-3));
   return 0;
+}
+
+pbf_backend parse_backend(const std::string& name) {
+  if (name == "cpu") return PBF_BACKEND_CPU;
+  if (name == "cuda") return PBF_BACKEND_CUDA;
+  return PBF_BACKEND_AUTO;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
-  CLI::App app{"pbf-sim: a dam break with Position Based Fluids, written as PLY frames"};
-  app.add_option("--backend", o.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  app.add_option("--frames", o.frames, "frames to simulate")->check(CLI::Range(1, 1000000));
-  app.add_option("--fps", o.fps, "frames per simulated second")->check(CLI::Range(1.0f, 10000.0f));
-  app.add_option("--substeps", o.substeps, "substeps per frame")->check(CLI::Range(1, 1000));
-  app.add_option("--iterations", o.iterations, "density iterations per substep")->check(CLI::Range(1, 100));
-  app.add_option("--spacing", o.spacing, "particle spacing [m]; 0.025 gives 59,319 particles")
-      ->check(CLI::Range(0.005f, 0.5f));
+  CLI::App app{
+      "pbf-sim: Position Based Fluids from a scene file (docs/SCENES.md), written as PLY and VTP frames.\n"
+      "Without a scene it runs the built-in dam break (59,319 particles in a 4 x 3 x 1.5 m box)."};
+  app.add_option("scene", o.scene, "scene file (JSON); samples/scenes/ has examples")->check(CLI::ExistingFile);
+  app.add_option("--backend", o.backend, "auto, cpu or cuda (overrides the scene)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  app.add_option("--frames", o.frames, "frames to simulate (overrides time.frames; default 120)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--fps", o.fps, "frames per simulated second (overrides time.fps; default 60)")
+      ->check(CLI::Range(1.0f, 10000.0f));
+  app.add_option("--substeps", o.substeps, "substeps per frame (overrides time.substeps; default 4)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--iterations", o.iterations, "density iterations per substep (overrides parameters.iterations)")
+      ->check(CLI::Range(1, 100));
+  app.add_option("--spacing", o.spacing,
+                 "particle spacing [m] (overrides the scene's; an explicit kernel_radius scales with it); "
+                 "built-in: 0.025 gives 59,319 particles")
+      ->check(CLI::Range(0.001f, 1.0f));
   app.add_option("--threads", o.threads, "CPU threads, 0 = all")->check(CLI::Range(0, 1024));
-  app.add_option("--vorticity", o.vorticity, "vorticity confinement epsilon [m/s], 0 = off")
+  app.add_option("--vorticity", o.vorticity, "vorticity confinement epsilon [m/s], 0 = off (overrides the scene)")
       ->check(CLI::Range(0.0f, 10.0f));
-  app.add_option("--xsph", o.xsph, "XSPH viscosity c, 0 = off")->check(CLI::Range(0.0f, 1.0f));
-  app.add_option("--out", o.out, "folder for frame_NNNN.ply");
-  app.add_flag("--no-output", o.no_output, "write no files");
+  app.add_option("--xsph", o.xsph, "XSPH viscosity c, 0 = off (overrides the scene)")->check(CLI::Range(0.0f, 1.0f));
+  app.add_option("--out", o.out, "folder for frame_NNNN.ply/.vtp and frames.pvd (overrides output.dir; default pbf-out)");
+  auto* ply = app.add_flag("--ply,!--no-ply", o.ply, "write (or not) a binary PLY per frame (overrides output.ply; built-in scene: on)");
+  auto* vtp = app.add_flag("--vtp,!--no-vtp", o.vtp, "write (or not) a VTK .vtp per frame and frames.pvd (overrides output.vtp; built-in scene: off)");
+  app.add_option("--every", o.every, "write every n-th frame (overrides output.every; default 1)")
+      ->check(CLI::Range(1, 100000000));
+  app.add_flag("--no-output", o.no_output, "write no frame files");
   app.add_option("--checkpoint", o.checkpoint, "save the complete state to this file after the last frame");
-  app.add_option("--resume", o.resume, "start from a state saved with --checkpoint (same --spacing)");
+  app.add_option("--resume", o.resume, "start from a state saved with --checkpoint (same scene and --spacing)");
   app.add_option("--start-frame", o.start_frame, "number of the first frame of a resumed run")
       ->check(CLI::Range(0, 100000000));
-  app.add_flag("--bench", o.bench, "time the reference dam break (no output files)");
+  app.add_flag("--bench", o.bench, "time the scene's first steps (default: the reference dam break; no output files)");
   app.add_option("--bench-dt", o.bench_dt, "time step of --bench [s]")->check(CLI::Range(1e-5f, 0.1f));
-  app.add_option("--bench-seconds", o.bench_seconds, "simulated time of --bench [s]")
-      ->check(CLI::Range(0.001f, 100.0f));
+  app.add_option("--bench-seconds", o.bench_seconds, "simulated time of --bench [s]")->check(CLI::Range(0.001f, 100.0f));
+  app.footer(
+      "Command-line options override the scene file. Examples:\n"
+      "  pbf-sim samples/scenes/dam_break.json\n"
+      "  pbf-sim samples/scenes/inlet.json --frames 60 --out inlet-out --vtp\n"
+      "  pbf-sim --frames 120 --out pbf-out            (the built-in dam break)\n"
+      "  pbf-sim --bench                                (the reference benchmark)");
   CLI11_PARSE(app, argc, argv);
-  return o.bench ? run_bench(o) : run_frames(o);
+
+  try {
+    const bool builtin = o.scene.empty();
+    Scene scene = builtin ? pbf_sim::builtin_dam_break(o.spacing) : pbf_sim::load_scene(o.scene);
+    if (!builtin && app.count("--spacing")) pbf_sim::set_spacing(scene, o.spacing);
+    if (app.count("--backend")) scene.backend = parse_backend(o.backend);
+    if (app.count("--frames")) scene.time.frames = o.frames;
+    if (app.count("--fps")) scene.time.fps = o.fps;
+    if (app.count("--substeps")) scene.time.substeps = o.substeps;
+    if (app.count("--iterations")) scene.params.iterations = static_cast<uint32_t>(o.iterations);
+    if (app.count("--vorticity")) scene.params.vorticity_epsilon = o.vorticity;
+    if (app.count("--xsph")) scene.params.xsph_viscosity = o.xsph;
+    if (app.count("--out")) scene.output.dir = o.out;
+    if (ply->count()) scene.output.ply = o.ply;
+    if (vtp->count()) scene.output.vtp = o.vtp;
+    if (app.count("--every")) scene.output.every = o.every;
+    if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = false;
+
+    pbf_sim::RunOptions run;
+    run.threads = o.threads;
+    SceneRunner runner(std::move(scene), run);
+    return o.bench ? run_bench(runner, o, builtin) : run_frames(runner, o, builtin);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "pbf-sim: %s\n", e.what());
+    return 1;
+  }
 }

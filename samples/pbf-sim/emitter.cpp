@@ -1,0 +1,66 @@
+// emitter.cpp - disc lattice and emission schedule of an inlet.
+#include "emitter.h"
+
+#include <cmath>
+
+namespace pbf_sim {
+
+namespace {
+
+// Two unit vectors that span the plane perpendicular to the unit vector d.
+void basis(const Vec3& d, double u[3], double v[3]) {
+  // Cross with the axis least aligned with d, so the result never vanishes.
+  const double a[3] = {std::fabs(d[0]) < 0.9 ? 1.0 : 0.0, std::fabs(d[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+  u[0] = d[1] * a[2] - d[2] * a[1];
+  u[1] = d[2] * a[0] - d[0] * a[2];
+  u[2] = d[0] * a[1] - d[1] * a[0];
+  const double len = std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+  for (int k = 0; k < 3; ++k) u[k] /= len;
+  v[0] = d[1] * u[2] - d[2] * u[1];
+  v[1] = d[2] * u[0] - d[0] * u[2];
+  v[2] = d[0] * u[1] - d[1] * u[0];
+}
+
+}  // namespace
+
+Emitter::Emitter(const EmitterSpec& spec, float spacing) : spec_(spec) {
+  double u[3], v[3];
+  basis(spec_.direction, u, v);
+  const double s = spacing;
+  const double r = spec_.radius;
+  const long m = static_cast<long>(std::floor(r / s + 1e-6));
+  // The square lattice of the disc's plane: stacked one spacing apart, the
+  // discs form the cubic lattice at which the fluid has its rest density.
+  for (long i = -m; i <= m; ++i)
+    for (long j = -m; j <= m; ++j) {
+      if (static_cast<double>(i * i + j * j) * s * s > r * r * (1.0 + 1e-6)) continue;
+      for (int k = 0; k < 3; ++k) disc_.push_back(static_cast<float>(s * (i * u[k] + j * v[k])));
+    }
+  interval_ = spec_.rate > 0.0f ? static_cast<double>(disc_size()) / spec_.rate : s / spec_.speed;
+}
+
+void Emitter::start_at(double time) {
+  next_ = 0;
+  if (time <= spec_.start) return;
+  next_ = static_cast<uint64_t>(std::ceil((time - spec_.start) / interval_));
+  // Settle rounding with the same comparison emit() makes.
+  while (due(next_) < time) ++next_;
+  while (next_ > 0 && due(next_ - 1) >= time) --next_;
+}
+
+size_t Emitter::emit(double t1, std::vector<float>& positions, std::vector<float>& velocities) {
+  size_t added = 0;
+  const size_t n = disc_size();
+  for (double t = due(next_); t < t1 && t < spec_.stop; t = due(++next_)) {
+    const double travel = spec_.speed * (t1 - t);
+    for (size_t p = 0; p < n; ++p)
+      for (int k = 0; k < 3; ++k) {
+        positions.push_back(static_cast<float>(spec_.position[k] + disc_[3 * p + k] + travel * spec_.direction[k]));
+        velocities.push_back(spec_.speed * spec_.direction[k]);
+      }
+    added += n;
+  }
+  return added;
+}
+
+}  // namespace pbf_sim

@@ -1,0 +1,131 @@
+// scene.h - a pbf-sim scene as a plain struct, read from a JSON file and
+// validated. docs/SCENES.md describes the format key by key.
+#ifndef PBF_SIM_SCENE_H
+#define PBF_SIM_SCENE_H
+
+#include <pbf/pbf.h>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pbf_sim {
+
+using Vec3 = std::array<float, 3>;
+
+/** An axis-aligned box [min, max] in metres; max >= min on every axis. */
+struct Box {
+  Vec3 min{0.0f, 0.0f, 0.0f};
+  Vec3 max{0.0f, 0.0f, 0.0f};
+};
+
+/** One block of fluid placed on the rest lattice: a box or a sphere. */
+struct FluidBlock {
+  enum class Shape { Box, Sphere };
+  Shape shape = Shape::Box;
+  Box box;                             ///< the block when shape == Box [m]
+  Vec3 center{0.0f, 0.0f, 0.0f};       ///< the sphere's centre when shape == Sphere [m]
+  float radius = 0.0f;                 ///< the sphere's radius [m], > 0
+  Vec3 velocity{0.0f, 0.0f, 0.0f};     ///< initial velocity of every particle [m/s]
+};
+
+/** A collision plane {x : dot(normal, x) + offset = 0}; fluid stays on the positive side. */
+struct Plane {
+  Vec3 normal{0.0f, 1.0f, 0.0f};  ///< non-zero; the library normalises it
+  float offset = 0.0f;            ///< [m]
+};
+
+/** An inlet: a disc that emits layers of particles along its normal. */
+struct EmitterSpec {
+  Vec3 position{0.0f, 0.0f, 0.0f};   ///< centre of the disc, inside the domain [m]
+  Vec3 direction{1.0f, 0.0f, 0.0f};  ///< the disc's normal and the flow direction (normalised on load)
+  float speed = 1.0f;                ///< speed of emitted particles [m/s], > 0
+  float radius = 0.1f;               ///< radius of the disc [m], > 0
+  float rate = 0.0f;                 ///< particles per second; 0 = disc particles x speed / spacing
+  double start = 0.0;                ///< first emission [s], >= 0
+  double stop = std::numeric_limits<double>::infinity();  ///< emission ends before this time [s]
+};
+
+/** A drain: every particle inside the box is removed after each frame. */
+struct Sink {
+  Box box;
+};
+
+/** Frame rate and length of the run. */
+struct TimeSpec {
+  float fps = 60.0f;      ///< frames per simulated second, > 0
+  int frames = 120;       ///< frames to simulate, >= 1
+  int substeps = 4;       ///< solver substeps per frame, 1 .. 1000
+};
+
+/** What is written, where, and how often. */
+struct OutputSpec {
+  std::string dir = "pbf-out";  ///< folder, relative to the working directory
+  bool ply = true;              ///< binary PLY per frame (frame_NNNN.ply)
+  bool vtp = false;             ///< VTK XML PolyData per frame (frame_NNNN.vtp) and frames.pvd
+  int every = 1;                ///< write every n-th frame (and the last), >= 1
+};
+
+/** Everything a run needs, in SI units. */
+struct Scene {
+  std::string source = "built-in dam break";  ///< the file it came from, for messages
+  std::string description;                    ///< free text from the file, may be empty
+  Box domain;                                 ///< the box the fluid is kept in; max > min
+  pbf_backend backend = PBF_BACKEND_AUTO;
+  float spacing = 0.025f;                     ///< particle spacing [m], > 0
+  float kernel_radius = 0.0f;                 ///< SPH radius h [m]; 0 = 2 x spacing
+  float rest_density = 1000.0f;               ///< [kg/m^3], > 0
+  uint32_t max_particles = 1000000u;          ///< capacity, >= 1
+  pbf_params params = pbf_params_default();   ///< every field may be set by its C name
+  TimeSpec time;
+  std::vector<FluidBlock> fluid;
+  std::vector<Plane> planes;
+  std::vector<EmitterSpec> emitters;
+  std::vector<Sink> sinks;
+  OutputSpec output;
+};
+
+/**
+ * A scene that cannot be used. what() reads "<source>: <key path>: <reason>",
+ * for example `scene.json: fluid[1].box.max[2]: expected a number, got "a"`.
+ */
+class SceneError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/**
+ * Parses and validates the JSON text of a scene. `source` names the text in
+ * messages (usually the file name). Throws SceneError on the first problem:
+ * invalid JSON, a duplicate, unknown or missing key, a value of the wrong
+ * type, a count below its minimum, a number that is not finite, an empty or
+ * inverted box, an emitter outside the domain.
+ */
+Scene parse_scene(const std::string& text, const std::string& source);
+
+/** Reads the file at `path` and parses it with parse_scene(); SceneError names the path. */
+Scene load_scene(const std::string& path);
+
+/**
+ * The reference dam break of docs/PERFORMANCE.md, as pbf-sim runs it without
+ * a scene file: a cube of 39 particles per side at `spacing` (59,319
+ * particles, 0.975 m at 0.025 m) in a 4 x 3 x 1.5 m box, PLY output in pbf-out.
+ */
+Scene builtin_dam_break(float spacing = 0.025f);
+
+/**
+ * Changes the particle spacing of a scene, scaling an explicit kernel radius
+ * by the same factor so that the kernel keeps the same number of neighbours.
+ * Geometry (domain, blocks, emitters, sinks) stays in metres.
+ */
+void set_spacing(Scene& scene, float spacing);
+
+/** The name of a backend as a scene file spells it: "auto", "cpu" or "cuda". */
+const char* backend_key(pbf_backend backend);
+
+}  // namespace pbf_sim
+
+#endif  // PBF_SIM_SCENE_H

@@ -1,0 +1,248 @@
+// scene_runner.cpp - a scene's solver and its frame loop, through the C API only.
+#include "scene_runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+namespace pbf_sim {
+
+namespace {
+
+std::string block_key(const char* list, size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
+
+bool inside(const Box& b, const float* p) {
+  return p[0] >= b.min[0] && p[1] >= b.min[1] && p[2] >= b.min[2] && p[0] <= b.max[0] && p[1] <= b.max[1] &&
+         p[2] <= b.max[2];
+}
+
+}  // namespace
+
+SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(scene)), options_(std::move(options)) {
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = scene_.backend;
+  d.max_particles = scene_.max_particles;
+  d.particle_spacing = scene_.spacing;
+  d.kernel_radius = scene_.kernel_radius;
+  d.rest_density = scene_.rest_density;
+  for (int a = 0; a < 3; ++a) {
+    d.domain_min[a] = scene_.domain.min[a];
+    d.domain_max[a] = scene_.domain.max[a];
+  }
+  d.thread_count = options_.threads;
+  check(pbf_solver_create(&d, &solver_), scene_.source);
+  try {
+    check(pbf_solver_get_desc(solver_, &desc_), scene_.source);
+    scene_.params.struct_size = sizeof(pbf_params);
+    check(pbf_solver_set_params(solver_, &scene_.params), scene_.source + ": parameters");
+    for (size_t i = 0; i < scene_.planes.size(); ++i)
+      check(pbf_solver_add_plane(solver_, scene_.planes[i].normal.data(), scene_.planes[i].offset, nullptr),
+            scene_.source + ": " + block_key("planes", i));
+    for (size_t i = 0; i < scene_.fluid.size(); ++i) {
+      const FluidBlock& b = scene_.fluid[i];
+      if (b.shape == FluidBlock::Shape::Box)
+        check(pbf_solver_fill_box(solver_, b.box.min.data(), b.box.max.data(), b.velocity.data(), nullptr),
+              scene_.source + ": " + block_key("fluid", i));
+      else
+        place_sphere(b, i);
+    }
+    for (const EmitterSpec& e : scene_.emitters) emitters_.emplace_back(e, scene_.spacing);
+    totals_.initial_particles = particle_count();
+  } catch (...) {
+    pbf_solver_destroy(solver_);
+    throw;
+  }
+}
+
+SceneRunner::~SceneRunner() { pbf_solver_destroy(solver_); }
+
+void SceneRunner::check(pbf_status status, const std::string& context) const {
+  if (status == PBF_OK) return;
+  throw RunError((context.empty() ? "" : context + ": ") + pbf_last_error() + " (" + pbf_status_string(status) + ")");
+}
+
+void SceneRunner::notify(const std::string& text) const {
+  if (options_.message) {
+    options_.message(text);
+  } else {
+    std::fprintf(stderr, "pbf-sim: %s\n", text.c_str());
+    std::fflush(stderr);
+  }
+}
+
+// The rest lattice (centres at centre + (i + 1/2) s) inside the sphere and the domain.
+void SceneRunner::place_sphere(const FluidBlock& b, size_t index) {
+  const double s = scene_.spacing;
+  const double r = b.radius;
+  const long m = static_cast<long>(std::ceil(r / s)) + 1;
+  std::vector<float> pos, vel;
+  for (long k = -m; k < m; ++k)
+    for (long j = -m; j < m; ++j)
+      for (long i = -m; i < m; ++i) {
+        const double o[3] = {(i + 0.5) * s, (j + 0.5) * s, (k + 0.5) * s};
+        if (o[0] * o[0] + o[1] * o[1] + o[2] * o[2] > r * r) continue;
+        float p[3];
+        for (int a = 0; a < 3; ++a) p[a] = static_cast<float>(b.center[a] + o[a]);
+        if (!inside(scene_.domain, p)) continue;
+        pos.insert(pos.end(), p, p + 3);
+        vel.insert(vel.end(), b.velocity.begin(), b.velocity.end());
+      }
+  check(pbf_solver_add_particles(solver_, pos.data(), vel.data(), pos.size() / 3),
+        scene_.source + ": " + block_key("fluid", index));
+}
+
+size_t SceneRunner::particle_count() const {
+  size_t n = 0;
+  check(pbf_solver_particle_count(solver_, &n), "");
+  return n;
+}
+
+void SceneRunner::resume(const std::string& checkpoint, int start_frame) {
+  check(pbf_solver_load_checkpoint(solver_, checkpoint.c_str()), "");
+  frame_ = first_frame_ = start_frame;
+  for (Emitter& e : emitters_) e.start_at(time());
+  totals_.initial_particles = particle_count();
+  // Keep the earlier run's VTP frames in the collection.
+  pvd_.clear();
+  std::error_code ec;
+  if (scene_.output.vtp && std::filesystem::is_directory(scene_.output.dir, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(scene_.output.dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() < 11 || name.compare(0, 6, "frame_") != 0 || name.compare(name.size() - 4, 4, ".vtp") != 0)
+        continue;
+      const std::string digits = name.substr(6, name.size() - 10);
+      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+      const int number = std::atoi(digits.c_str());
+      if (number <= start_frame) pvd_.push_back({number / static_cast<double>(scene_.time.fps), name});
+    }
+    std::sort(pvd_.begin(), pvd_.end(), [](const PvdEntry& a, const PvdEntry& b) { return a.time < b.time; });
+  }
+}
+
+void SceneRunner::save_checkpoint(const std::string& path) const {
+  check(pbf_solver_save_checkpoint(solver_, path.c_str()), "");
+}
+
+void SceneRunner::advance() {
+  const float dt = 1.0f / scene_.time.fps;
+  check(pbf_solver_step(solver_, dt, static_cast<uint32_t>(scene_.time.substeps)), "");
+  check(pbf_solver_get_stats(solver_, &stats_), "");
+  ++frame_;
+  ++totals_.frames;
+  totals_.substeps += static_cast<uint64_t>(scene_.time.substeps);
+  totals_.step_ms += stats_.time_total_ms;
+  totals_.density_error_sum += stats_.avg_density_error;
+  totals_.density_error_max = std::max(totals_.density_error_max, stats_.max_density_error);
+  if (!emitters_.empty()) emit();
+  if (!scene_.sinks.empty()) drain();
+}
+
+void SceneRunner::emit() {
+  new_positions_.clear();
+  new_velocities_.clear();
+  const double t = time();
+  for (Emitter& e : emitters_) e.emit(t, new_positions_, new_velocities_);
+  // Drop what the flow carried out of the domain: the solver accepts only particles inside.
+  size_t kept = 0;
+  const size_t n = new_positions_.size() / 3;
+  for (size_t i = 0; i < n; ++i) {
+    if (!inside(scene_.domain, &new_positions_[3 * i])) {
+      ++totals_.clipped;
+      continue;
+    }
+    std::copy_n(&new_positions_[3 * i], 3, &new_positions_[3 * kept]);
+    std::copy_n(&new_velocities_[3 * i], 3, &new_velocities_[3 * kept]);
+    ++kept;
+  }
+  const size_t count = particle_count();
+  const size_t room = count < desc_.max_particles ? desc_.max_particles - count : 0;
+  const size_t added = std::min(kept, room);
+  if (added < kept) {
+    totals_.refused += kept - added;
+    if (!capacity_notice_) {
+      capacity_notice_ = true;
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    "%s: max_particles (%u) reached at frame %d (t = %.3f s): emitted particles beyond it are "
+                    "refused from now on (the summary counts them)",
+                    scene_.source.c_str(), static_cast<unsigned>(desc_.max_particles), frame_, t);
+      notify(text);
+    }
+  }
+  if (added > 0) {
+    check(pbf_solver_add_particles(solver_, new_positions_.data(), new_velocities_.data(), added), "emitters");
+    totals_.emitted += added;
+  }
+}
+
+void SceneRunner::drain() {
+  const size_t n = particle_count();
+  positions_.resize(3 * n);
+  if (n > 0) check(pbf_solver_get_positions(solver_, positions_.data(), positions_.size()), "");
+  doomed_.clear();
+  for (size_t i = 0; i < n; ++i)
+    for (const Sink& s : scene_.sinks)
+      if (inside(s.box, &positions_[3 * i])) {
+        doomed_.push_back(static_cast<uint32_t>(i));
+        break;
+      }
+  if (doomed_.empty()) return;
+  check(pbf_solver_remove_particles(solver_, doomed_.data(), doomed_.size()), "sinks");
+  totals_.removed += doomed_.size();
+}
+
+bool SceneRunner::output_due() const {
+  return frame_ % scene_.output.every == 0 || frame_ == first_frame_ || frame_ == last_frame();
+}
+
+std::string SceneRunner::frame_path(const std::string& ext) const {
+  const int width = std::max(4, static_cast<int>(std::to_string(std::max(last_frame(), frame_)).size()));
+  char name[64];
+  std::snprintf(name, sizeof name, "frame_%0*d.", width, frame_);
+  return (std::filesystem::path(scene_.output.dir) / (name + ext)).string();
+}
+
+std::string SceneRunner::pvd_path() const { return (std::filesystem::path(scene_.output.dir) / "frames.pvd").string(); }
+
+void SceneRunner::write_output() {
+  if (!scene_.output.ply && !scene_.output.vtp) return;
+  if (!output_ready_) {
+    std::error_code ec;
+    std::filesystem::create_directories(scene_.output.dir, ec);
+    if (ec) throw RunError("cannot create the folder '" + scene_.output.dir + "': " + ec.message());
+    output_ready_ = true;
+  }
+  if (scene_.output.ply) {
+    check(pbf_solver_write_ply(solver_, frame_path("ply").c_str()), "");
+    ++totals_.ply_files;
+  }
+  if (scene_.output.vtp) {
+    const size_t n = particle_count();
+    positions_.resize(3 * n);
+    velocities_.resize(3 * n);
+    densities_.resize(n);
+    if (n > 0) {
+      check(pbf_solver_get_positions(solver_, positions_.data(), positions_.size()), "");
+      check(pbf_solver_get_velocities(solver_, velocities_.data(), velocities_.size()), "");
+      check(pbf_solver_get_densities(solver_, densities_.data(), densities_.size()), "");
+    }
+    const std::string path = frame_path("vtp");
+    try {
+      write_vtp(path, n, positions_.data(), velocities_.data(), densities_.data());
+      const std::string file = std::filesystem::path(path).filename().string();
+      // A resumed run may rewrite a frame already listed: replace, never duplicate.
+      pvd_.erase(std::remove_if(pvd_.begin(), pvd_.end(), [&](const PvdEntry& e) { return e.file == file; }),
+                 pvd_.end());
+      pvd_.push_back({time(), file});
+      write_pvd(pvd_path(), pvd_);
+    } catch (const std::runtime_error& e) {
+      throw RunError(e.what());
+    }
+    ++totals_.vtp_files;
+  }
+}
+
+}  // namespace pbf_sim

@@ -1,0 +1,143 @@
+// scene_runner.h - builds a solver from a Scene and runs it frame by frame:
+// step, emit, drain, write.
+#ifndef PBF_SIM_SCENE_RUNNER_H
+#define PBF_SIM_SCENE_RUNNER_H
+
+#include <pbf/pbf.h>
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "emitter.h"
+#include "scene.h"
+#include "vtp_writer.h"
+
+namespace pbf_sim {
+
+/** A failed pbf call or output file while running; what() says which and why. */
+class RunError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/** How to run a scene, beyond what the scene file says. */
+struct RunOptions {
+  int threads = 0;  ///< CPU worker threads, 0 = all
+  /** Receives notices such as the refusal of particles beyond max_particles; default: stderr. */
+  std::function<void(const std::string&)> message;
+};
+
+/** What a run has done so far. */
+struct RunTotals {
+  size_t initial_particles = 0;  ///< after the fluid blocks were placed (or the checkpoint loaded)
+  size_t emitted = 0;            ///< particles added by emitters
+  size_t refused = 0;            ///< emitted particles refused because the solver was full
+  size_t clipped = 0;            ///< emitted particles that fell outside the domain
+  size_t removed = 0;            ///< particles removed by sinks
+  int frames = 0;                ///< frames advanced
+  uint64_t substeps = 0;         ///< solver substeps taken
+  double step_ms = 0.0;          ///< wall-clock time inside pbf_solver_step [ms]
+  double density_error_sum = 0.0;  ///< sum over frames of the average compression
+  float density_error_max = 0.0f;  ///< largest compression seen after any frame
+  size_t ply_files = 0;          ///< PLY frames written
+  size_t vtp_files = 0;          ///< VTP frames written
+};
+
+/**
+ * One run of a scene. The constructor creates the solver (backend, spacing,
+ * kernel radius, rest density, domain, capacity), sets the parameters, adds
+ * the planes and places the fluid blocks; errors are thrown as RunError
+ * naming the scene file and the key whose value the library refused.
+ */
+class SceneRunner {
+ public:
+  /** Builds the solver for `scene`; throws RunError. */
+  SceneRunner(Scene scene, RunOptions options = {});
+  /** Destroys the solver. */
+  ~SceneRunner();
+  SceneRunner(const SceneRunner&) = delete;
+  SceneRunner& operator=(const SceneRunner&) = delete;
+
+  /** The solver, for callers that read or step it themselves (the benchmark, tests). */
+  pbf_solver* solver() const { return solver_; }
+  /** The scene being run, with command-line overrides applied. */
+  const Scene& scene() const { return scene_; }
+  /** The solver's description with automatic values resolved (backend, kernel radius, threads). */
+  const pbf_solver_desc& desc() const { return desc_; }
+  /** The emitters, in scene order. */
+  const std::vector<Emitter>& emitters() const { return emitters_; }
+
+  /** Particles now in the solver. */
+  size_t particle_count() const;
+  /** Number of the frame the state belongs to (0 before the first step). */
+  int frame() const { return frame_; }
+  /** Simulated time of the state [s]: frame / fps. */
+  double time() const { return frame_ / static_cast<double>(scene_.time.fps); }
+  /** The last frame this run advances to: the first frame plus time.frames. */
+  int last_frame() const { return first_frame_ + scene_.time.frames; }
+  /** Statistics of the last step. */
+  const pbf_stats& last_stats() const { return stats_; }
+  /** Totals of the run so far. */
+  const RunTotals& totals() const { return totals_; }
+
+  /**
+   * Replaces the state by a checkpoint saved at frame `start_frame` and
+   * continues numbering (and emitting) from there. Frames of the earlier run
+   * found in the output folder stay listed in the .pvd.
+   */
+  void resume(const std::string& checkpoint, int start_frame);
+
+  /** Saves the complete solver state to `path` (pbf_solver_save_checkpoint). */
+  void save_checkpoint(const std::string& path) const;
+
+  /**
+   * Advances one frame: steps 1/fps seconds in time.substeps substeps, then
+   * adds the emitters' discs due in that frame (refusing those beyond
+   * max_particles, with one message per run), then removes the particles
+   * inside the sinks.
+   */
+  void advance();
+
+  /** Whether the current frame is written: every output.every-th frame, frame 0 and the last. */
+  bool output_due() const;
+
+  /** Writes the current frame in every format the scene asks for (none: nothing, no folder). */
+  void write_output();
+
+  /** The path of the current frame's file with extension `ext` ("ply", "vtp"). */
+  std::string frame_path(const std::string& ext) const;
+
+  /** The path of the .pvd collection (output.dir/frames.pvd). */
+  std::string pvd_path() const;
+
+ private:
+  void check(pbf_status status, const std::string& context) const;
+  void place_sphere(const FluidBlock& block, size_t index);
+  void emit();
+  void drain();
+  void notify(const std::string& text) const;
+
+  Scene scene_;
+  RunOptions options_;
+  pbf_solver* solver_ = nullptr;
+  pbf_solver_desc desc_ = pbf_solver_desc_default();
+  pbf_stats stats_ = pbf_stats_default();
+  std::vector<Emitter> emitters_;
+  RunTotals totals_;
+  int frame_ = 0;
+  int first_frame_ = 0;
+  bool capacity_notice_ = false;
+  bool output_ready_ = false;
+  std::vector<PvdEntry> pvd_;
+  // Scratch arrays reused every frame.
+  std::vector<float> positions_, velocities_, densities_;
+  std::vector<float> new_positions_, new_velocities_;
+  std::vector<uint32_t> doomed_;
+};
+
+}  // namespace pbf_sim
+
+#endif  // PBF_SIM_SCENE_RUNNER_H

@@ -1,0 +1,180 @@
+// Emitters add discs of particles on schedule, stop at their stop time and at
+// max_particles (with one message); sinks remove the particles inside them.
+#include <gtest/gtest.h>
+#include <pbf/pbf.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "emitter.h"
+#include "scene.h"
+#include "scene_runner.h"
+#include "sim_test_util.h"
+
+namespace {
+
+pbf_sim::EmitterSpec inlet(float radius, float speed) {
+  pbf_sim::EmitterSpec e;
+  e.position = {0.5f, 0.5f, 0.5f};
+  e.direction = {1.0f, 0.0f, 0.0f};
+  e.radius = radius;
+  e.speed = speed;
+  return e;
+}
+
+// A 1 m box without gravity holding one emitter at its centre, spacing 0.05 m,
+// 20 frames per second: with speed 1 m/s one disc is due every frame.
+pbf_sim::Scene inlet_scene(const pbf_sim::EmitterSpec& e) {
+  pbf_sim::Scene s = pbf_sim::parse_scene(R"({
+    "domain": {"min": [0, 0, 0], "max": [1, 1, 1]}, "backend": "cpu", "spacing": 0.05,
+    "parameters": {"gravity": [0, 0, 0]},
+    "time": {"fps": 20, "frames": 10, "substeps": 2}, "output": {"ply": false}})",
+                                          "inlet.json");
+  s.emitters.push_back(e);
+  return s;
+}
+
+TEST(Emitter, ADiscHoldsTheLatticePointsWithinItsRadius) {
+  // Radius 2 spacings: the points (i, j) with i^2 + j^2 <= 4: 1 + 4 + 4 + 4 = 13.
+  const pbf_sim::Emitter e(inlet(0.1f, 1.0f), 0.05f);
+  EXPECT_EQ(e.disc_size(), 13u);
+  EXPECT_EQ(pbf_sim::Emitter(inlet(0.01f, 1.0f), 0.05f).disc_size(), 1u) << "the centre alone";
+}
+
+TEST(Emitter, DiscsAreOneSpacingApartAlongTheFlowWithTheFlowsVelocity) {
+  pbf_sim::EmitterSpec spec = inlet(0.1f, 2.0f);
+  spec.direction = {0.0f, 0.6f, 0.8f};
+  pbf_sim::Emitter e(spec, 0.05f);
+  EXPECT_NEAR(e.interval(), 0.05 / 2.0, 1e-9);
+  std::vector<float> x, v;
+  // Discs due at 0 and 0.025 s, emitted at 0.05 s: carried 0.1 m and 0.05 m downstream.
+  ASSERT_EQ(e.emit(0.05, x, v), 26u);
+  for (size_t i = 0; i < 26; ++i) {
+    const double along = (x[3 * i] - 0.5) * 0.0 + (x[3 * i + 1] - 0.5) * 0.6 + (x[3 * i + 2] - 0.5) * 0.8;
+    EXPECT_NEAR(along, i < 13 ? 0.1 : 0.05, 1e-6) << "particle " << i;
+    EXPECT_NEAR(v[3 * i], 0.0f, 1e-6);
+    EXPECT_NEAR(v[3 * i + 1], 1.2f, 1e-6);
+    EXPECT_NEAR(v[3 * i + 2], 1.6f, 1e-6);
+  }
+  EXPECT_EQ(e.emit(0.05, x, v), 0u) << "nothing twice";
+}
+
+TEST(Emitter, AGivenRateSetsTheIntervalBetweenDiscs) {
+  pbf_sim::EmitterSpec spec = inlet(0.1f, 1.0f);
+  spec.rate = 130.0f;  // 13 particles per disc: one disc every 0.1 s
+  pbf_sim::Emitter e(spec, 0.05f);
+  EXPECT_NEAR(e.interval(), 0.1, 1e-9);
+  EXPECT_NEAR(e.rate(), 130.0, 1e-6);
+  std::vector<float> x, v;
+  EXPECT_EQ(e.emit(0.95, x, v), 10u * 13u);
+}
+
+TEST(Emitter, StartingLateSkipsTheDiscsAlreadyDue) {
+  pbf_sim::Emitter a(inlet(0.1f, 1.0f), 0.05f), b(inlet(0.1f, 1.0f), 0.05f);
+  std::vector<float> x, v;
+  for (int f = 1; f <= 7; ++f) a.emit(f / 20.0, x, v);
+  b.start_at(7 / 20.0);
+  EXPECT_EQ(a.discs_emitted(), b.discs_emitted());
+}
+
+TEST(Emitters, AddTheirDiscsFrameByFrameUntilTheirStopTime) {
+  pbf_sim::EmitterSpec spec = inlet(0.1f, 1.0f);
+  spec.start = 0.01;  // discs due at 0.01, 0.06, 0.11, ...: one in each 1/20 s frame
+  spec.stop = 0.24;   // the last is due at 0.21
+  pbf_sim::SceneRunner r(inlet_scene(spec));
+  EXPECT_EQ(r.particle_count(), 0u);
+  for (int f = 1; f <= 8; ++f) {
+    r.advance();
+    EXPECT_EQ(r.particle_count(), 13u * static_cast<size_t>(std::min(f, 5))) << "after frame " << f;
+  }
+  EXPECT_EQ(r.totals().emitted, 65u);
+  EXPECT_EQ(r.totals().refused, 0u);
+}
+
+TEST(Emitters, StopAtMaxParticlesWithOneMessage) {
+  pbf_sim::Scene s = inlet_scene(inlet(0.1f, 1.0f));
+  s.max_particles = 30;
+  std::vector<std::string> messages;
+  pbf_sim::RunOptions options;
+  options.message = [&](const std::string& m) { messages.push_back(m); };
+  pbf_sim::SceneRunner r(s, options);
+  for (int f = 0; f < 6; ++f) r.advance();
+  EXPECT_EQ(r.particle_count(), 30u);
+  EXPECT_EQ(r.totals().emitted, 30u);
+  EXPECT_EQ(r.totals().refused, 6u * 13u - 30u);
+  ASSERT_EQ(messages.size(), 1u) << "said once, however many frames refuse particles";
+  EXPECT_NE(messages[0].find("max_particles (30) reached at frame 3"), std::string::npos) << messages[0];
+}
+
+TEST(Emitters, ParticlesCarriedOutOfTheDomainAreDropped) {
+  pbf_sim::EmitterSpec spec = inlet(0.1f, 1.0f);
+  spec.position = {0.98f, 0.5f, 0.5f};  // pointing at the wall 2 cm away
+  spec.rate = 13.0f * 4.0f;             // a disc every 0.25 s: the first is carried 0.25 m
+  pbf_sim::Scene s = inlet_scene(spec);
+  s.time.fps = 4.0f;
+  pbf_sim::SceneRunner r(s);
+  r.advance();
+  EXPECT_EQ(r.particle_count(), 0u);
+  EXPECT_EQ(r.totals().clipped, 13u);
+}
+
+TEST(Emitters, AResumedRunEmitsWhatTheUninterruptedRunEmits) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::EmitterSpec spec = inlet(0.1f, 1.5f);
+  pbf_sim::SceneRunner whole(inlet_scene(spec));
+  for (int f = 0; f < 6; ++f) whole.advance();
+  {
+    pbf_sim::SceneRunner first(inlet_scene(spec));
+    for (int f = 0; f < 3; ++f) first.advance();
+    first.save_checkpoint(dir + "/state.pbfc");
+  }
+  pbf_sim::SceneRunner second(inlet_scene(spec));
+  second.resume(dir + "/state.pbfc", 3);
+  for (int f = 0; f < 3; ++f) second.advance();
+  const size_t n = whole.particle_count();
+  ASSERT_EQ(second.particle_count(), n);
+  std::vector<float> a(3 * n), b(3 * n);
+  ASSERT_EQ(pbf_solver_get_positions(whole.solver(), a.data(), a.size()), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_positions(second.solver(), b.data(), b.size()), PBF_OK);
+  EXPECT_EQ(a, b) << "bit-identical on the CPU";
+}
+
+TEST(Sinks, RemoveEveryParticleInsideTheirBox) {
+  // A block at rest without gravity; the sink takes the half x > 0.2 (a plane
+  // between lattice columns at x = 0.175 and 0.225).
+  pbf_sim::Scene s = pbf_sim::parse_scene(R"({
+    "domain": {"min": [0, 0, 0], "max": [1, 1, 1]}, "backend": "cpu", "spacing": 0.05,
+    "parameters": {"gravity": [0, 0, 0]}, "time": {"fps": 60, "frames": 3, "substeps": 2},
+    "fluid": [{"box": {"min": [0, 0, 0], "max": [0.4, 0.3, 0.3]}}],
+    "sinks": [{"box": {"min": [0.2, -1, -1], "max": [2, 2, 2]}}],
+    "output": {"ply": false}})",
+                                          "sink.json");
+  pbf_sim::SceneRunner r(s);
+  ASSERT_EQ(r.particle_count(), 8u * 6u * 6u);
+  r.advance();
+  EXPECT_EQ(r.particle_count(), 4u * 6u * 6u);
+  EXPECT_EQ(r.totals().removed, 4u * 6u * 6u);
+  r.advance();
+  const size_t n = r.particle_count();
+  std::vector<float> x(3 * n);
+  ASSERT_EQ(pbf_solver_get_positions(r.solver(), x.data(), x.size()), PBF_OK);
+  for (size_t i = 0; i < n; ++i) EXPECT_LT(x[3 * i], 0.2f) << "particle " << i << " is inside the sink";
+}
+
+TEST(Sinks, DrainWhatAnEmitterAdds) {
+  // The jet runs straight into a sink: particles come and go, the count stays bounded.
+  pbf_sim::EmitterSpec spec = inlet(0.1f, 1.0f);
+  pbf_sim::Scene s = inlet_scene(spec);
+  pbf_sim::Sink sink;
+  sink.box.min = {0.6f, 0.0f, 0.0f};
+  sink.box.max = {1.0f, 1.0f, 1.0f};
+  s.sinks.push_back(sink);
+  pbf_sim::SceneRunner r(s);
+  for (int f = 0; f < 10; ++f) r.advance();
+  EXPECT_EQ(r.totals().emitted, 130u);
+  EXPECT_GT(r.totals().removed, 0u);
+  EXPECT_EQ(r.particle_count(), r.totals().emitted - r.totals().removed);
+}
+
+}  // namespace

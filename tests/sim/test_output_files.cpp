@@ -1,0 +1,205 @@
+// Frame files read back equal what was written: VTP parsed independently
+// (XML header + raw appended blocks), PLY through its header, and the .pvd
+// lists every written frame with its time. Files appear whole or not at all.
+#include <gtest/gtest.h>
+#include <pbf/pbf.h>
+
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "scene.h"
+#include "scene_runner.h"
+#include "sim_test_util.h"
+#include "vtp_writer.h"
+
+namespace {
+
+// A small scene: a block falling in a box, on the CPU.
+pbf_sim::Scene small_scene(const std::string& dir) {
+  pbf_sim::Scene s = pbf_sim::parse_scene(R"({
+    "domain": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]}, "backend": "cpu", "spacing": 0.05,
+    "time": {"fps": 30, "frames": 5, "substeps": 2},
+    "fluid": [{"box": {"min": [0, 0, 0], "max": [0.3, 0.4, 0.3]}, "velocity": [0.5, 0, 0]}],
+    "output": {"ply": true, "vtp": true}})",
+                                          "small.json");
+  s.output.dir = dir;
+  return s;
+}
+
+// Runs all frames of the runner's scene, writing the due ones, as pbf-sim does.
+void run(pbf_sim::SceneRunner& r) {
+  r.write_output();
+  for (int k = 0; k < r.scene().time.frames; ++k) {
+    r.advance();
+    if (r.output_due()) r.write_output();
+  }
+}
+
+TEST(VtpWriter, ArraysReadBackBitForBit) {
+  const std::string path = sim_test::fresh_dir() + "/particles.vtp";
+  const std::vector<float> x = {0.0f, 1.5f, -2.25f, 1e-7f, 3.0f, 4.0f, 0.1f, 0.2f, 0.3f};
+  const std::vector<float> v = {3.0f, 4.0f, 0.0f, -1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  const std::vector<float> rho = {1000.0f, 998.5f, 0.0f};
+  pbf_sim::write_vtp(path, 3, x.data(), v.data(), rho.data());
+  const sim_test::VtpData d = sim_test::read_vtp(path);
+  EXPECT_EQ(d.points, 3u);
+  EXPECT_EQ(d.verts, 3u);
+  ASSERT_EQ(d.arrays.count("Points"), 1u);
+  EXPECT_EQ(d.arrays.at("Points").type, "Float32");
+  EXPECT_EQ(d.arrays.at("Points").components, 3);
+  EXPECT_EQ(d.arrays.at("Points").floats, x);
+  EXPECT_EQ(d.arrays.at("velocity").components, 3);
+  EXPECT_EQ(d.arrays.at("velocity").floats, v);
+  EXPECT_EQ(d.arrays.at("density").floats, rho);
+  EXPECT_EQ(d.arrays.at("speed").floats, (std::vector<float>{5.0f, 1.0f, 0.0f}));
+  EXPECT_EQ(d.arrays.at("connectivity").ints, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(d.arrays.at("offsets").ints, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_NE(d.header.find("<PointData Scalars=\"density\" Vectors=\"velocity\">"), std::string::npos);
+  EXPECT_TRUE(sim_test::partial_files(std::filesystem::path(path).parent_path().string()).empty());
+}
+
+TEST(VtpWriter, NoParticlesGiveAValidEmptyFile) {
+  const std::string path = sim_test::fresh_dir() + "/empty.vtp";
+  pbf_sim::write_vtp(path, 0, nullptr, nullptr, nullptr);
+  const sim_test::VtpData d = sim_test::read_vtp(path);
+  EXPECT_EQ(d.points, 0u);
+  EXPECT_EQ(d.arrays.size(), 6u);
+  for (const auto& a : d.arrays) EXPECT_TRUE(a.second.floats.empty() && a.second.ints.empty()) << a.first;
+}
+
+TEST(VtpWriter, AFileThatCannotBeWrittenThrowsWithItsPathAndLeavesNothing) {
+  const std::string dir = sim_test::fresh_dir();
+  const std::string path = dir + "/missing-folder/particles.vtp";
+  const float p[3] = {0, 0, 0};
+  try {
+    pbf_sim::write_vtp(path, 1, p, p, p);
+    FAIL() << "wrote into a missing folder";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ".partial"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+TEST(VtpWriter, ReplacingAFileNeverShowsAPart) {
+  // The new content goes to a temporary name first: the old file stays whole until the rename.
+  const std::string path = sim_test::fresh_dir() + "/frame.vtp";
+  const std::vector<float> a(30, 1.0f), b(30, 2.0f);
+  pbf_sim::write_vtp(path, 10, a.data(), a.data(), a.data());
+  pbf_sim::write_vtp(path, 10, b.data(), b.data(), b.data());
+  EXPECT_EQ(sim_test::read_vtp(path).arrays.at("Points").floats, b);
+}
+
+TEST(PvdWriter, ListsEveryEntryWithItsTimeAndEscapesNames) {
+  const std::string path = sim_test::fresh_dir() + "/frames.pvd";
+  pbf_sim::write_pvd(path, {{0.0, "frame_0000.vtp"}, {1.0 / 60.0, "frame_0001.vtp"}, {2.5, "a&b.vtp"}});
+  const auto entries = sim_test::read_pvd(path);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].second, "frame_0000.vtp");
+  EXPECT_NEAR(entries[1].first, 1.0 / 60.0, 1e-9);
+  EXPECT_EQ(entries[2].second, "a&amp;b.vtp");
+}
+
+TEST(FrameOutput, LastFramesFilesEqualTheSolversArrays) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::SceneRunner r(small_scene(dir));
+  run(r);
+  const size_t n = r.particle_count();
+  std::vector<float> x(3 * n), v(3 * n), rho(n);
+  ASSERT_EQ(pbf_solver_get_positions(r.solver(), x.data(), x.size()), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_velocities(r.solver(), v.data(), v.size()), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_densities(r.solver(), rho.data(), rho.size()), PBF_OK);
+
+  const sim_test::PlyData ply = sim_test::read_ply(dir + "/frame_0005.ply");
+  EXPECT_EQ(ply.count, n);
+  EXPECT_EQ(ply.positions, x);
+  EXPECT_EQ(ply.velocities, v);
+  EXPECT_EQ(ply.densities, rho);
+
+  const sim_test::VtpData vtp = sim_test::read_vtp(dir + "/frame_0005.vtp");
+  EXPECT_EQ(vtp.points, n);
+  EXPECT_EQ(vtp.arrays.at("Points").floats, x);
+  EXPECT_EQ(vtp.arrays.at("velocity").floats, v);
+  EXPECT_EQ(vtp.arrays.at("density").floats, rho);
+  const std::vector<float>& speed = vtp.arrays.at("speed").floats;
+  ASSERT_EQ(speed.size(), n);
+  for (size_t i = 0; i < n; ++i)
+    EXPECT_FLOAT_EQ(speed[i], std::sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
+  EXPECT_TRUE(sim_test::partial_files(dir).empty());
+}
+
+TEST(FrameOutput, PvdListsEveryFrameWithItsTime) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::SceneRunner r(small_scene(dir));
+  run(r);
+  const auto entries = sim_test::read_pvd(dir + "/frames.pvd");
+  ASSERT_EQ(entries.size(), 6u);
+  for (int f = 0; f <= 5; ++f) {
+    EXPECT_EQ(entries[f].second, "frame_000" + std::to_string(f) + ".vtp");
+    EXPECT_NEAR(entries[f].first, f / 30.0, 1e-7);
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + entries[f].second));
+  }
+}
+
+TEST(FrameOutput, EveryNthFrameAndTheLastAreWritten) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::Scene s = small_scene(dir);
+  s.output.every = 2;
+  pbf_sim::SceneRunner r(s);
+  run(r);
+  std::vector<std::string> files;
+  for (const auto& e : sim_test::read_pvd(dir + "/frames.pvd")) files.push_back(e.second);
+  EXPECT_EQ(files, (std::vector<std::string>{"frame_0000.vtp", "frame_0002.vtp", "frame_0004.vtp", "frame_0005.vtp"}));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/frame_0004.ply"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/frame_0003.ply"));
+  EXPECT_EQ(r.totals().ply_files, 4u);
+  EXPECT_EQ(r.totals().vtp_files, 4u);
+}
+
+TEST(FrameOutput, FrameNumbersArePaddedToTheLastFrame) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::Scene s = small_scene(dir);
+  s.time.frames = 12345;
+  pbf_sim::SceneRunner r(s);
+  EXPECT_EQ(std::filesystem::path(r.frame_path("vtp")).filename().string(), "frame_00000.vtp");
+  s.time.frames = 3;
+  pbf_sim::SceneRunner short_run(s);
+  EXPECT_EQ(std::filesystem::path(short_run.frame_path("ply")).filename().string(), "frame_0000.ply");
+}
+
+TEST(FrameOutput, NoFormatWritesNoFolder) {
+  const std::string dir = sim_test::fresh_dir() + "/never";
+  pbf_sim::Scene s = small_scene(dir);
+  s.output.ply = s.output.vtp = false;
+  pbf_sim::SceneRunner r(s);
+  run(r);
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST(FrameOutput, AResumedRunKeepsTheEarlierFramesInThePvd) {
+  const std::string dir = sim_test::fresh_dir();
+  const std::string checkpoint = dir + "/state.pbfc";
+  {
+    pbf_sim::Scene s = small_scene(dir);
+    s.time.frames = 3;
+    pbf_sim::SceneRunner first(s);
+    run(first);
+    first.save_checkpoint(checkpoint);
+  }
+  pbf_sim::Scene s = small_scene(dir);
+  s.time.frames = 2;
+  pbf_sim::SceneRunner second(s);
+  second.resume(checkpoint, 3);
+  for (int k = 0; k < 2; ++k) {
+    second.advance();
+    second.write_output();
+  }
+  std::vector<std::string> files;
+  for (const auto& e : sim_test::read_pvd(dir + "/frames.pvd")) files.push_back(e.second);
+  EXPECT_EQ(files, (std::vector<std::string>{"frame_0000.vtp", "frame_0001.vtp", "frame_0002.vtp", "frame_0003.vtp",
+                                             "frame_0004.vtp", "frame_0005.vtp"}));
+}
+
+}  // namespace
