@@ -132,6 +132,26 @@ PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
   return c.mass * sum;
 }
 
+// The Spiky gradient grad_i W(x_i - x_j) of the pair (i, j), r = x_i - x_j.
+// Where two particles coincide (r = 0) the gradient has no direction; there
+// the pair gets an antisymmetric direction drawn from its two indices, with
+// the gradient's limit magnitude. Without it coincident particles (which
+// collisions make: several particles pushed into a corner land on the same
+// point) would see equal neighbourhoods, get equal corrections and stay one
+// point forever, with a density that no iteration can lower.
+PBF_HD Vec3 pair_gradient(const KernelConstants& k, Vec3 r, float r2, uint32_t i, uint32_t j) {
+  if (r2 > 0.0f) return r * spiky_gradient_scale(k, r2);
+  const uint32_t lo = i < j ? i : j, hi = i < j ? j : i;
+  uint32_t h = lo * 0x9E3779B1u ^ (hi * 0x85EBCA77u + 0x165667B1u);
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  const Vec3 u{static_cast<float>(h & 1023u) - 511.5f, static_cast<float>((h >> 10) & 1023u) - 511.5f,
+               static_cast<float>((h >> 20) & 1023u) - 511.5f};
+  const float sign = i < j ? 1.0f : -1.0f;
+  return u * (sign * k.spiky_grad * k.h2 / length(u));
+}
+
 // Density (eq. 2), constraint C_i = rho_i / rho0 - 1 (eq. 1) and its scaling
 // factor lambda_i (eq. 11) with gradients from eq. 8.
 PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
@@ -142,10 +162,11 @@ PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborList
   float sum_grad2 = 0.0f;
   const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
   for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) {
-    const Vec3 r = xi - x[list[k]];
+    const uint32_t j = list[k];
+    const Vec3 r = xi - x[j];
     const float r2 = length_squared(r);
     sum_w += poly6(c.kernel, r2);
-    const Vec3 g = r * (spiky_gradient_scale(c.kernel, r2) * c.mass_over_rho0);  // -grad_{p_j} C_i
+    const Vec3 g = pair_gradient(c.kernel, r, r2, i, j) * c.mass_over_rho0;  // -grad_{p_j} C_i
     grad_i += g;
     sum_grad2 += length_squared(g);
   }
@@ -176,7 +197,7 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
     const Vec3 r = xi - x[j];
     const float r2 = length_squared(r);
     if (r2 >= c.kernel.h2) continue;
-    dp += r * (spiky_gradient_scale(c.kernel, r2) * (li + lambda[j] + artificial_pressure(c, r2)));
+    dp += pair_gradient(c.kernel, r, r2, i, j) * (li + lambda[j] + artificial_pressure(c, r2));
   }
   return dp * c.mass_over_rho0;
 }

@@ -356,6 +356,54 @@ TEST(PbfEquations, PositionCorrectionsSumToZero) {
   }
 }
 
+TEST(PbfEquations, CoincidentParticlesGetOppositeGradientsOfTheLimitMagnitude) {
+  const pbf::KernelConstants k = pbf::KernelConstants::make(kRadius);
+  const Vec3 zero{0, 0, 0};
+  for (uint32_t i : {0u, 5u, 1000u})
+    for (uint32_t j : {1u, 6u, 77u}) {
+      const Vec3 g = pbf::pair_gradient(k, zero, 0.0f, i, j);
+      const Vec3 h = pbf::pair_gradient(k, zero, 0.0f, j, i);
+      EXPECT_NEAR(g.x, -h.x, 1e-6f * pbf::length(g));
+      EXPECT_NEAR(g.y, -h.y, 1e-6f * pbf::length(g));
+      EXPECT_NEAR(g.z, -h.z, 1e-6f * pbf::length(g));
+      // The Spiky gradient's magnitude tends to 45 h^2 / (pi h^6) as r -> 0.
+      const double limit = 45.0 / (kPiD * std::pow(double(kRadius), 4));
+      EXPECT_NEAR(pbf::length(g), limit, 1e-5 * limit) << i << " " << j;
+    }
+  // Elsewhere it is the Spiky gradient itself.
+  const Vec3 r{0.03f, -0.02f, 0.05f};
+  const Vec3 g = pbf::pair_gradient(k, r, pbf::length_squared(r), 3, 4);
+  const Vec3 s = pbf::spiky_gradient(k, r);
+  EXPECT_EQ(g.x, s.x);
+  EXPECT_EQ(g.y, s.y);
+  EXPECT_EQ(g.z, s.z);
+}
+
+TEST(PbfEquations, CoincidentParticlesArePushedApartAndMomentumIsKept) {
+  // Two particles on the same point in a compressed block: with a gradient
+  // of zero between them they would get equal corrections and never part.
+  const SolverConfig config = make_config();
+  const PbfConstants c = pbf::make_pbf_constants(config, params_with(true, 0.1f), kDt);
+  std::vector<Vec3> x = compressed_block(9);
+  const uint32_t a = 5, b = static_cast<uint32_t>(x.size());
+  x.push_back(x[a]);
+  const Lists nb = brute_force_lists(x, kRadius);
+  std::vector<float> rho(x.size()), lambda(x.size());
+  for (uint32_t i = 0; i < x.size(); ++i) pbf::density_lambda(c, i, nb.view(), x.data(), rho[i], lambda[i]);
+  ASSERT_LT(lambda[a], 0.0f) << "the doubled particle is compressed";
+  D3 sum{0, 0, 0};
+  double magnitude = 0.0;
+  std::vector<Vec3> dp(x.size());
+  for (uint32_t i = 0; i < x.size(); ++i) {
+    dp[i] = pbf::position_correction(c, i, nb.view(), x.data(), lambda.data());
+    sum = sum + to_d(dp[i]);
+    magnitude += norm(to_d(dp[i]));
+  }
+  const double apart = norm(to_d(dp[a]) - to_d(dp[b]));
+  EXPECT_GT(apart, 0.01 * kSpacing) << "the two copies move apart";
+  EXPECT_LT(norm(sum), 1e-5 * magnitude);
+}
+
 // --- collisions, velocities, vorticity ---------------------------------------
 
 TEST(PbfEquations, CollideKeepsPointsOutOfAPlaneByTheParticleRadius) {
