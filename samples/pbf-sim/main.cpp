@@ -34,6 +34,7 @@ struct Options {
   bool no_output = false;
   bool ply = true;
   bool vtp = false;
+  bool surface = false;
   int every = 1;
   bool bench = false;
   float bench_dt = 0.001f;
@@ -111,10 +112,13 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
                 "%zu emitted outside the domain\n",
                 t.initial_particles, t.emitted, t.removed, t.refused, static_cast<unsigned>(desc.max_particles),
                 t.clipped);
-  if (t.ply_files + t.vtp_files == 0) {
+  if (t.ply_files + t.vtp_files + t.surface_files == 0) {
     std::printf("output: none\n");
   } else {
-    std::printf("output: %zu PLY and %zu VTP frames in %s", t.ply_files, t.vtp_files, scene.output.dir.c_str());
+    std::printf("output: %zu PLY and %zu VTP frames", t.ply_files, t.vtp_files);
+    if (t.surface_files > 0)
+      std::printf(" and %zu surface meshes (%.1f ms per mesh)", t.surface_files, t.surface_ms / t.surface_files);
+    std::printf(" in %s", scene.output.dir.c_str());
     if (t.vtp_files > 0) std::printf(" (open %s in ParaView)", runner.pvd_path().c_str());
     std::printf("\n");
   }
@@ -205,6 +209,8 @@ int main(int argc, char** argv) {
   app.add_option("--out", o.out, "folder for frame_NNNN.ply/.vtp and frames.pvd (overrides output.dir; default pbf-out)");
   auto* ply = app.add_flag("--ply,!--no-ply", o.ply, "write (or not) a binary PLY per frame (overrides output.ply; built-in scene: on)");
   auto* vtp = app.add_flag("--vtp,!--no-vtp", o.vtp, "write (or not) a VTK .vtp per frame and frames.pvd (overrides output.vtp; built-in scene: off)");
+  auto* surface = app.add_flag("--surface,!--no-surface", o.surface,
+                               "write (or not) the liquid surface mesh per frame as surface_NNNN.ply (overrides output.surface; default off)");
   app.add_option("--every", o.every, "write every n-th frame (overrides output.every; default 1)")
       ->check(CLI::Range(1, 100000000));
   app.add_flag("--no-output", o.no_output, "write no frame files");
@@ -237,8 +243,9 @@ int main(int argc, char** argv) {
     if (app.count("--out")) scene.output.dir = o.out;
     if (ply->count()) scene.output.ply = o.ply;
     if (vtp->count()) scene.output.vtp = o.vtp;
+    if (surface->count()) scene.output.surface = o.surface;
     if (app.count("--every")) scene.output.every = o.every;
-    if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = false;
+    if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = scene.output.surface = false;
 
     pbf_sim::RunOptions run;
     run.threads = o.threads;

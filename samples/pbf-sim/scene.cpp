@@ -448,7 +448,7 @@ Scene parse_scene(const std::string& text, const std::string& source) {
     }
 
   if (const json* o = r.find(root, "output")) {
-    r.object(*o, "output", {"dir", "ply", "vtp", "every"});
+    r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution"});
     if (const json* v = r.find(*o, "dir")) {
       s.output.dir = r.text(*v, "output.dir");
       if (s.output.dir.empty()) r.fail("output.dir", "expected a folder name, got \"\"");
@@ -456,6 +456,12 @@ Scene parse_scene(const std::string& text, const std::string& source) {
     if (const json* v = r.find(*o, "ply")) s.output.ply = r.boolean(*v, "output.ply");
     if (const json* v = r.find(*o, "vtp")) s.output.vtp = r.boolean(*v, "output.vtp");
     if (const json* v = r.find(*o, "every")) s.output.every = static_cast<int>(r.integer(*v, "output.every", 1, 100000000));
+    if (const json* v = r.find(*o, "surface")) s.output.surface = r.boolean(*v, "output.surface");
+    if (const json* v = r.find(*o, "surface_resolution")) {
+      s.output.surface_resolution = r.positive(*v, "output.surface_resolution");
+      if (s.output.surface_resolution < 0.05f || s.output.surface_resolution > 2.0f)
+        r.fail("output.surface_resolution", "expected a cell size from 0.05 to 2 spacings, got " + describe(*v));
+    }
   }
   return s;
 }

@@ -67,6 +67,8 @@ struct OutputSpec {
   bool ply = true;              ///< binary PLY per frame (frame_NNNN.ply)
   bool vtp = false;             ///< VTK XML PolyData per frame (frame_NNNN.vtp) and frames.pvd
   int every = 1;                ///< write every n-th frame (and the last), >= 1
+  bool surface = false;         ///< liquid surface mesh per frame as binary PLY (surface_NNNN.ply)
+  float surface_resolution = 0.5f;  ///< the surface grid's cell size [spacings], 0.05 .. 2
 };
 
 /** Everything a run needs, in SI units. */

@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <chrono>
 #include <system_error>
+
+#include "surface_mesh.h"
 
 namespace pbf_sim {
 
@@ -208,7 +211,7 @@ std::string SceneRunner::frame_path(const std::string& ext) const {
 std::string SceneRunner::pvd_path() const { return (std::filesystem::path(scene_.output.dir) / "frames.pvd").string(); }
 
 void SceneRunner::write_output() {
-  if (!scene_.output.ply && !scene_.output.vtp) return;
+  if (!scene_.output.ply && !scene_.output.vtp && !scene_.output.surface) return;
   if (!output_ready_) {
     std::error_code ec;
     std::filesystem::create_directories(scene_.output.dir, ec);
@@ -242,6 +245,25 @@ void SceneRunner::write_output() {
       throw RunError(e.what());
     }
     ++totals_.vtp_files;
+  }
+  if (scene_.output.surface) {
+    const size_t n = particle_count();
+    positions_.resize(3 * n);
+    if (n > 0) check(pbf_solver_get_positions(solver_, positions_.data(), positions_.size()), "");
+    // surface_NNNN.ply beside frame_NNNN.ply, numbered the same way.
+    const std::filesystem::path frame(frame_path("ply"));
+    const std::string path = (frame.parent_path() / ("surface_" + frame.filename().string().substr(6))).string();
+    try {
+      const auto start = std::chrono::steady_clock::now();
+      SurfaceMeshOptions options;
+      options.cell_size = scene_.output.surface_resolution;
+      const SurfaceMesh mesh = build_surface_mesh(positions_.data(), n, scene_.spacing, options);
+      totals_.surface_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      write_surface_ply(path, mesh);
+    } catch (const std::exception& e) {
+      throw RunError(std::string("surface mesh: ") + e.what());
+    }
+    ++totals_.surface_files;
   }
 }
 

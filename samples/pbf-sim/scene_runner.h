@@ -44,6 +44,8 @@ struct RunTotals {
   float density_error_max = 0.0f;  ///< largest compression seen after any frame
   size_t ply_files = 0;          ///< PLY frames written
   size_t vtp_files = 0;          ///< VTP frames written
+  size_t surface_files = 0;      ///< surface meshes written
+  double surface_ms = 0.0;       ///< wall-clock time building surface meshes [ms]
 };
 
 /**
