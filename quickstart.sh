@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev swig mono-mcs mono-runtime default-jdk-headless junit5)
+PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libembree-dev libpng-dev swig mono-mcs mono-runtime default-jdk-headless junit5)
 
 install_dependencies() {
   local missing=()
@@ -33,8 +33,9 @@ run_dam_break() {
   install_dependencies
   build release
   echo "== dam break: 59,319 particles, 2 simulated seconds"
-  ./build/release/samples/pbf-sim --frames 120 --out pbf-out
-  echo "== open pbf-out/frame_0120.ply (or the whole sequence) in ParaView, Blender, Houdini or MeshLab"
+  ./build/release/samples/pbf-sim --frames 120 --png --out pbf-out
+  echo "== look at pbf-out/contact_sheet.png (16 moments of the run) and pbf-out/frame_NNNN.png;"
+  echo "   open pbf-out/frame_NNNN.ply (or the whole sequence) in ParaView, Blender, Houdini or MeshLab"
 }
 
 run_tests() {

@@ -35,6 +35,7 @@ struct Options {
   bool ply = true;
   bool vtp = false;
   bool surface = false;
+  bool png = false;
   int every = 1;
   bool bench = false;
   float bench_dt = 0.001f;
@@ -98,6 +99,7 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
       std::fflush(stdout);
     }
   }
+  const std::string sheet = runner.write_contact_sheet();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const pbf_sim::RunTotals& t = runner.totals();
   n = runner.particle_count();
@@ -112,15 +114,17 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
                 "%zu emitted outside the domain\n",
                 t.initial_particles, t.emitted, t.removed, t.refused, static_cast<unsigned>(desc.max_particles),
                 t.clipped);
-  if (t.ply_files + t.vtp_files + t.surface_files == 0) {
+  if (t.ply_files + t.vtp_files + t.surface_files + t.png_files == 0) {
     std::printf("output: none\n");
   } else {
     std::printf("output: %zu PLY and %zu VTP frames", t.ply_files, t.vtp_files);
     if (t.surface_files > 0)
       std::printf(" and %zu surface meshes (%.1f ms per mesh)", t.surface_files, t.surface_ms / t.surface_files);
+    if (t.png_files > 0) std::printf(" and %zu pictures (%.1f ms per picture)", t.png_files, t.render_ms / t.png_files);
     std::printf(" in %s", scene.output.dir.c_str());
     if (t.vtp_files > 0) std::printf(" (open %s in ParaView)", runner.pvd_path().c_str());
     std::printf("\n");
+    if (!sheet.empty()) std::printf("contact sheet: %s\n", sheet.c_str());
   }
   if (!o.checkpoint.empty()) {
     runner.save_checkpoint(o.checkpoint);
@@ -211,6 +215,8 @@ int main(int argc, char** argv) {
   auto* vtp = app.add_flag("--vtp,!--no-vtp", o.vtp, "write (or not) a VTK .vtp per frame and frames.pvd (overrides output.vtp; built-in scene: off)");
   auto* surface = app.add_flag("--surface,!--no-surface", o.surface,
                                "write (or not) the liquid surface mesh per frame as surface_NNNN.ply (overrides output.surface; default off)");
+  auto* png = app.add_flag("--png,!--no-png", o.png,
+                           "write (or not) a picture per frame as frame_NNNN.png, and at the end contact_sheet.png (overrides output.png; default off)");
   app.add_option("--every", o.every, "write every n-th frame (overrides output.every; default 1)")
       ->check(CLI::Range(1, 100000000));
   app.add_flag("--no-output", o.no_output, "write no frame files");
@@ -244,8 +250,10 @@ int main(int argc, char** argv) {
     if (ply->count()) scene.output.ply = o.ply;
     if (vtp->count()) scene.output.vtp = o.vtp;
     if (surface->count()) scene.output.surface = o.surface;
+    if (png->count()) scene.output.png = o.png;
     if (app.count("--every")) scene.output.every = o.every;
     if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = scene.output.surface = false;
+    if (o.no_output || o.bench) scene.output.png = scene.output.contact_sheet = false;
 
     pbf_sim::RunOptions run;
     run.threads = o.threads;

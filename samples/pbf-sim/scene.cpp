@@ -379,6 +379,31 @@ EmitterSpec read_emitter(const Reader& r, const json& j, const std::string& path
   return e;
 }
 
+// output.camera: position and look_at required, up and fov optional.
+CameraSpec read_camera(const Reader& r, const json& j, const std::string& path) {
+  r.object(j, path, {"position", "look_at", "up", "fov"});
+  CameraSpec c;
+  c.position = r.vec3(r.require(j, path, "position"), join(path, "position"));
+  c.look_at = r.vec3(r.require(j, path, "look_at"), join(path, "look_at"));
+  const double d[3] = {double{c.look_at[0]} - c.position[0], double{c.look_at[1]} - c.position[1],
+                       double{c.look_at[2]} - c.position[2]};
+  const double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+  if (!(dd > 0.0)) r.fail(join(path, "look_at"), "must differ from position");
+  if (const json* v = r.find(j, "up")) c.up = r.nonzero_vec3(*v, join(path, "up"));
+  // |up x d|^2 against |up|^2 |d|^2: refuse an up within about 0.06 degrees of the view direction.
+  const double u[3] = {c.up[0], c.up[1], c.up[2]};
+  const double x[3] = {u[1] * d[2] - u[2] * d[1], u[2] * d[0] - u[0] * d[2], u[0] * d[1] - u[1] * d[0]};
+  const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  if (x[0] * x[0] + x[1] * x[1] + x[2] * x[2] <= 1e-6 * uu * dd)
+    r.fail(join(path, "up"), "must not point along the view (from position to look_at); give another up");
+  if (const json* v = r.find(j, "fov")) {
+    c.fov = r.real(*v, join(path, "fov"));
+    if (!(c.fov > 0.0f && c.fov < 180.0f))
+      r.fail(join(path, "fov"), "expected a vertical field of view in degrees, > 0 and < 180, got " + describe(*v));
+  }
+  return c;
+}
+
 }  // namespace
 
 Scene parse_scene(const std::string& text, const std::string& source) {
@@ -448,7 +473,8 @@ Scene parse_scene(const std::string& text, const std::string& source) {
     }
 
   if (const json* o = r.find(root, "output")) {
-    r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution"});
+    r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "png", "contact_sheet",
+                            "image", "camera", "speed_max"});
     if (const json* v = r.find(*o, "dir")) {
       s.output.dir = r.text(*v, "output.dir");
       if (s.output.dir.empty()) r.fail("output.dir", "expected a folder name, got \"\"");
@@ -462,6 +488,19 @@ Scene parse_scene(const std::string& text, const std::string& source) {
       if (s.output.surface_resolution < 0.05f || s.output.surface_resolution > 2.0f)
         r.fail("output.surface_resolution", "expected a cell size from 0.05 to 2 spacings, got " + describe(*v));
     }
+    if (const json* v = r.find(*o, "png")) s.output.png = r.boolean(*v, "output.png");
+    if (const json* v = r.find(*o, "contact_sheet")) s.output.contact_sheet = r.boolean(*v, "output.contact_sheet");
+    if (const json* v = r.find(*o, "image")) {
+      if (!v->is_array() || v->size() != 2)
+        r.fail("output.image", "expected [width, height] in pixels, got " + describe(*v));
+      s.output.image_width = static_cast<int>(r.integer((*v)[0], "output.image[0]", 16, 8192));
+      s.output.image_height = static_cast<int>(r.integer((*v)[1], "output.image[1]", 16, 8192));
+    }
+    if (const json* v = r.find(*o, "camera")) {
+      s.output.camera = read_camera(r, *v, "output.camera");
+      s.output.has_camera = true;
+    }
+    if (const json* v = r.find(*o, "speed_max")) s.output.speed_max = r.non_negative(*v, "output.speed_max");
   }
   return s;
 }

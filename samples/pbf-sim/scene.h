@@ -61,6 +61,14 @@ struct TimeSpec {
   int substeps = 4;       ///< solver substeps per frame, 1 .. 1000
 };
 
+/** A pinhole camera for output.png (y is the picture's up when `up` is the y axis). */
+struct CameraSpec {
+  Vec3 position{0.0f, 0.0f, 1.0f};  ///< the eye [m]
+  Vec3 look_at{0.0f, 0.0f, 0.0f};   ///< the point at the picture's centre [m], != position
+  Vec3 up{0.0f, 1.0f, 0.0f};        ///< up in the picture, not along the view
+  float fov = 40.0f;                ///< vertical field of view [degrees], (0, 180)
+};
+
 /** What is written, where, and how often. */
 struct OutputSpec {
   std::string dir = "pbf-out";  ///< folder, relative to the working directory
@@ -69,6 +77,13 @@ struct OutputSpec {
   int every = 1;                ///< write every n-th frame (and the last), >= 1
   bool surface = false;         ///< liquid surface mesh per frame as binary PLY (surface_NNNN.ply)
   float surface_resolution = 0.5f;  ///< the surface grid's cell size [spacings], 0.05 .. 2
+  bool png = false;             ///< a picture per frame (frame_NNNN.png)
+  bool contact_sheet = true;    ///< with png: at the end, up to 16 of the pictures tiled (contact_sheet.png)
+  int image_width = 960;        ///< picture size [pixels], 16 .. 8192
+  int image_height = 540;
+  bool has_camera = false;      ///< false: a 3/4 view that frames the domain
+  CameraSpec camera;
+  float speed_max = 0.0f;       ///< speed drawn white [m/s]; 0 = each frame's largest
 };
 
 /** Everything a run needs, in SI units. */

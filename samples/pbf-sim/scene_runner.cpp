@@ -9,6 +9,7 @@
 #include <chrono>
 #include <system_error>
 
+#include "render.h"
 #include "surface_mesh.h"
 
 namespace pbf_sim {
@@ -211,7 +212,7 @@ std::string SceneRunner::frame_path(const std::string& ext) const {
 std::string SceneRunner::pvd_path() const { return (std::filesystem::path(scene_.output.dir) / "frames.pvd").string(); }
 
 void SceneRunner::write_output() {
-  if (!scene_.output.ply && !scene_.output.vtp && !scene_.output.surface) return;
+  if (!scene_.output.ply && !scene_.output.vtp && !scene_.output.surface && !scene_.output.png) return;
   if (!output_ready_) {
     std::error_code ec;
     std::filesystem::create_directories(scene_.output.dir, ec);
@@ -265,6 +266,46 @@ void SceneRunner::write_output() {
     }
     ++totals_.surface_files;
   }
+  if (scene_.output.png) {
+    const size_t n = particle_count();
+    positions_.resize(3 * n);
+    velocities_.resize(3 * n);
+    if (n > 0) {
+      check(pbf_solver_get_positions(solver_, positions_.data(), positions_.size()), "");
+      check(pbf_solver_get_velocities(solver_, velocities_.data(), velocities_.size()), "");
+    }
+    const std::string path = frame_path("png");
+    try {
+      const auto start = std::chrono::steady_clock::now();
+      if (!renderer_) renderer_ = std::make_unique<FrameRenderer>();
+      RenderSettings settings;
+      settings.width = scene_.output.image_width;
+      settings.height = scene_.output.image_height;
+      settings.camera = scene_.output.has_camera ? scene_.output.camera
+                                                 : default_camera(scene_.domain, settings.width, settings.height);
+      settings.radius = 0.5f * scene_.spacing;
+      settings.speed_max = scene_.output.speed_max;
+      settings.domain = scene_.domain;
+      const Image image = renderer_->render(positions_.data(), velocities_.data(), n, settings);
+      totals_.render_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      write_png(path, image);
+    } catch (const std::exception& e) {
+      throw RunError(std::string("picture: ") + e.what());
+    }
+    if (std::find(png_paths_.begin(), png_paths_.end(), path) == png_paths_.end()) png_paths_.push_back(path);
+    ++totals_.png_files;
+  }
+}
+
+std::string SceneRunner::write_contact_sheet() {
+  if (!scene_.output.contact_sheet || png_paths_.empty()) return "";
+  const std::string path = (std::filesystem::path(scene_.output.dir) / "contact_sheet.png").string();
+  try {
+    write_png(path, contact_sheet(png_paths_));
+  } catch (const std::exception& e) {
+    throw RunError(std::string("contact sheet: ") + e.what());
+  }
+  return path;
 }
 
 }  // namespace pbf_sim

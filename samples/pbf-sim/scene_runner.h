@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "vtp_writer.h"
 
 namespace pbf_sim {
+
+class FrameRenderer;
 
 /** A failed pbf call or output file while running; what() says which and why. */
 class RunError : public std::runtime_error {
@@ -46,6 +49,8 @@ struct RunTotals {
   size_t vtp_files = 0;          ///< VTP frames written
   size_t surface_files = 0;      ///< surface meshes written
   double surface_ms = 0.0;       ///< wall-clock time building surface meshes [ms]
+  size_t png_files = 0;          ///< pictures written
+  double render_ms = 0.0;        ///< wall-clock time rendering pictures, without writing them [ms]
 };
 
 /**
@@ -115,6 +120,13 @@ class SceneRunner {
   /** The path of the .pvd collection (output.dir/frames.pvd). */
   std::string pvd_path() const;
 
+  /**
+   * With output.contact_sheet, tiles up to 16 of the pictures written so far
+   * into output.dir/contact_sheet.png and returns its path; otherwise, or
+   * without pictures, writes nothing and returns "".
+   */
+  std::string write_contact_sheet();
+
  private:
   void check(pbf_status status, const std::string& context) const;
   void place_sphere(const FluidBlock& block, size_t index);
@@ -134,6 +146,8 @@ class SceneRunner {
   bool capacity_notice_ = false;
   bool output_ready_ = false;
   std::vector<PvdEntry> pvd_;
+  std::unique_ptr<FrameRenderer> renderer_;  // created at the first picture
+  std::vector<std::string> png_paths_;       // pictures written, for the contact sheet
   // Scratch arrays reused every frame.
   std::vector<float> positions_, velocities_, densities_;
   std::vector<float> new_positions_, new_velocities_;

@@ -1,0 +1,397 @@
+// render.cpp - Embree sphere ray tracing of the particles, one primary ray per
+// pixel (rows in parallel with oneTBB), a shadow ray for the floor, the
+// domain's edges drawn with a depth test, and PNG through libpng's
+// simplified API (no setjmp in C++ code).
+#include "render.h"
+
+#include <embree3/rtcore.h>
+#include <png.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace pbf_sim {
+
+namespace {
+
+constexpr float kPi = 3.14159265358979f;
+
+struct V3 {
+  float x, y, z;
+};
+V3 v3(const Vec3& a) { return {a[0], a[1], a[2]}; }
+V3 operator+(V3 a, V3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+V3 operator-(V3 a, V3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+V3 operator*(float s, V3 a) { return {s * a.x, s * a.y, s * a.z}; }
+float dot(V3 a, V3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+V3 cross(V3 a, V3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+V3 normalize(V3 a) {
+  const float l = std::sqrt(dot(a, a));
+  return l > 0.0f ? (1.0f / l) * a : a;
+}
+
+// The camera's orthonormal frame and the image plane's half extents at distance 1.
+struct Frame {
+  V3 eye, forward, right, up;
+  float half_w, half_h;
+};
+
+Frame camera_frame(const CameraSpec& c, int width, int height) {
+  Frame f;
+  f.eye = v3(c.position);
+  f.forward = normalize(v3(c.look_at) - f.eye);
+  f.right = normalize(cross(f.forward, v3(c.up)));
+  f.up = cross(f.right, f.forward);
+  f.half_h = std::tan(0.5f * c.fov * kPi / 180.0f);
+  f.half_w = f.half_h * static_cast<float>(width) / static_cast<float>(height);
+  return f;
+}
+
+// A fixed light from above, a little from the left and the front (y is up).
+const V3 kLight = normalize({-0.35f, 1.0f, 0.55f});
+constexpr float kAmbient = 0.28f;
+
+// Background: a dark vertical gradient, so that the white end of the ramp stands out.
+V3 background(float v) { return (1.0f - v) * V3{0.20f, 0.21f, 0.25f} + v * V3{0.09f, 0.09f, 0.11f}; }
+
+uint8_t to_byte(float c) { return static_cast<uint8_t>(std::lround(std::clamp(c, 0.0f, 1.0f) * 255.0f)); }
+
+void check_device(RTCDevice device, const char* what) {
+  const RTCError e = rtcGetDeviceError(device);
+  if (e != RTC_ERROR_NONE)
+    throw std::runtime_error(std::string("Embree: ") + what + " failed (error " + std::to_string(static_cast<int>(e)) +
+                             (e == RTC_ERROR_OUT_OF_MEMORY ? ", out of memory)" : ")"));
+}
+
+}  // namespace
+
+CameraSpec default_camera(const Box& domain, int width, int height) {
+  const V3 lo = v3(domain.min), hi = v3(domain.max);
+  const V3 centre = 0.5f * (lo + hi);
+  const float radius = 0.5f * std::sqrt(dot(hi - lo, hi - lo));
+  CameraSpec c;
+  c.fov = 40.0f;
+  // The bounding sphere fits the narrower of the two fields of view.
+  const float half_v = 0.5f * c.fov * kPi / 180.0f;
+  const float half_h = std::atan(std::tan(half_v) * static_cast<float>(width) / static_cast<float>(height));
+  const float distance = radius / std::sin(std::min(half_v, half_h));
+  const V3 view = normalize({0.55f, 0.45f, 1.0f});  // from the front (+z), right (+x) and above (+y)
+  const V3 eye = centre + distance * view;
+  c.position = {eye.x, eye.y, eye.z};
+  c.look_at = {centre.x, centre.y, centre.z};
+  c.up = {0.0f, 1.0f, 0.0f};
+  return c;
+}
+
+bool project(const CameraSpec& camera, int width, int height, const Vec3& point, float pixel[2]) {
+  const Frame f = camera_frame(camera, width, height);
+  const V3 d = v3(point) - f.eye;
+  const float z = dot(d, f.forward);
+  if (!(z > 1e-6f)) return false;
+  pixel[0] = 0.5f * width * (1.0f + dot(d, f.right) / (z * f.half_w));
+  pixel[1] = 0.5f * height * (1.0f - dot(d, f.up) / (z * f.half_h));
+  return true;
+}
+
+void speed_color(float t, float rgb[3]) {
+  // Deep blue -> blue -> cyan -> white: lightness rises monotonically with speed.
+  static const float stops[5][3] = {
+      {0.04f, 0.16f, 0.50f}, {0.07f, 0.38f, 0.80f}, {0.18f, 0.66f, 0.92f}, {0.60f, 0.88f, 0.97f}, {0.98f, 0.99f, 1.0f}};
+  t = std::isfinite(t) ? std::clamp(t, 0.0f, 1.0f) : 0.0f;
+  const float x = t * 4.0f;
+  const int i = std::min(static_cast<int>(x), 3);
+  const float w = x - static_cast<float>(i);
+  for (int c = 0; c < 3; ++c) rgb[c] = (1.0f - w) * stops[i][c] + w * stops[i + 1][c];
+}
+
+struct FrameRenderer::Impl {
+  RTCDevice device = nullptr;
+  std::string error;  // the last message of Embree's error callback
+};
+
+FrameRenderer::FrameRenderer() : impl_(new Impl) {
+  impl_->device = rtcNewDevice(nullptr);
+  if (!impl_->device) throw std::runtime_error("Embree: cannot create a device (rtcNewDevice)");
+}
+
+FrameRenderer::~FrameRenderer() {
+  if (impl_ && impl_->device) rtcReleaseDevice(impl_->device);
+}
+
+Image FrameRenderer::render(const float* positions, const float* velocities, size_t count, const RenderSettings& rs) {
+  const int w = rs.width, h = rs.height;
+  RTCDevice device = impl_->device;
+
+  // Colour scale: the given top speed, or the frame's largest.
+  std::vector<float> speed(count, 0.0f);
+  float top = rs.speed_max;
+  if (velocities && count > 0) {
+    const float frame_max = tbb::parallel_reduce(
+        tbb::blocked_range<size_t>(0, count), 0.0f,
+        [&](const tbb::blocked_range<size_t>& r, float m) {
+          for (size_t i = r.begin(); i < r.end(); ++i) {
+            const float* v = velocities + 3 * i;
+            speed[i] = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            if (std::isfinite(speed[i])) m = std::max(m, speed[i]);
+          }
+          return m;
+        },
+        [](float a, float b) { return std::max(a, b); });
+    if (!(top > 0.0f)) top = frame_max;
+  }
+  const float inv_top = top > 0.0f ? 1.0f / top : 0.0f;
+
+  // The spheres: one point geometry, radius in the fourth component.
+  RTCScene scene = rtcNewScene(device);
+  check_device(device, "rtcNewScene");
+  struct SceneOwner {
+    RTCScene s;
+    ~SceneOwner() { rtcReleaseScene(s); }
+  } owner{scene};
+  if (count > 0) {
+    RTCGeometry geom = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_SPHERE_POINT);
+    check_device(device, "rtcNewGeometry");
+    auto* points = static_cast<float*>(
+        rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT4, 4 * sizeof(float), count));
+    if (!points) {
+      rtcReleaseGeometry(geom);
+      check_device(device, "rtcSetNewGeometryBuffer");
+      throw std::runtime_error("Embree: cannot allocate the particle buffer");
+    }
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, count), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t i = r.begin(); i < r.end(); ++i) {
+        std::memcpy(points + 4 * i, positions + 3 * i, 3 * sizeof(float));
+        points[4 * i + 3] = rs.radius;
+      }
+    });
+    rtcCommitGeometry(geom);
+    rtcAttachGeometry(scene, geom);
+    rtcReleaseGeometry(geom);
+  }
+  rtcCommitScene(scene);
+  check_device(device, "rtcCommitScene");
+
+  const Frame f = camera_frame(rs.camera, w, h);
+  const V3 lo = v3(rs.domain.min), hi = v3(rs.domain.max);
+  const float floor_y = lo.y;
+  const float cell = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z}) / 8.0f;  // checker squares on the floor
+  const float margin = 0.5f * std::max(hi.x - lo.x, hi.z - lo.z);               // plain floor around the domain
+  const bool floor_visible = f.eye.y > floor_y;
+  const float inf = std::numeric_limits<float>::infinity();
+
+  std::vector<float> color(3 * static_cast<size_t>(w) * h);
+  std::vector<float> depth(static_cast<size_t>(w) * h, inf);  // distance along each pixel's ray [m]
+
+  tbb::parallel_for(tbb::blocked_range<int>(0, h, 2), [&](const tbb::blocked_range<int>& rows) {
+    RTCIntersectContext context;
+    rtcInitIntersectContext(&context);
+    for (int y = rows.begin(); y < rows.end(); ++y) {
+      const float sy = (1.0f - 2.0f * (y + 0.5f) / h) * f.half_h;
+      for (int x = 0; x < w; ++x) {
+        const float sx = (2.0f * (x + 0.5f) / w - 1.0f) * f.half_w;
+        const V3 dir = normalize(f.forward + sx * f.right + sy * f.up);
+        RTCRayHit rh;
+        rh.ray.org_x = f.eye.x;
+        rh.ray.org_y = f.eye.y;
+        rh.ray.org_z = f.eye.z;
+        rh.ray.dir_x = dir.x;
+        rh.ray.dir_y = dir.y;
+        rh.ray.dir_z = dir.z;
+        rh.ray.tnear = 0.0f;
+        rh.ray.tfar = inf;
+        rh.ray.time = 0.0f;
+        rh.ray.mask = 0xFFFFFFFFu;
+        rh.ray.id = 0;
+        rh.ray.flags = 0;
+        rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+        rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+        // The floor plane y = floor_y caps the ray; a sphere in front of it wins.
+        float t_floor = inf;
+        if (floor_visible && dir.y < 0.0f) t_floor = (floor_y - f.eye.y) / dir.y;
+        rh.ray.tfar = t_floor;
+        rtcIntersect1(scene, &context, &rh);
+        const size_t pix = static_cast<size_t>(y) * w + x;
+        V3 c;
+        if (rh.hit.geomID != RTC_INVALID_GEOMETRY_ID) {
+          V3 n = normalize({rh.hit.Ng_x, rh.hit.Ng_y, rh.hit.Ng_z});
+          if (dot(n, dir) > 0.0f) n = -1.0f * n;
+          float base[3];
+          speed_color(speed.empty() ? 0.0f : speed[rh.hit.primID] * inv_top, base);
+          const float light = kAmbient + 0.62f * std::max(0.0f, dot(n, kLight)) + 0.10f * std::max(0.0f, -dot(n, dir));
+          c = light * V3{base[0], base[1], base[2]};
+          depth[pix] = rh.ray.tfar;
+        } else if (t_floor < inf) {
+          const V3 p = f.eye + t_floor * dir;
+          const bool inside = p.x >= lo.x && p.x <= hi.x && p.z >= lo.z && p.z <= hi.z;
+          const bool near = p.x >= lo.x - margin && p.x <= hi.x + margin && p.z >= lo.z - margin && p.z <= hi.z + margin;
+          if (!near) {
+            c = background(static_cast<float>(y) / h);
+          } else {
+            float shade = 0.50f;
+            if (inside) {
+              const long i = static_cast<long>(std::floor((p.x - lo.x) / cell));
+              const long k = static_cast<long>(std::floor((p.z - lo.z) / cell));
+              shade = ((i + k) & 1) ? 0.66f : 0.74f;
+            }
+            // Shadow of the particles: one ray towards the light.
+            RTCRay shadow;
+            const V3 o = p + (1e-4f * std::max(1.0f, std::fabs(t_floor))) * kLight;
+            shadow.org_x = o.x;
+            shadow.org_y = o.y;
+            shadow.org_z = o.z;
+            shadow.dir_x = kLight.x;
+            shadow.dir_y = kLight.y;
+            shadow.dir_z = kLight.z;
+            shadow.tnear = 0.0f;
+            shadow.tfar = inf;
+            shadow.time = 0.0f;
+            shadow.mask = 0xFFFFFFFFu;
+            shadow.id = 0;
+            shadow.flags = 0;
+            if (count > 0) rtcOccluded1(scene, &context, &shadow);
+            const float lit = shadow.tfar < 0.0f ? 0.0f : 1.0f;  // Embree sets tfar = -inf when occluded
+            const float light = 0.45f + 0.55f * lit * kLight.y;
+            c = (shade * light) * V3{1.0f, 1.0f, 1.0f};
+            depth[pix] = t_floor;
+          }
+        } else {
+          c = background(static_cast<float>(y) / h);
+        }
+        color[3 * pix] = c.x;
+        color[3 * pix + 1] = c.y;
+        color[3 * pix + 2] = c.z;
+      }
+    }
+  });
+
+  // The domain's 12 edges, hidden where something nearer covers them.
+  const V3 corner[8] = {{lo.x, lo.y, lo.z}, {hi.x, lo.y, lo.z}, {lo.x, hi.y, lo.z}, {hi.x, hi.y, lo.z},
+                        {lo.x, lo.y, hi.z}, {hi.x, lo.y, hi.z}, {lo.x, hi.y, hi.z}, {hi.x, hi.y, hi.z}};
+  const int edges[12][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+  const float near_z = 1e-3f;
+  for (const auto& e : edges) {
+    V3 a = corner[e[0]], b = corner[e[1]];
+    float za = dot(a - f.eye, f.forward), zb = dot(b - f.eye, f.forward);
+    if (za < near_z && zb < near_z) continue;
+    // Clip the part behind the camera.
+    if (za < near_z) a = a + ((near_z - za) / (zb - za)) * (b - a);
+    if (zb < near_z) b = b + ((near_z - zb) / (za - zb)) * (a - b);
+    float pa[2], pb[2];
+    if (!project(rs.camera, w, h, {a.x, a.y, a.z}, pa) || !project(rs.camera, w, h, {b.x, b.y, b.z}, pb)) continue;
+    const float len = std::hypot(pb[0] - pa[0], pb[1] - pa[1]);
+    const int steps = static_cast<int>(std::min(2.0f * len, 40000.0f)) + 1;
+    for (int s = 0; s <= steps; ++s) {
+      const float t = static_cast<float>(s) / steps;
+      // Perspective-correct point on the edge for this screen position: interpolate in 3D and project.
+      const V3 p = a + t * (b - a);
+      float q[2];
+      if (!project(rs.camera, w, h, {p.x, p.y, p.z}, q)) continue;
+      const long x = static_cast<long>(std::floor(q[0])), y = static_cast<long>(std::floor(q[1]));
+      if (x < 0 || y < 0 || x >= w || y >= h) continue;
+      const size_t pix = static_cast<size_t>(y) * w + x;
+      const V3 d = p - f.eye;
+      const float dist = std::sqrt(dot(d, d));
+      if (dist > depth[pix] * 1.01f + 2.0f * rs.radius) continue;
+      for (int ch = 0; ch < 3; ++ch) color[3 * pix + ch] = 0.35f * color[3 * pix + ch] + 0.65f * 0.92f;
+    }
+  }
+
+  Image image;
+  image.width = w;
+  image.height = h;
+  image.rgb.resize(color.size());
+  for (size_t i = 0; i < color.size(); ++i) image.rgb[i] = to_byte(color[i]);
+  return image;
+}
+
+void write_png(const std::string& path, const Image& image) {
+  const std::string temp = path + ".partial";
+  png_image png;
+  std::memset(&png, 0, sizeof png);
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(image.width);
+  png.height = static_cast<png_uint_32>(image.height);
+  png.format = PNG_FORMAT_RGB;
+  png.flags = PNG_IMAGE_FLAG_FAST;  // a frame is written once: favour speed over size
+  if (image.rgb.size() != static_cast<size_t>(image.width) * image.height * 3 || image.width <= 0 || image.height <= 0)
+    throw std::runtime_error("cannot write PNG '" + path + "': the picture's size does not match its pixels");
+  errno = 0;
+  if (!png_image_write_to_file(&png, temp.c_str(), 0, image.rgb.data(), 0, nullptr)) {
+    const std::string reason = png.message[0] ? png.message : std::strerror(errno);
+    png_image_free(&png);
+    std::remove(temp.c_str());
+    throw std::runtime_error("cannot write PNG '" + path + "': " + reason);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(temp.c_str());
+    throw std::runtime_error("cannot rename '" + temp + "' onto '" + path + "': " + reason);
+  }
+}
+
+Image read_png(const std::string& path) {
+  png_image png;
+  std::memset(&png, 0, sizeof png);
+  png.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&png, path.c_str()))
+    throw std::runtime_error("cannot read PNG '" + path + "': " + png.message);
+  png.format = PNG_FORMAT_RGB;
+  Image image;
+  image.width = static_cast<int>(png.width);
+  image.height = static_cast<int>(png.height);
+  image.rgb.resize(PNG_IMAGE_SIZE(png));
+  if (!png_image_finish_read(&png, nullptr, image.rgb.data(), 0, nullptr)) {
+    const std::string reason = png.message;
+    png_image_free(&png);
+    throw std::runtime_error("cannot read PNG '" + path + "': " + reason);
+  }
+  return image;
+}
+
+Image contact_sheet(const std::vector<std::string>& frames) {
+  Image sheet;
+  if (frames.empty()) return sheet;
+  const size_t k = std::min<size_t>(16, frames.size());
+  const int gap = 2;
+  int tw = 0, th = 0, cols = 0, rows = 0;
+  for (size_t j = 0; j < k; ++j) {
+    // Evenly spaced, the first and the last frame included.
+    const size_t index = k == 1 ? 0 : (j * (frames.size() - 1) + (k - 1) / 2) / (k - 1);
+    const Image src = read_png(frames[index]);
+    if (j == 0) {
+      tw = std::max(1, src.width / 4);
+      th = std::max(1, src.height / 4);
+      cols = static_cast<int>(std::min<size_t>(4, k));
+      rows = static_cast<int>((k + cols - 1) / cols);
+      sheet.width = cols * tw + (cols + 1) * gap;
+      sheet.height = rows * th + (rows + 1) * gap;
+      sheet.rgb.assign(static_cast<size_t>(sheet.width) * sheet.height * 3, 24);
+    }
+    const int ox = gap + static_cast<int>(j % cols) * (tw + gap), oy = gap + static_cast<int>(j / cols) * (th + gap);
+    // Box filter: each tile pixel averages the source pixels of its rectangle (any source size).
+    for (int y = 0; y < th; ++y) {
+      const int y0 = y * src.height / th, y1 = std::max(y0 + 1, (y + 1) * src.height / th);
+      for (int x = 0; x < tw; ++x) {
+        const int x0 = x * src.width / tw, x1 = std::max(x0 + 1, (x + 1) * src.width / tw);
+        unsigned sum[3] = {0, 0, 0};
+        for (int sy = y0; sy < y1; ++sy)
+          for (int sx = x0; sx < x1; ++sx)
+            for (int c = 0; c < 3; ++c) sum[c] += src.rgb[3 * (static_cast<size_t>(sy) * src.width + sx) + c];
+        const unsigned n = static_cast<unsigned>((y1 - y0) * (x1 - x0));
+        for (int c = 0; c < 3; ++c)
+          sheet.rgb[3 * (static_cast<size_t>(oy + y) * sheet.width + ox + x) + c] = static_cast<uint8_t>((sum[c] + n / 2) / n);
+      }
+    }
+  }
+  return sheet;
+}
+
+}  // namespace pbf_sim
