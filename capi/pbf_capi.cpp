@@ -483,6 +483,106 @@ pbf_status pbf_solver_clear_planes(pbf_solver* solver) {
   });
 }
 
+namespace {
+
+// Checks a rotation (a quaternion x, y, z, w; the solver normalises it) and
+// a translation into q and t; a NULL one leaves q or t as they are.
+void read_pose(const float rotation[4], const float translation[3], float q[4], Vec3& t) {
+  if (rotation) {
+    double norm = 0.0;
+    for (int k = 0; k < 4; ++k) {
+      if (!std::isfinite(rotation[k]))
+        reject(PBF_ERROR_INVALID_ARGUMENT,
+               "rotation[" + std::to_string(k) + "] must be finite, got " + describe(rotation[k]));
+      norm += double(rotation[k]) * rotation[k];
+    }
+    if (!(norm > 0.0)) reject(PBF_ERROR_INVALID_ARGUMENT, "rotation must be a non-zero quaternion, got (0, 0, 0, 0)");
+    for (int k = 0; k < 4; ++k) q[k] = rotation[k];
+  }
+  if (translation) {
+    require_vec3_finite(translation, "translation");
+    t = Vec3{translation[0], translation[1], translation[2]};
+  }
+}
+
+}  // namespace
+
+pbf_status pbf_solver_add_obstacle_sdf(pbf_solver* solver, const float* values, size_t length,
+                                       const uint32_t dims[3], const float origin[3], float cell,
+                                       const float rotation[4], const float translation[3], uint32_t* out_index) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_not_null(dims, "dims");
+    uint64_t count = 1;
+    for (int a = 0; a < 3; ++a) {
+      if (dims[a] < 2 || dims[a] > 4096)
+        reject(PBF_ERROR_INVALID_ARGUMENT,
+               "dims[" + std::to_string(a) + "] must be 2 .. 4096 samples, got " + describe(dims[a]));
+      count *= dims[a];
+    }
+    if (count > (uint64_t(1) << 28))
+      reject(PBF_ERROR_INVALID_ARGUMENT, "dims hold " + describe(count) + " samples, more than 2^28");
+    if (length != count)
+      reject(length < count ? PBF_ERROR_BUFFER_TOO_SMALL : PBF_ERROR_INVALID_ARGUMENT,
+             "length is " + describe(length) + " floats; dims hold " + describe(count) + " samples");
+    require_not_null(values, "values");
+    require_not_null(origin, "origin");
+    require_vec3_finite(origin, "origin");
+    if (!(std::isfinite(cell) && cell > 0.0f))
+      reject(PBF_ERROR_INVALID_ARGUMENT, "cell must be a finite size > 0 m, got " + describe(cell));
+    for (int a = 0; a < 3; ++a) {
+      if (!std::isfinite(origin[a] + float(dims[a] - 1) * cell))
+        reject(PBF_ERROR_INVALID_ARGUMENT, "origin + (dims - 1) * cell overflows a float along axis " +
+                                               std::to_string(a));
+    }
+    for (size_t k = 0; k < count; ++k) {
+      if (!std::isfinite(values[k]))
+        reject(PBF_ERROR_INVALID_ARGUMENT, "values[" + describe(k) + "] must be finite, got " + describe(values[k]));
+    }
+    float q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    Vec3 t{0.0f, 0.0f, 0.0f};
+    read_pose(rotation, translation, q, t);
+    SdfGridView field{values, int32_t(dims[0]), int32_t(dims[1]), int32_t(dims[2]),
+                      Vec3{origin[0], origin[1], origin[2]}, cell};
+    const uint32_t index = solver->impl.add_obstacle(field, q, t);
+    if (out_index) *out_index = index;
+  });
+}
+
+pbf_status pbf_solver_set_obstacle_pose(pbf_solver* solver, uint32_t index, const float rotation[4],
+                                        const float translation[3]) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    const uint32_t count = solver->impl.obstacle_count();
+    if (index >= count)
+      reject(PBF_ERROR_INVALID_ARGUMENT,
+             "index " + describe(index) + " names no obstacle; the solver holds " + describe(count));
+    float q[4];
+    Vec3 t;
+    solver->impl.obstacle_target(index, q, t);
+    read_pose(rotation, translation, q, t);
+    solver->impl.set_obstacle_pose(index, q, t);
+  });
+}
+
+pbf_status pbf_solver_get_obstacle_count(const pbf_solver* solver, uint32_t* out_count) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_not_null(out_count, "out_count");
+    *out_count = solver->impl.obstacle_count();
+  });
+}
+
+pbf_status pbf_solver_clear_obstacles(pbf_solver* solver) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    solver->impl.clear_obstacles();
+  });
+}
+
 pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");

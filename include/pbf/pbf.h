@@ -419,6 +419,62 @@ PBF_API pbf_status pbf_solver_add_plane(pbf_solver* solver, const float normal[3
 PBF_API pbf_status pbf_solver_clear_planes(pbf_solver* solver);
 
 /* ------------------------------------------------------------------------ */
+/* Solid obstacles                                                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An obstacle is a rigid solid given by a signed distance field in its own
+ * frame, and a placement in the world: a rotation as a unit quaternion
+ * (x, y, z, w) and a translation [m]. Particles are kept one particle radius
+ * outside its surface inside the constraint iterations, slide along it with
+ * the parameters' friction, and are carried by it when it moves. A moving
+ * obstacle is kinematic: the user gives its placement at the end of each
+ * step, and the substeps move it there (rotation by slerp, translation
+ * linearly); a wall moving several particle radii per substep still carries
+ * its fluid, provided it is thicker than a particle radius. Obstacles are
+ * part of the scene, not of the state: checkpoints do not hold them.
+ */
+
+/** The most obstacles a solver holds. */
+#define PBF_MAX_OBSTACLES 64
+
+/**
+ * Adds an obstacle whose signed distance field is sampled on a regular grid:
+ * `values` holds dims[0] x dims[1] x dims[2] finite distances [m], negative
+ * inside the solid, x varying fastest (value (i, j, k) at index
+ * i + dims[0] * (j + dims[1] * k)); `length` is the number of floats and must
+ * equal that product. Sample (i, j, k) lies at origin + (i, j, k) * cell in
+ * the obstacle's frame; each dims[a] is 2 .. 4096 and the product at most
+ * 2^28; cell > 0 [m]. Between samples the field is interpolated trilinearly;
+ * outside the grid it grows with the distance to the grid box, so the grid
+ * must enclose the solid with a margin of a few cells. `rotation` (NULL:
+ * none) is normalised and must be finite and non-zero; `translation` (NULL:
+ * the origin) finite. The library copies the field. Its index (0, 1, ...)
+ * goes to *out_index when it is not NULL. The 65th obstacle fails with
+ * PBF_ERROR_CAPACITY_EXCEEDED.
+ */
+PBF_API pbf_status pbf_solver_add_obstacle_sdf(pbf_solver* solver, const float* values, size_t length,
+                                               const uint32_t dims[3], const float origin[3], float cell,
+                                               const float rotation[4], const float translation[3],
+                                               uint32_t* out_index);
+
+/**
+ * Sets where obstacle `index` will be at the end of the next step (rotation
+ * and translation as for pbf_solver_add_obstacle_sdf(); NULL keeps that part
+ * of its placement). Until the next step the obstacle stays where it is;
+ * during it, each substep moves it a fraction of the way. Call it once per
+ * frame, before the step, for an obstacle that moves.
+ */
+PBF_API pbf_status pbf_solver_set_obstacle_pose(pbf_solver* solver, uint32_t index, const float rotation[4],
+                                                const float translation[3]);
+
+/** The number of obstacles in *out_count. */
+PBF_API pbf_status pbf_solver_get_obstacle_count(const pbf_solver* solver, uint32_t* out_count);
+
+/** Removes every obstacle. */
+PBF_API pbf_status pbf_solver_clear_obstacles(pbf_solver* solver);
+
+/* ------------------------------------------------------------------------ */
 /* Stepping                                                                 */
 /* ------------------------------------------------------------------------ */
 

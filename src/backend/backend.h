@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/obstacle.h"
 #include "core/particle_state.h"
 #include "solver/pbf/pbf_equations.h"
 
@@ -19,10 +20,14 @@ enum class Field { Position, Velocity, Density };
 
 // Everything a stage needs besides the particles. Planes start with the six
 // walls of the domain box, then the user's planes.
+// Obstacles: obstacle k has the field the backend was given as fields[k] by
+// set_obstacle_fields() and the pose obstacle_poses[k] for this substep.
 struct StepContext {
   PbfConstants constants;
   const Plane* planes;
   uint32_t plane_count;
+  const ObstaclePose* obstacle_poses;
+  uint32_t obstacle_count;
 };
 
 class Backend {
@@ -50,6 +55,11 @@ class Backend {
   // throws leaving the particles as they were.
   virtual void export_state(ParticleState& out) const = 0;
   virtual void import_state(const ParticleState& in) = 0;
+
+  // The solid obstacles' fields (core/obstacle.h), replacing the previous
+  // set; the backend keeps its own copy (on its device for CUDA). Either
+  // succeeds or throws leaving the previous set.
+  virtual void set_obstacle_fields(const SdfGridView* fields, uint32_t count) = 0;
 
   // --- the stages of one substep, in the order the PBF solver runs them ---
   // Gravity and prediction, then collisions (Algorithm 1, lines 1-4).

@@ -22,10 +22,9 @@ struct SdfGridView {
 
 // The field at p and its gradient (not normalised). Inside the grid:
 // trilinear interpolation and its exact derivative. Outside it: the value at
-// the nearest point of the grid box plus the distance to that box, a lower
-// bound of the true distance that keeps the sign outside (the grid must
-// enclose the solid with a margin of at least one cell, which builders do),
-// with the gradient pointing away from the box.
+// the nearest point of the grid box plus the distance to that box (an upper
+// bound of the true distance, positive when the grid encloses the solid with
+// a margin), with the gradient pointing away from the box.
 PBF_HD float sdf_sample(const SdfGridView& g, Vec3 p, Vec3* gradient) {
   const float inv = 1.0f / g.cell;
   const Vec3 u = (p - g.origin) * inv;  // in cells

@@ -2,6 +2,7 @@
 
 #include <tbb/info.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -132,6 +133,103 @@ uint32_t Solver::add_plane(const Plane& plane) {
 
 void Solver::clear_planes() { planes_.resize(6); }
 
+namespace {
+
+// The rotation matrix (row-major) of a unit quaternion (x, y, z, w).
+RigidTransform rigid_transform(const float q[4], Vec3 t) {
+  const float x = q[0], y = q[1], z = q[2], w = q[3];
+  RigidTransform r;
+  r.r[0] = 1 - 2 * (y * y + z * z);
+  r.r[1] = 2 * (x * y - z * w);
+  r.r[2] = 2 * (x * z + y * w);
+  r.r[3] = 2 * (x * y + z * w);
+  r.r[4] = 1 - 2 * (x * x + z * z);
+  r.r[5] = 2 * (y * z - x * w);
+  r.r[6] = 2 * (x * z - y * w);
+  r.r[7] = 2 * (y * z + x * w);
+  r.r[8] = 1 - 2 * (x * x + y * y);
+  r.t = t;
+  return r;
+}
+
+// The placement a fraction s of the way from (qa, ta) to (qb, tb): slerp
+// along the shorter arc, translation linearly.
+RigidTransform interpolate(const float qa[4], Vec3 ta, const float qb[4], Vec3 tb, float s) {
+  double cosine = 0.0;
+  for (int k = 0; k < 4; ++k) cosine += double(qa[k]) * qb[k];
+  const double sign = cosine < 0.0 ? -1.0 : 1.0;
+  cosine = std::fabs(cosine);
+  double wa = 1.0 - s, wb = s;
+  if (cosine < 0.9995) {
+    const double angle = std::acos(std::min(cosine, 1.0));
+    wa = std::sin((1.0 - s) * angle) / std::sin(angle);
+    wb = std::sin(s * angle) / std::sin(angle);
+  }
+  double q[4], norm = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    q[k] = wa * qa[k] + sign * wb * qb[k];
+    norm += q[k] * q[k];
+  }
+  norm = std::sqrt(norm);
+  const float qf[4] = {float(q[0] / norm), float(q[1] / norm), float(q[2] / norm), float(q[3] / norm)};
+  return rigid_transform(qf, ta + (tb - ta) * s);
+}
+
+void normalize_quaternion(const float in[4], float out[4]) {
+  double norm = 0.0;
+  for (int k = 0; k < 4; ++k) norm += double(in[k]) * in[k];
+  norm = std::sqrt(norm);
+  for (int k = 0; k < 4; ++k) out[k] = float(in[k] / norm);
+}
+
+}  // namespace
+
+uint32_t Solver::add_obstacle(const SdfGridView& field, const float rotation[4], Vec3 translation) {
+  if (obstacles_.size() >= kMaxObstacles)
+    throw Error(Status::CapacityExceeded,
+                "solver: already " + std::to_string(kMaxObstacles) + " obstacles, the most a solver holds");
+  ObstacleRecord o;
+  o.values.assign(field.values, field.values + size_t(field.nx) * field.ny * field.nz);
+  o.view = field;
+  o.view.values = o.values.data();
+  normalize_quaternion(rotation, o.rotation);
+  o.translation = translation;
+  std::copy(o.rotation, o.rotation + 4, o.target_rotation);
+  o.target_translation = translation;
+  obstacles_.push_back(std::move(o));
+  obstacle_poses_.reserve(obstacles_.size());
+  try {
+    upload_obstacle_fields();
+  } catch (...) {
+    obstacles_.pop_back();
+    throw;
+  }
+  return static_cast<uint32_t>(obstacles_.size() - 1);
+}
+
+void Solver::upload_obstacle_fields() {
+  std::vector<SdfGridView> views;
+  for (const ObstacleRecord& o : obstacles_) views.push_back(o.view);
+  backend_->set_obstacle_fields(views.data(), static_cast<uint32_t>(views.size()));
+}
+
+void Solver::set_obstacle_pose(uint32_t index, const float rotation[4], Vec3 translation) {
+  ObstacleRecord& o = obstacles_.at(index);
+  normalize_quaternion(rotation, o.target_rotation);
+  o.target_translation = translation;
+}
+
+void Solver::obstacle_target(uint32_t index, float rotation[4], Vec3& translation) const {
+  const ObstacleRecord& o = obstacles_.at(index);
+  std::copy(o.target_rotation, o.target_rotation + 4, rotation);
+  translation = o.target_translation;
+}
+
+void Solver::clear_obstacles() {
+  backend_->set_obstacle_fields(nullptr, 0);
+  obstacles_.clear();
+}
+
 void Solver::step(float dt, uint32_t substeps) {
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
@@ -142,7 +240,23 @@ void Solver::step(float dt, uint32_t substeps) {
     ctx.constants = make_pbf_constants(config_, params_, dt / static_cast<float>(substeps));
     ctx.planes = planes_.data();
     ctx.plane_count = static_cast<uint32_t>(planes_.size());
-    for (uint32_t k = 0; k < substeps; ++k) pbf_substep(*backend_, ctx, params_.iterations, s);
+    ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
+    obstacle_poses_.resize(obstacles_.size());
+    ctx.obstacle_poses = obstacle_poses_.data();
+    for (uint32_t k = 0; k < substeps; ++k) {
+      const float s0 = float(k) / float(substeps), s1 = float(k + 1) / float(substeps);
+      for (size_t b = 0; b < obstacles_.size(); ++b) {
+        const ObstacleRecord& o = obstacles_[b];
+        obstacle_poses_[b].start = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s0);
+        obstacle_poses_[b].end = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s1);
+      }
+      pbf_substep(*backend_, ctx, params_.iterations, s);
+    }
+  }
+  // The obstacles have arrived where the user placed them (with or without particles to move).
+  for (ObstacleRecord& o : obstacles_) {
+    std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
+    o.translation = o.target_translation;
   }
   backend_->measure(s);
   s.time_total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -44,6 +44,19 @@ class Solver {
   void clear_planes();
   uint32_t user_plane_count() const { return static_cast<uint32_t>(planes_.size() - 6); }
 
+  // Solid obstacles: a signed distance field in the solid's own frame
+  // (copied) and its placement, a rotation as a unit quaternion (x, y, z, w)
+  // and a translation. Returns the obstacle's index.
+  uint32_t add_obstacle(const SdfGridView& field, const float rotation[4], Vec3 translation);
+  // The placement obstacle `index` reaches at the end of the next step; the
+  // substeps move it there from where it is now (rotation by slerp,
+  // translation linearly).
+  void set_obstacle_pose(uint32_t index, const float rotation[4], Vec3 translation);
+  void clear_obstacles();
+  // The placement set for the end of the next step (the current one when none was set).
+  void obstacle_target(uint32_t index, float rotation[4], Vec3& translation) const;
+  uint32_t obstacle_count() const { return static_cast<uint32_t>(obstacles_.size()); }
+
   void step(float dt, uint32_t substeps);
   const StepStats& stats() const { return stats_; }
 
@@ -62,6 +75,17 @@ class Solver {
   float particle_mass_;
   PbfParams params_;
   std::vector<Plane> planes_;  // the six domain walls, then the user's planes
+  struct ObstacleRecord {
+    std::vector<float> values;  // the field's samples; view.values points here
+    SdfGridView view;
+    float rotation[4];          // unit quaternion (x, y, z, w) now
+    Vec3 translation;
+    float target_rotation[4];   // at the end of the next step
+    Vec3 target_translation;
+  };
+  std::vector<ObstacleRecord> obstacles_;
+  std::vector<ObstaclePose> obstacle_poses_;  // one substep's poses, reused
+  void upload_obstacle_fields();
   std::unique_ptr<Backend> backend_;
   StepStats stats_;
 };

@@ -152,11 +152,32 @@ void CpuBackend::import_state(const ParticleState& in) {
   std::fill(lambda_.begin(), lambda_.end(), 0.0f);
 }
 
+void CpuBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count) {
+  std::vector<std::vector<float>> values(count);
+  std::vector<Obstacle> obstacles(count);
+  for (uint32_t k = 0; k < count; ++k) {
+    const SdfGridView& f = fields[k];
+    values[k].assign(f.values, f.values + size_t(f.nx) * f.ny * f.nz);
+    obstacles[k].field = f;
+    obstacles[k].field.values = values[k].data();
+  }
+  field_values_.swap(values);
+  obstacles_.swap(obstacles);
+}
+
+const Obstacle* CpuBackend::obstacles_for(const StepContext& ctx) {
+  if (ctx.obstacle_count != obstacles_.size())
+    throw Error(Status::Internal, "CPU backend: a step names another number of obstacles than it holds");
+  for (uint32_t k = 0; k < ctx.obstacle_count; ++k) obstacles_[k].pose = ctx.obstacle_poses[k];
+  return obstacles_.data();
+}
+
 void CpuBackend::predict(const StepContext& ctx) {
   const PbfConstants& c = ctx.constants;
+  const Obstacle* obstacles = obstacles_for(ctx);
   for_each_particle([&](uint32_t i) {
     pbf::predict(c, x_[i], v_[i], xp_[i]);
-    xp_[i] = collide(c, ctx.planes, ctx.plane_count, xp_[i], x_[i]);
+    xp_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i]);
   });
 }
 
@@ -185,10 +206,11 @@ void CpuBackend::find_neighbors(const StepContext& ctx) {
 void CpuBackend::solve_density(const StepContext& ctx) {
   const PbfConstants& c = ctx.constants;
   const NeighborLists nb = neighbor_lists();
+  const Obstacle* obstacles = obstacles_for(ctx);
   for_each_particle([&](uint32_t i) { density_lambda(c, i, nb, xp_.data(), rho_[i], lambda_[i]); });
   for_each_particle([&](uint32_t i) {
     const Vec3 moved = xp_[i] + position_correction(c, i, nb, xp_.data(), lambda_.data());
-    scratch_b_[i] = collide(c, ctx.planes, ctx.plane_count, moved, x_[i]);
+    scratch_b_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x_[i]);
   });
   xp_.swap(scratch_b_);
 }

@@ -27,6 +27,7 @@ class CpuBackend final : public Backend {
   const float* map(Field field, bool device) override;
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
+  void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;
 
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
@@ -46,6 +47,8 @@ class CpuBackend final : public Backend {
  private:
   template <class Body>
   void for_each_particle(Body&& body) const;
+  // The obstacles of the substep `ctx` describes, in obstacles_.
+  const Obstacle* obstacles_for(const StepContext& ctx);
   void resize(size_t n);
 
   SolverConfig config_;
@@ -63,6 +66,8 @@ class CpuBackend final : public Backend {
   std::vector<uint32_t> order_, id_scratch_;
   std::vector<uint32_t> nb_index_, nb_count_;
   std::vector<float> mapped_[3];        // user-order copies lent by map(), by Field
+  std::vector<std::vector<float>> field_values_;  // obstacle fields' samples
+  std::vector<Obstacle> obstacles_;     // views of them with this substep's poses
 };
 
 }  // namespace pbf

@@ -54,14 +54,15 @@ __global__ void k_iota(uint32_t* out, uint32_t first, size_t n) {
   if (k < n) out[k] = first + static_cast<uint32_t>(k);
 }
 
-__global__ void k_predict(size_t n, PbfConstants c, PlaneSet planes, const Vec3* x, Vec3* v, Vec3* xp) {
+__global__ void k_predict(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
+                          uint32_t obstacle_count, const Vec3* x, Vec3* v, Vec3* xp) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   Vec3 vi = v[i];
   Vec3 p;
   predict(c, x[i], vi, p);
   v[i] = vi;
-  xp[i] = collide(c, planes.plane, planes.count, p, x[i]);
+  xp[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i]);
 }
 
 __global__ void k_cell_keys(size_t n, GridSpec grid, const Vec3* xp, uint32_t* keys, uint32_t* places,
@@ -114,12 +115,13 @@ __global__ void k_density_lambda(size_t n, PbfConstants c, NeighborLists nb, con
   lambda[i] = l;
 }
 
-__global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb, const Vec3* xp,
-                          const float* lambda, const Vec3* x, Vec3* out) {
+__global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
+                          uint32_t obstacle_count, NeighborLists nb, const Vec3* xp, const float* lambda,
+                          const Vec3* x, Vec3* out) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const Vec3 moved = xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda);
-  out[i] = collide(c, planes.plane, planes.count, moved, x[i]);
+  out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i]);
 }
 
 __global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb, Vec3* x,
@@ -431,10 +433,42 @@ void CudaBackend::write(Field field, const float* in) {
   finish("write");
 }
 
+void CudaBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count) {
+  use_device();
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> buffers;
+  std::vector<Obstacle> obstacles(count);
+  for (uint32_t k = 0; k < count; ++k) {
+    const SdfGridView& f = fields[k];
+    const size_t n = size_t(f.nx) * f.ny * f.nz;
+    buffers.push_back(std::make_unique<DeviceBuffer<float>>());
+    buffers.back()->reserve(n, 0);
+    cuda_check(cudaMemcpy(buffers.back()->data(), f.values, n * sizeof(float), cudaMemcpyHostToDevice),
+               "cudaMemcpy (obstacle field)");
+    obstacles[k].field = f;
+    obstacles[k].field.values = buffers.back()->data();
+  }
+  obstacles_device_.reserve(std::max<size_t>(count, 1), 0);
+  fields_.swap(buffers);
+  obstacles_.swap(obstacles);
+}
+
+const Obstacle* CudaBackend::obstacles_for(const StepContext& ctx) {
+  if (ctx.obstacle_count != obstacles_.size())
+    throw Error(Status::Internal, "CUDA backend: a step names another number of obstacles than it holds");
+  if (ctx.obstacle_count == 0) return nullptr;
+  for (uint32_t k = 0; k < ctx.obstacle_count; ++k) obstacles_[k].pose = ctx.obstacle_poses[k];
+  // From pageable memory: the call returns once the data is staged, so obstacles_ may change afterwards.
+  cuda_check(cudaMemcpyAsync(obstacles_device_.data(), obstacles_.data(), obstacles_.size() * sizeof(Obstacle),
+                             cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (obstacles)");
+  return obstacles_device_.data();
+}
+
 void CudaBackend::predict(const StepContext& ctx) {
   use_device();
-  k_predict<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), x_.data(), v_.data(),
-                                                     xp_.data());
+  const Obstacle* obstacles = obstacles_for(ctx);
+  k_predict<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), obstacles,
+                                                     ctx.obstacle_count, x_.data(), v_.data(), xp_.data());
   check_launch("k_predict");
   finish("predict");
 }
@@ -486,8 +520,9 @@ void CudaBackend::solve_density(const StepContext& ctx) {
   const NeighborLists nb = neighbor_lists();
   k_density_lambda<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, nb, xp_.data(), rho_.data(), lambda_.data());
   check_launch("k_density_lambda");
-  k_correct<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), nb, xp_.data(), lambda_.data(), x_.data(),
-                                       scratch_.data());
+  const Obstacle* obstacles = obstacles_for(ctx);
+  k_correct<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), obstacles, ctx.obstacle_count, nb,
+                                       xp_.data(), lambda_.data(), x_.data(), scratch_.data());
   check_launch("k_correct");
   xp_.swap(scratch_);
   finish("solve_density");

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <vector>
 
 #include "backend/backend.h"
@@ -39,6 +40,7 @@ class CudaBackend final : public Backend {
   const float* map(Field field, bool device) override;
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
+  void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;
 
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
@@ -55,6 +57,8 @@ class CudaBackend final : public Backend {
   // Room for n particles in every buffer; on failure nothing has changed.
   void reserve(size_t n);
   NeighborLists neighbor_lists() const;
+  // Uploads the obstacles of the substep `ctx` describes; returns them on the GPU.
+  const Obstacle* obstacles_for(const StepContext& ctx);
 
   SolverConfig config_;
   GridSpec grid_;
@@ -79,6 +83,10 @@ class CudaBackend final : public Backend {
   float* mapped_host_[3] = {nullptr, nullptr, nullptr};
   size_t mapped_host_capacity_[3] = {0, 0, 0};
   uint32_t overflow_count_ = 0;
+  // Obstacle fields on the GPU, and views of them with the current poses (host and GPU copies).
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> fields_;
+  std::vector<Obstacle> obstacles_;
+  DeviceBuffer<Obstacle> obstacles_device_;
 };
 
 }  // namespace pbf

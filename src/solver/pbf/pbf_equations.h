@@ -9,6 +9,7 @@
 #include "core/config.h"
 #include "core/hd.h"
 #include "core/lattice.h"
+#include "core/obstacle.h"
 #include "core/sph_kernels.h"
 
 namespace pbf {
@@ -100,10 +101,11 @@ PBF_HD void predict(const PbfConstants& c, Vec3 x, Vec3& v, Vec3& x_pred) {
 }
 
 // Keeps a predicted position out of every plane, with Coulomb friction on the
-// tangential motion since the start of the substep (x_start), and finally
-// inside the domain box whatever the planes did.
-PBF_HD Vec3 collide(const PbfConstants& c, const Plane* planes, uint32_t plane_count, Vec3 p,
-                    Vec3 x_start) {
+// tangential motion since the start of the substep (x_start), then out of
+// every obstacle (core/obstacle.h), and finally inside the domain box
+// whatever the planes and obstacles did.
+PBF_HD Vec3 collide(const PbfConstants& c, const Plane* planes, uint32_t plane_count, const Obstacle* obstacles,
+                    uint32_t obstacle_count, Vec3 p, Vec3 x_start) {
   for (uint32_t k = 0; k < plane_count; ++k) {
     const Vec3 n = planes[k].normal;
     const float depth = c.particle_radius - (dot(n, p) + planes[k].offset);
@@ -117,6 +119,8 @@ PBF_HD Vec3 collide(const PbfConstants& c, const Plane* planes, uint32_t plane_c
       if (t > 0.0f) p -= tangential * fminf(1.0f, limit / t);
     }
   }
+  for (uint32_t k = 0; k < obstacle_count; ++k)
+    p = collide_obstacle(obstacles[k], c.particle_radius, c.friction, p, x_start);
   p.x = clampf(p.x, c.box_min.x, c.box_max.x);
   p.y = clampf(p.y, c.box_min.y, c.box_max.y);
   p.z = clampf(p.z, c.box_min.z, c.box_max.z);

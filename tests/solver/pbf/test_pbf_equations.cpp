@@ -414,7 +414,7 @@ TEST(PbfEquations, CollideKeepsPointsOutOfAPlaneByTheParticleRadius) {
   const float a = 1.0f / std::sqrt(1.0f + 4.0f + 0.25f);
   const Plane planes[] = {{Vec3{0.0f, 1.0f, 0.0f}, 0.5f}, {Vec3{a, 2.0f * a, -0.5f * a}, 0.1f}};
   // A point below the floor is lifted straight up to one radius above it.
-  const Vec3 below = pbf::collide(c, planes, 1, Vec3{0.3f, -0.7f, 0.2f}, Vec3{0.3f, -0.4f, 0.2f});
+  const Vec3 below = pbf::collide(c, planes, 1, nullptr, 0, Vec3{0.3f, -0.7f, 0.2f}, Vec3{0.3f, -0.4f, 0.2f});
   EXPECT_FLOAT_EQ(below.x, 0.3f);
   EXPECT_NEAR(below.y, -0.5f + r, 1e-6f);
   EXPECT_FLOAT_EQ(below.z, 0.2f);
@@ -423,7 +423,7 @@ TEST(PbfEquations, CollideKeepsPointsOutOfAPlaneByTheParticleRadius) {
   std::uniform_real_distribution<float> u(-0.4f, 0.4f);
   for (int trial = 0; trial < 500; ++trial) {
     const Vec3 p{u(rng), u(rng), u(rng)};
-    const Vec3 q = pbf::collide(c, planes + 1, 1, p, p);
+    const Vec3 q = pbf::collide(c, planes + 1, 1, nullptr, 0, p, p);
     const float before = pbf::dot(planes[1].normal, p) + planes[1].offset;
     const float after = pbf::dot(planes[1].normal, q) + planes[1].offset;
     // Float round-off of the projection: a few ulps of the coordinates.
@@ -447,7 +447,7 @@ TEST(PbfEquations, CollideKeepsPointsInsideTheDomainBox) {
   std::uniform_real_distribution<float> u(-5.0f, 5.0f);
   for (int trial = 0; trial < 500; ++trial) {
     const Vec3 p{u(rng), u(rng), u(rng)};
-    const Vec3 q = pbf::collide(c, nullptr, 0, p, p);
+    const Vec3 q = pbf::collide(c, nullptr, 0, nullptr, 0, p, p);
     // The box is the domain shrunk by the particle radius: [-0.95, 0.95]^3.
     for (float v : {q.x, q.y, q.z}) {
       EXPECT_GE(v, -1.0f + c.particle_radius);
@@ -473,14 +473,14 @@ TEST(PbfEquations, CollideFrictionLimitsTheTangentialMotionByMuTimesThePenetrati
   const Plane floor{Vec3{0.0f, 1.0f, 0.0f}, 0.0f};
   // Penetration depth = radius + 0.1 = 0.15; the tangential motion 0.2 is
   // reduced by mu * depth = 0.075, so x ends at 0.125; float round-off only.
-  const Vec3 q = pbf::collide(c, &floor, 1, Vec3{0.2f, -0.1f, 0.0f}, Vec3{0.0f, 0.1f, 0.0f});
+  const Vec3 q = pbf::collide(c, &floor, 1, nullptr, 0, Vec3{0.2f, -0.1f, 0.0f}, Vec3{0.0f, 0.1f, 0.0f});
   EXPECT_NEAR(q.x, 0.125f, 1e-6f);
   EXPECT_NEAR(q.y, c.particle_radius, 1e-6f);
   EXPECT_NEAR(q.z, 0.0f, 1e-6f);
   // Strong friction stops the tangential motion entirely (static friction).
   p.friction = 100.0f;
   const PbfConstants sticky = pbf::make_pbf_constants(config, p, kDt);
-  const Vec3 s = pbf::collide(sticky, &floor, 1, Vec3{0.2f, -0.1f, 0.05f}, Vec3{0.0f, 0.1f, 0.0f});
+  const Vec3 s = pbf::collide(sticky, &floor, 1, nullptr, 0, Vec3{0.2f, -0.1f, 0.05f}, Vec3{0.0f, 0.1f, 0.0f});
   EXPECT_NEAR(s.x, 0.0f, 1e-6f);
   EXPECT_NEAR(s.z, 0.0f, 1e-6f);
   EXPECT_NEAR(s.y, c.particle_radius, 1e-6f);

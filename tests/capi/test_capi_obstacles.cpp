@@ -1,0 +1,191 @@
+// The obstacle functions of the C API: every bad argument is refused with its
+// status and a message naming the function and the argument, leaving the
+// obstacles as they were; a valid obstacle keeps particles out; a new pose
+// takes effect over the next step, not before.
+#include <gtest/gtest.h>
+#include <pbf/pbf.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "physics/obstacle_fields.h"
+#include "physics/physics_scenes.h"
+
+namespace {
+
+using pbf_test::SampledField;
+using pbf_test::SolverPtr;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Expects `status` and a message naming pbf_<function> and `argument`.
+void expect_refused(pbf_status got, pbf_status status, const char* function, const std::string& argument) {
+  const std::string message = pbf_last_error();
+  EXPECT_EQ(got, status) << pbf_status_string(got) << ": " << message;
+  EXPECT_NE(message.find(function), std::string::npos) << message;
+  EXPECT_NE(message.find(argument), std::string::npos) << message;
+}
+
+class CApiObstacles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pbf_solver_desc d = pbf_solver_desc_default();
+    d.backend = PBF_BACKEND_CPU;
+    d.max_particles = 64;
+    d.particle_spacing = 0.05f;
+    solver_ = pbf_test::make_solver(d);
+    ASSERT_TRUE(solver_);
+  }
+
+  uint32_t count() {
+    uint32_t n = 999;
+    EXPECT_EQ(pbf_solver_get_obstacle_count(solver_.get(), &n), PBF_OK) << pbf_last_error();
+    return n;
+  }
+
+  pbf_status add(const SampledField& f, const float* rotation = nullptr, const float* translation = nullptr,
+                 uint32_t* index = nullptr) {
+    return pbf_solver_add_obstacle_sdf(solver_.get(), f.values.data(), f.values.size(), f.dims, f.origin, f.cell,
+                                       rotation, translation, index);
+  }
+
+  SolverPtr solver_;
+  const SampledField sphere_ = pbf_test::sphere_field(0.2f, 0.02f, 0.06f);
+};
+
+TEST_F(CApiObstacles, AValidFieldIsAddedAndCounted) {
+  const float centre[3] = {0.5f, 0.5f, 0.5f};
+  uint32_t index = 99;
+  ASSERT_EQ(add(sphere_, nullptr, centre, &index), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(index, 0u);
+  ASSERT_EQ(add(sphere_, nullptr, centre, &index), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(index, 1u);
+  EXPECT_EQ(count(), 2u);
+  EXPECT_EQ(pbf_solver_clear_obstacles(solver_.get()), PBF_OK);
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(CApiObstacles, BadFieldsAreRefusedAndNothingIsAdded) {
+  SampledField f = sphere_;
+  const char* fn = "pbf_solver_add_obstacle_sdf";
+  expect_refused(pbf_solver_add_obstacle_sdf(nullptr, f.values.data(), f.values.size(), f.dims, f.origin, f.cell,
+                                             nullptr, nullptr, nullptr),
+                 PBF_ERROR_NULL_POINTER, fn, "solver");
+  expect_refused(pbf_solver_add_obstacle_sdf(solver_.get(), nullptr, f.values.size(), f.dims, f.origin, f.cell,
+                                             nullptr, nullptr, nullptr),
+                 PBF_ERROR_NULL_POINTER, fn, "values");
+  expect_refused(pbf_solver_add_obstacle_sdf(solver_.get(), f.values.data(), f.values.size(), nullptr, f.origin,
+                                             f.cell, nullptr, nullptr, nullptr),
+                 PBF_ERROR_NULL_POINTER, fn, "dims");
+  expect_refused(pbf_solver_add_obstacle_sdf(solver_.get(), f.values.data(), f.values.size(), f.dims, nullptr,
+                                             f.cell, nullptr, nullptr, nullptr),
+                 PBF_ERROR_NULL_POINTER, fn, "origin");
+  expect_refused(pbf_solver_add_obstacle_sdf(solver_.get(), f.values.data(), f.values.size() - 1, f.dims, f.origin,
+                                             f.cell, nullptr, nullptr, nullptr),
+                 PBF_ERROR_BUFFER_TOO_SMALL, fn, "length");
+  expect_refused(pbf_solver_add_obstacle_sdf(solver_.get(), f.values.data(), f.values.size() + 1, f.dims, f.origin,
+                                             f.cell, nullptr, nullptr, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "length");
+  const uint32_t flat[3] = {f.dims[0], 1, f.dims[2]};
+  expect_refused(pbf_solver_add_obstacle_sdf(solver_.get(), f.values.data(), f.values.size(), flat, f.origin,
+                                             f.cell, nullptr, nullptr, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "dims[1]");
+  const uint32_t huge[3] = {4096, 4096, 4096};
+  expect_refused(pbf_solver_add_obstacle_sdf(solver_.get(), f.values.data(), f.values.size(), huge, f.origin,
+                                             f.cell, nullptr, nullptr, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "dims");
+  for (const float cell : {0.0f, -0.1f, kNaN})
+    expect_refused(pbf_solver_add_obstacle_sdf(solver_.get(), f.values.data(), f.values.size(), f.dims, f.origin,
+                                               cell, nullptr, nullptr, nullptr),
+                   PBF_ERROR_INVALID_ARGUMENT, fn, "cell");
+  const float bad_origin[3] = {0.0f, kNaN, 0.0f};
+  expect_refused(pbf_solver_add_obstacle_sdf(solver_.get(), f.values.data(), f.values.size(), f.dims, bad_origin,
+                                             f.cell, nullptr, nullptr, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "origin[1]");
+  f.values[17] = kNaN;
+  expect_refused(add(f), PBF_ERROR_INVALID_ARGUMENT, fn, "values[17]");
+  const float zero_rotation[4] = {0, 0, 0, 0}, nan_rotation[4] = {0, 0, kNaN, 1};
+  expect_refused(add(sphere_, zero_rotation), PBF_ERROR_INVALID_ARGUMENT, fn, "rotation");
+  expect_refused(add(sphere_, nan_rotation), PBF_ERROR_INVALID_ARGUMENT, fn, "rotation[2]");
+  const float nan_translation[3] = {kNaN, 0, 0};
+  expect_refused(add(sphere_, nullptr, nan_translation), PBF_ERROR_INVALID_ARGUMENT, fn, "translation[0]");
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(CApiObstacles, TheSixtyFifthObstacleExceedsTheCapacity) {
+  const SampledField small = pbf_test::sphere_field(0.05f, 0.05f, 0.05f);
+  for (int k = 0; k < PBF_MAX_OBSTACLES; ++k) ASSERT_EQ(add(small), PBF_OK) << k << ": " << pbf_last_error();
+  expect_refused(add(small), PBF_ERROR_CAPACITY_EXCEEDED, "pbf_solver_add_obstacle_sdf", "64 obstacles");
+  EXPECT_EQ(count(), uint32_t(PBF_MAX_OBSTACLES));
+}
+
+TEST_F(CApiObstacles, PoseErrorsNameTheArgument) {
+  ASSERT_EQ(add(sphere_), PBF_OK) << pbf_last_error();
+  const char* fn = "pbf_solver_set_obstacle_pose";
+  const float t[3] = {0.5f, 0.5f, 0.5f};
+  expect_refused(pbf_solver_set_obstacle_pose(nullptr, 0, nullptr, t), PBF_ERROR_NULL_POINTER, fn, "solver");
+  expect_refused(pbf_solver_set_obstacle_pose(solver_.get(), 1, nullptr, t), PBF_ERROR_INVALID_ARGUMENT, fn,
+                 "index 1");
+  const float inf_t[3] = {0, std::numeric_limits<float>::infinity(), 0};
+  expect_refused(pbf_solver_set_obstacle_pose(solver_.get(), 0, nullptr, inf_t), PBF_ERROR_INVALID_ARGUMENT, fn,
+                 "translation[1]");
+  const float zero_rotation[4] = {0, 0, 0, 0};
+  expect_refused(pbf_solver_set_obstacle_pose(solver_.get(), 0, zero_rotation, nullptr), PBF_ERROR_INVALID_ARGUMENT,
+                 fn, "rotation");
+  expect_refused(pbf_solver_get_obstacle_count(solver_.get(), nullptr), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_get_obstacle_count", "out_count");
+  expect_refused(pbf_solver_clear_obstacles(nullptr), PBF_ERROR_NULL_POINTER, "pbf_solver_clear_obstacles",
+                 "solver");
+}
+
+TEST_F(CApiObstacles, AParticleInsideIsPushedOutByTheNextStep) {
+  const float centre[3] = {0.5f, 0.5f, 0.5f};
+  ASSERT_EQ(add(sphere_, nullptr, centre), PBF_OK) << pbf_last_error();
+  pbf_params p = pbf_params_default();
+  p.gravity[1] = 0.0f;
+  ASSERT_EQ(pbf_solver_set_params(solver_.get(), &p), PBF_OK);
+  const float x[3] = {0.62f, 0.5f, 0.5f};  // 8 cm deep
+  ASSERT_EQ(pbf_solver_add_particles(solver_.get(), x, nullptr, 1), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_step(solver_.get(), 1.0f / 60.0f, 1), PBF_OK) << pbf_last_error();
+  const std::vector<float> after = pbf_test::positions_of(solver_.get());
+  const float dx = after[0] - 0.5f, dy = after[1] - 0.5f, dz = after[2] - 0.5f;
+  // One particle radius (2.5 cm) outside the sphere, within the 2 cm grid's interpolation error.
+  EXPECT_NEAR(std::sqrt(dx * dx + dy * dy + dz * dz), 0.2f + 0.025f, 1.5e-3f);
+  EXPECT_GT(dx, 0.2f) << "pushed out along the normal, +x";
+}
+
+TEST_F(CApiObstacles, ANewPoseTakesEffectOverTheNextStep) {
+  // The sphere starts far from the particle and is moved onto it: after
+  // set_obstacle_pose alone nothing changes; the step brings the sphere
+  // there and pushes the particle out.
+  const float away[3] = {0.2f, 0.8f, 0.5f}, onto[3] = {0.5f, 0.3f, 0.5f};
+  uint32_t index = 0;
+  ASSERT_EQ(add(sphere_, nullptr, away, &index), PBF_OK) << pbf_last_error();
+  pbf_params p = pbf_params_default();
+  p.gravity[1] = 0.0f;
+  ASSERT_EQ(pbf_solver_set_params(solver_.get(), &p), PBF_OK);
+  const float x[3] = {0.5f, 0.4f, 0.5f};
+  ASSERT_EQ(pbf_solver_add_particles(solver_.get(), x, nullptr, 1), PBF_OK) << pbf_last_error();
+  const float quarter_turn[4] = {0.0f, 0.0f, std::sqrt(0.5f), std::sqrt(0.5f)};
+  ASSERT_EQ(pbf_solver_set_obstacle_pose(solver_.get(), index, quarter_turn, onto), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(pbf_test::positions_of(solver_.get())[1], 0.4f) << "nothing moves before the step";
+  ASSERT_EQ(pbf_solver_step(solver_.get(), 1.0f / 60.0f, 4), PBF_OK) << pbf_last_error();
+  const std::vector<float> after = pbf_test::positions_of(solver_.get());
+  const float dx = after[0] - onto[0], dy = after[1] - onto[1], dz = after[2] - onto[2];
+  EXPECT_GE(std::sqrt(dx * dx + dy * dy + dz * dz), 0.2f + 0.02f) << "outside the sphere where it arrived";
+  // A second step without a new pose leaves the sphere where it arrived: a
+  // particle put inside it there is pushed out from there.
+  const float inside[3] = {onto[0], onto[1] + 0.1f, onto[2]}, rest[3] = {0, 0, 0};
+  ASSERT_EQ(pbf_solver_set_positions(solver_.get(), inside, 3), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_set_velocities(solver_.get(), rest, 3), PBF_OK) << pbf_last_error();
+  // One substep: the push becomes the particle's velocity, which later substeps would carry on.
+  ASSERT_EQ(pbf_solver_step(solver_.get(), 1.0f / 60.0f, 1), PBF_OK) << pbf_last_error();
+  const std::vector<float> later = pbf_test::positions_of(solver_.get());
+  const float ex = later[0] - onto[0], ey = later[1] - onto[1], ez = later[2] - onto[2];
+  EXPECT_NEAR(std::sqrt(ex * ex + ey * ey + ez * ez), 0.2f + 0.025f, 2e-3f) << "out of the sphere where it stayed";
+  EXPECT_GT(ey, 0.2f) << "upwards, the way it went in; the 2 cm grid's gradient tilts the push by a few degrees";
+}
+
+}  // namespace

@@ -1,0 +1,147 @@
+// Unit tests of signed distance grids (core/sdf_grid.h) and of a particle's
+// collision with a solid obstacle (core/obstacle.h): interpolation against
+// the exact distance, pushing out along the normal, friction, rotated and
+// fast-moving solids.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/obstacle.h"
+#include "physics/obstacle_fields.h"
+
+namespace {
+
+using pbf::Obstacle;
+using pbf::RigidTransform;
+using pbf::SdfGridView;
+using pbf::Vec3;
+using pbf_test::SampledField;
+
+SdfGridView view_of(const SampledField& f) {
+  return SdfGridView{f.values.data(),
+                     int32_t(f.dims[0]),
+                     int32_t(f.dims[1]),
+                     int32_t(f.dims[2]),
+                     Vec3{f.origin[0], f.origin[1], f.origin[2]},
+                     f.cell};
+}
+
+RigidTransform identity_at(Vec3 t) { return RigidTransform{{1, 0, 0, 0, 1, 0, 0, 0, 1}, t}; }
+
+Obstacle still(const SampledField& f, Vec3 at) {
+  return Obstacle{view_of(f), {identity_at(at), identity_at(at)}};
+}
+
+// A slab |y| <= half_thickness, 1 m square in x and z, sampled at 1 cm.
+SampledField slab(float half_thickness) {
+  const float c[3] = {0, 0, 0}, h[3] = {0.5f, half_thickness, 0.5f};
+  const float lo[3] = {-0.6f, -half_thickness - 0.1f, -0.6f}, hi[3] = {0.6f, half_thickness + 0.1f, 0.6f};
+  return pbf_test::sample_field(lo, hi, 0.01f,
+                                [&](float x, float y, float z) { return pbf_test::box_distance(c, h, x, y, z); });
+}
+
+constexpr float kRadius = 0.0125f;
+
+TEST(SdfGrid, TrilinearSamplesOfASphereMatchItsDistanceAndNormal) {
+  const float r = 0.3f, cell = 0.02f;
+  const SampledField f = pbf_test::sphere_field(r, cell, 0.1f);
+  const SdfGridView g = view_of(f);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-0.39f, 0.39f);
+  int checked = 0;
+  for (int k = 0; k < 2000; ++k) {
+    const Vec3 p{u(rng), u(rng), u(rng)};
+    const float d = pbf::length(p);
+    if (d < 0.1f) continue;
+    Vec3 grad;
+    const float value = pbf::sdf_sample(g, p, &grad);
+    // Interpolating |x| errs by at most 3/8 cell^2 times its curvature 1/|x|.
+    EXPECT_NEAR(value, d - r, 0.375f * cell * cell / d + 1e-5f) << p.x << " " << p.y << " " << p.z;
+    EXPECT_GT(pbf::dot(grad, p) / (pbf::length(grad) * d), 0.99f) << "the gradient points away from the centre";
+    ++checked;
+  }
+  EXPECT_GT(checked, 1500);
+}
+
+TEST(SdfGrid, OutsideTheGridTheDistanceGrowsAwayFromIt) {
+  const SampledField f = pbf_test::sphere_field(0.3f, 0.02f, 0.1f);
+  const SdfGridView g = view_of(f);
+  Vec3 grad;
+  const float edge = pbf::sdf_sample(g, Vec3{0.4f, 0.0f, 0.0f}, nullptr);
+  const float far = pbf::sdf_sample(g, Vec3{1.4f, 0.0f, 0.0f}, &grad);
+  EXPECT_NEAR(far, edge + 1.0f, 1e-4f);
+  EXPECT_NEAR(grad.x, 1.0f, 1e-6f);
+  // Never below the true distance: the particles stay outside.
+  EXPECT_GE(pbf::sdf_sample(g, Vec3{1.0f, 1.0f, 1.0f}, nullptr), std::sqrt(3.0f) - 0.3f - 1e-4f);
+}
+
+TEST(ObstacleCollision, AParticleInsideASphereGoesOutAlongTheNormal) {
+  const SampledField f = pbf_test::sphere_field(0.3f, 0.01f, 0.05f);
+  const Vec3 centre{1.0f, 2.0f, 3.0f};
+  const Obstacle o = still(f, centre);
+  const Vec3 p = centre + Vec3{0.1f, 0.2f, -0.05f};
+  const Vec3 q = pbf::collide_obstacle(o, kRadius, 0.0f, p, p);
+  const Vec3 d = q - centre;
+  EXPECT_NEAR(pbf::length(d), 0.3f + kRadius, 1e-3f) << "one particle radius outside the surface";
+  const Vec3 dir = (p - centre) * (1.0f / pbf::length(p - centre));
+  EXPECT_GT(pbf::dot(d, dir) / pbf::length(d), 0.999f) << "along the normal";
+}
+
+TEST(ObstacleCollision, AParticleClearOfTheSolidIsLeftExactlyWhereItIs) {
+  const SampledField f = pbf_test::sphere_field(0.3f, 0.01f, 0.05f);
+  const Obstacle o = still(f, Vec3{0, 0, 0});
+  const Vec3 start{0.33f, 0.0f, 0.0f}, p{0.34f, 0.01f, 0.0f};
+  const Vec3 q = pbf::collide_obstacle(o, kRadius, 1.0f, p, start);
+  EXPECT_EQ(q.x, p.x);
+  EXPECT_EQ(q.y, p.y);
+  EXPECT_EQ(q.z, p.z);
+}
+
+TEST(ObstacleCollision, FrictionHoldsBackSlidingAndZeroFrictionDoesNot) {
+  const SampledField f = slab(0.05f);
+  const Obstacle floor = still(f, Vec3{0.0f, -0.05f, 0.0f});  // top face at y = 0
+  const Vec3 start{0.0f, kRadius, 0.0f}, moved{0.1f, -0.01f, 0.0f};
+  const Vec3 slides = pbf::collide_obstacle(floor, kRadius, 0.0f, moved, start);
+  EXPECT_NEAR(slides.y, kRadius, 2e-4f);
+  EXPECT_NEAR(slides.x, 0.1f, 1e-5f) << "no friction: the tangential motion stays";
+  // Friction 10 x the depth pushed out (about 2.25 cm) exceeds the 10 cm slide.
+  const Vec3 held = pbf::collide_obstacle(floor, kRadius, 10.0f, moved, start);
+  EXPECT_NEAR(held.y, kRadius, 2e-4f);
+  EXPECT_NEAR(held.x, 0.0f, 1e-5f);
+  // A little friction removes friction x depth of the slide.
+  const Vec3 some = pbf::collide_obstacle(floor, kRadius, 1.0f, moved, start);
+  EXPECT_NEAR(some.x, 0.1f - (kRadius + 0.01f), 3e-4f);
+}
+
+TEST(ObstacleCollision, ARotatedSolidCollidesInItsRotatedFrame) {
+  // A slab thin in y, turned 90 degrees about z: in the world it is thin in x.
+  const SampledField f = slab(0.05f);
+  const RigidTransform turned{{0, -1, 0, 1, 0, 0, 0, 0, 1}, Vec3{0, 0, 0}};
+  const Obstacle o{view_of(f), {turned, turned}};
+  const Vec3 p{0.02f, 0.3f, 0.1f};
+  const Vec3 q = pbf::collide_obstacle(o, kRadius, 0.0f, p, p);
+  EXPECT_NEAR(q.x, 0.05f + kRadius, 3e-4f);
+  EXPECT_NEAR(q.y, 0.3f, 1e-5f);
+  EXPECT_NEAR(q.z, 0.1f, 1e-5f);
+}
+
+TEST(ObstacleCollision, AWallMovingFortyRadiiInOneSubstepCarriesTheParticleInFrontOfIt) {
+  // The slab rises from y = 0 to y = 0.5 m in one substep; a particle at
+  // rest 0.2 m above it must end on top of it, not be left behind below it.
+  const SampledField f = slab(0.05f);
+  const Obstacle o{view_of(f), {identity_at(Vec3{0, 0, 0}), identity_at(Vec3{0, 0.5f, 0})}};
+  const Vec3 p{0.1f, 0.2f, -0.1f};
+  const Vec3 q = pbf::collide_obstacle(o, kRadius, 0.0f, p, p);
+  EXPECT_NEAR(q.y, 0.55f + kRadius, 1e-3f);
+  EXPECT_NEAR(q.x, 0.1f, 1e-4f);
+  EXPECT_NEAR(q.z, -0.1f, 1e-4f);
+  // Sliding along the surface of a still solid is not mistaken for crossing it.
+  const Obstacle floor = still(f, Vec3{0.0f, -0.05f, 0.0f});
+  const Vec3 start{0.0f, kRadius, 0.0f}, along{0.2f, kRadius, 0.0f};
+  const Vec3 r = pbf::collide_obstacle(floor, kRadius, 0.0f, along, start);
+  EXPECT_NEAR(r.x, along.x, 1e-6f);
+  EXPECT_NEAR(r.y, along.y, 1e-6f);
+}
+
+}  // namespace
