@@ -47,6 +47,15 @@ constexpr int kSweepSamples = 32;
 PBF_HD Vec3 collide_obstacle(const Obstacle& o, float radius, float friction, Vec3 p, Vec3 x_start) {
   const Vec3 q0 = to_local(o.pose.start, x_start);
   const Vec3 q1 = to_local(o.pose.end, p);
+  // Broad phase: a motion whose box stays a radius clear of the field's grid
+  // cannot touch the solid (the grid encloses it with a margin), so most
+  // particles skip the samples below.
+  const float gx = o.field.origin.x, gy = o.field.origin.y, gz = o.field.origin.z;
+  const float hx = gx + float(o.field.nx - 1) * o.field.cell, hy = gy + float(o.field.ny - 1) * o.field.cell,
+              hz = gz + float(o.field.nz - 1) * o.field.cell;
+  if (fmaxf(q0.x, q1.x) < gx - radius || fminf(q0.x, q1.x) > hx + radius || fmaxf(q0.y, q1.y) < gy - radius ||
+      fminf(q0.y, q1.y) > hy + radius || fmaxf(q0.z, q1.z) < gz - radius || fminf(q0.z, q1.z) > hz + radius)
+    return p;
   const Vec3 travel = q1 - q0;
   const float len2 = length_squared(travel);
   Vec3 q = q1;
