@@ -119,6 +119,8 @@ struct ClosestQuery {
   const Vec3* vertices;
   const std::array<uint32_t, 3>* triangles;
   float best2;
+  Vec3 closest;
+  bool found;
 };
 
 bool closest_triangle(RTCPointQueryFunctionArguments* args) {
@@ -129,6 +131,8 @@ bool closest_triangle(RTCPointQueryFunctionArguments* args) {
   const float d2 = length_squared(c - p);
   if (d2 < q->best2) {
     q->best2 = d2;
+    q->closest = c;
+    q->found = true;
     args->query->radius = std::sqrt(d2);  // only closer triangles matter from now on
     return true;
   }
@@ -188,8 +192,9 @@ class MeshScene {
     check_embree(device_.get(), "build the triangles' hierarchy");
   }
 
-  // The distance from p to the closest triangle, if it is below `radius`; else infinity.
-  float distance(Vec3 p, float radius) const {
+  // The distance from p to the closest triangle, if it is below `radius`;
+  // else infinity. The closest point goes to *closest when one is found.
+  float distance(Vec3 p, float radius, Vec3* closest) const {
     RTCPointQuery query;
     query.x = p.x;
     query.y = p.y;
@@ -198,9 +203,12 @@ class MeshScene {
     query.radius = radius;
     RTCPointQueryContext context;
     rtcInitPointQueryContext(&context);
-    ClosestQuery state{mesh_.vertices.data(), mesh_.triangles.data(), radius == kInf ? kInf : radius * radius};
+    ClosestQuery state{mesh_.vertices.data(), mesh_.triangles.data(), radius == kInf ? kInf : radius * radius, p,
+                       false};
     rtcPointQuery(scene_.get(), &query, &context, nullptr, &state);
-    return state.best2 < kInf && (radius == kInf || state.best2 <= radius * radius) ? std::sqrt(state.best2) : kInf;
+    if (!state.found) return kInf;
+    *closest = state.closest;
+    return std::sqrt(state.best2);
   }
 
   // The distances along the ray from `origin` in direction `axis` (a unit
@@ -331,19 +339,20 @@ SignedDistanceField build_sdf(const TriangleMesh& mesh, const SdfOptions& option
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, nz, 1), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t k = r.begin(); k < r.end(); ++k)
       for (int32_t j = 0; j < ny; ++j) {
-        // The distance changes by at most a cell from one sample to the next,
-        // which bounds the next search.
-        float previous = kInf;
+        // The previous sample's closest point is a point of the surface, so
+        // its distance bounds this sample's distance and the search.
+        bool have_previous = false;
+        Vec3 previous{0.0f, 0.0f, 0.0f};
         for (int32_t i = 0; i < nx; ++i) {
           const size_t index = i + size_t(nx) * (j + size_t(ny) * k);
           float d = kInf;
           if (!banded || near[index]) {
             const Vec3 p = sample_position(f, i, j, k);
-            const float bound = previous + cell * 1.001f;
-            if (bound < band) d = scene.distance(p, bound);
-            if (d == kInf) d = scene.distance(p, band);
+            const float bound = have_previous ? length(p - previous) * 1.0001f + 1e-30f : kInf;
+            if (bound < band) d = scene.distance(p, bound, &previous);
+            if (d == kInf) d = scene.distance(p, band, &previous);
           }
-          previous = d;
+          have_previous = d != kInf;
           const float magnitude = std::min(d, band);
           f.values[index] = votes[index] >= 4 ? -magnitude : magnitude;
         }
