@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libembree-dev libpng-dev swig mono-mcs mono-runtime default-jdk-headless junit5)
+PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libembree-dev libassimp-dev assimp-testmodels libpng-dev swig mono-mcs mono-runtime default-jdk-headless junit5)
 
 install_dependencies() {
   local missing=()

@@ -8,40 +8,19 @@
 #include <vector>
 
 #include "capi/capi_guard.h"
+#include "capi/capi_solver.h"
 #include "io/checkpoint.h"
 #include "io/ply_writer.h"
 #include "pbf/pbf.h"
 #include "solver/solver.h"
 
-struct pbf_solver {
-  explicit pbf_solver(const pbf::SolverConfig& config) : impl(config) {}
-  ~pbf_solver() {
-    if (worker.joinable()) worker.join();
-  }
-  pbf::Solver impl;
-
-  // An asynchronous step: started by pbf_solver_step_async(), collected by
-  // pbf_solver_wait(). While `started`, only the worker touches `impl`.
-  std::atomic<bool> started{false};
-  std::atomic<bool> finished{false};
-  std::thread worker;
-  pbf_status async_status = PBF_OK;
-  std::string async_message;
-
-  // Fields lent by pbf_solver_map(), indexed by pbf_field.
-  bool mapped[3] = {false, false, false};
-};
-
 namespace pbf::capi {
 
-// Every call but pbf_solver_wait(), pbf_solver_poll() and pbf_solver_destroy()
-// is refused while an asynchronous step has not been collected.
 void require_idle(const pbf_solver* solver) {
   if (solver->started.load(std::memory_order_acquire))
     reject(PBF_ERROR_BUSY, "solver is running an asynchronous step; call pbf_solver_wait() first");
 }
 
-// Calls that change particles are refused while a field is lent out.
 void require_unmapped(const pbf_solver* solver) {
   static const char* const names[3] = {"positions", "velocities", "densities"};
   for (int f = 0; f < 3; ++f)
@@ -57,6 +36,28 @@ void require_step_arguments(float dt, uint32_t substeps) {
     reject(PBF_ERROR_INVALID_ARGUMENT, "substeps must be in [1, 1000], got " + describe(substeps));
 }
 
+void require_vec3_finite(const float v[3], const std::string& name) {
+  for (int a = 0; a < 3; ++a) require_finite(v[a], name + "[" + std::to_string(a) + "]");
+}
+
+void read_pose(const float rotation[4], const float translation[3], float q[4], Vec3& t) {
+  if (rotation) {
+    double norm = 0.0;
+    for (int k = 0; k < 4; ++k) {
+      if (!std::isfinite(rotation[k]))
+        reject(PBF_ERROR_INVALID_ARGUMENT,
+               "rotation[" + std::to_string(k) + "] must be finite, got " + describe(rotation[k]));
+      norm += double(rotation[k]) * rotation[k];
+    }
+    if (!(norm > 0.0)) reject(PBF_ERROR_INVALID_ARGUMENT, "rotation must be a non-zero quaternion, got (0, 0, 0, 0)");
+    for (int k = 0; k < 4; ++k) q[k] = rotation[k];
+  }
+  if (translation) {
+    require_vec3_finite(translation, "translation");
+    t = Vec3{translation[0], translation[1], translation[2]};
+  }
+}
+
 namespace {
 
 thread_local std::string t_last_error;
@@ -66,10 +67,6 @@ void from_vec3(Vec3 v, float out[3]) {
   out[0] = v.x;
   out[1] = v.y;
   out[2] = v.z;
-}
-
-void require_vec3_finite(const float v[3], const std::string& name) {
-  for (int a = 0; a < 3; ++a) require_finite(v[a], name + "[" + std::to_string(a) + "]");
 }
 
 bool valid_backend(pbf_backend b) {
@@ -482,30 +479,6 @@ pbf_status pbf_solver_clear_planes(pbf_solver* solver) {
     solver->impl.clear_planes();
   });
 }
-
-namespace {
-
-// Checks a rotation (a quaternion x, y, z, w; the solver normalises it) and
-// a translation into q and t; a NULL one leaves q or t as they are.
-void read_pose(const float rotation[4], const float translation[3], float q[4], Vec3& t) {
-  if (rotation) {
-    double norm = 0.0;
-    for (int k = 0; k < 4; ++k) {
-      if (!std::isfinite(rotation[k]))
-        reject(PBF_ERROR_INVALID_ARGUMENT,
-               "rotation[" + std::to_string(k) + "] must be finite, got " + describe(rotation[k]));
-      norm += double(rotation[k]) * rotation[k];
-    }
-    if (!(norm > 0.0)) reject(PBF_ERROR_INVALID_ARGUMENT, "rotation must be a non-zero quaternion, got (0, 0, 0, 0)");
-    for (int k = 0; k < 4; ++k) q[k] = rotation[k];
-  }
-  if (translation) {
-    require_vec3_finite(translation, "translation");
-    t = Vec3{translation[0], translation[1], translation[2]};
-  }
-}
-
-}  // namespace
 
 pbf_status pbf_solver_add_obstacle_sdf(pbf_solver* solver, const float* values, size_t length,
                                        const uint32_t dims[3], const float origin[3], float cell,

@@ -556,6 +556,141 @@ PBF_API pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const ch
  */
 PBF_API pbf_status pbf_solver_load_checkpoint(pbf_solver* solver, const char* path);
 
+/* ------------------------------------------------------------------------ */
+/* Signed distance fields and meshes                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A pbf_sdf is a solid described by its signed distance field: distances
+ * [m] sampled on a regular grid in the solid's own frame, negative inside.
+ * It is built from a mesh file, from an analytic shape, or loaded from a
+ * file saved earlier, and then used by any number of solvers as an obstacle
+ * (pbf_solver_add_obstacle(), which copies it) or as a shape to fill with
+ * fluid (pbf_solver_fill_sdf()). A field may be used from several threads
+ * at once; destroying it while another thread uses it is an error.
+ *
+ * Grids hold at most 2^27 samples (512^3) and at most 4096 along an axis; a
+ * cell that would make a larger grid is refused with
+ * PBF_ERROR_INVALID_ARGUMENT naming `cell`.
+ */
+
+/** An opaque signed distance field. */
+typedef struct pbf_sdf pbf_sdf;
+
+/**
+ * Builds the signed distance field of the triangle mesh in the file at
+ * `path` (every format the Assimp library reads: OBJ, STL, PLY, OFF,
+ * glTF, FBX, Collada, 3DS, ...). All meshes of the file's scene are
+ * joined, each placed by its node's transform; polygons are triangulated,
+ * points and lines ignored. The mesh is then placed in the field's frame:
+ * x = R (S x_file) + t, with `scale` S per axis (NULL: 1, 1, 1; each finite
+ * and non-zero, negative mirrors), `rotation` R a quaternion x, y, z, w
+ * (NULL: none; finite, non-zero, normalised here) and `translation` t [m]
+ * (NULL: 0). The grid has spacing `cell` [m] (finite, > 0) and reaches 4
+ * cells beyond the mesh's bounds. Distances are exact within `band` [m] of
+ * the surface and stored as +-band beyond it: `band` 0 computes them
+ * exactly everywhere, any other value must be at least 2 x cell; a band of
+ * a few particle spacings is all an obstacle needs and builds much faster.
+ * Inside and outside are decided by a vote of rays along the three axes,
+ * which tolerates open meshes and small holes (a point is inside when most
+ * rays from it cross the surface an odd number of times).
+ * On success *out_sdf owns the new field; on failure it is set to NULL.
+ * PBF_ERROR_IO, with the path and the reason, when the file is missing,
+ * unreadable, of an unknown format, or holds no triangles.
+ */
+PBF_API pbf_status pbf_sdf_from_mesh_file(const char* path, const float scale[3], const float rotation[4],
+                                          const float translation[3], float cell, float band, pbf_sdf** out_sdf);
+
+/**
+ * The exact signed distance field of a box centred at the origin with
+ * `half_extents` [m] (each finite, > 0), sampled at spacing `cell` [m]
+ * (finite, > 0) 4 cells beyond the box. *out_sdf as for
+ * pbf_sdf_from_mesh_file().
+ */
+PBF_API pbf_status pbf_sdf_box(const float half_extents[3], float cell, pbf_sdf** out_sdf);
+
+/**
+ * The exact signed distance field of a sphere of `radius` [m] (finite, > 0)
+ * centred at the origin, sampled at spacing `cell` [m] (finite, > 0) 4 cells
+ * beyond it. *out_sdf as for pbf_sdf_from_mesh_file().
+ */
+PBF_API pbf_status pbf_sdf_sphere(float radius, float cell, pbf_sdf** out_sdf);
+
+/**
+ * Saves the field to `path` in pbf's small binary format (grid, values and
+ * a checksum). Like pbf_solver_write_ply() the file appears complete or not
+ * at all. PBF_ERROR_IO, with the path and the reason, when it cannot be
+ * written.
+ */
+PBF_API pbf_status pbf_sdf_save(const pbf_sdf* sdf, const char* path);
+
+/**
+ * Loads a field saved by pbf_sdf_save(); *out_sdf as for
+ * pbf_sdf_from_mesh_file(). A file that is missing, not such a file, of
+ * another format version, truncated or corrupted fails with PBF_ERROR_IO
+ * and a message saying which.
+ */
+PBF_API pbf_status pbf_sdf_load(const char* path, pbf_sdf** out_sdf);
+
+/**
+ * The field's grid: the number of samples along x, y and z in dims, the
+ * position of sample (0, 0, 0) in origin [m] and the sample spacing in
+ * *cell [m]. Sample (i, j, k) lies at origin + (i, j, k) * cell. Any of
+ * the three outputs may be NULL.
+ */
+PBF_API pbf_status pbf_sdf_get_grid(const pbf_sdf* sdf, uint32_t dims[3], float origin[3], float* cell);
+
+/**
+ * Copies the samples [m] into `out`, x varying fastest (sample (i, j, k) at
+ * index i + dims[0] * (j + dims[1] * k)), the layout
+ * pbf_solver_add_obstacle_sdf() takes. `length` is the number of floats
+ * `out` can hold, at least dims[0] * dims[1] * dims[2]
+ * (PBF_ERROR_BUFFER_TOO_SMALL otherwise).
+ */
+PBF_API pbf_status pbf_sdf_get_values(const pbf_sdf* sdf, float* out, size_t length);
+
+/**
+ * The field at `point` [m] (finite), in the field's frame, into
+ * *out_distance [m]: trilinear between samples; outside the grid, the value
+ * at the nearest point of the grid plus the distance to it.
+ */
+PBF_API pbf_status pbf_sdf_distance(const pbf_sdf* sdf, const float point[3], float* out_distance);
+
+/**
+ * The volume of the solid [m^3] into *out_volume: each sample stands for a
+ * cube of cell^3, counted by the fraction of it the field puts inside.
+ * Within a few percent of the true volume once the solid is several cells
+ * across.
+ */
+PBF_API pbf_status pbf_sdf_volume(const pbf_sdf* sdf, float* out_volume);
+
+/** Destroys a field. Solvers keep their own copies of it. NULL is accepted and ignored. */
+PBF_API pbf_status pbf_sdf_destroy(pbf_sdf* sdf);
+
+/**
+ * Adds the solid of `sdf` as an obstacle of `solver`, placed by `rotation`
+ * and `translation` as for pbf_solver_add_obstacle_sdf() (NULL: none and
+ * the origin). The solver copies the field; `sdf` may be destroyed at once.
+ * Its index goes to *out_index when it is not NULL. The 65th obstacle fails
+ * with PBF_ERROR_CAPACITY_EXCEEDED.
+ */
+PBF_API pbf_status pbf_solver_add_obstacle(pbf_solver* solver, const pbf_sdf* sdf, const float rotation[4],
+                                           const float translation[3], uint32_t* out_index);
+
+/**
+ * Fills the inside of the solid of `sdf`, placed by `rotation` and
+ * `translation` (as for pbf_solver_add_obstacle()), with particles at the
+ * solver's rest spacing, all with `velocity` [m/s] (NULL: at rest): every
+ * point of the lattice domain_min + (i + 1/2) * spacing (that of
+ * pbf_solver_fill_box() for a box anchored at the domain's corner) where
+ * the field is negative. Points outside the domain are skipped. The number
+ * added goes to *out_added when it is not NULL. All or nothing: when the
+ * particles would exceed max_particles nothing is added and the call fails
+ * with PBF_ERROR_CAPACITY_EXCEEDED, saying how many the solid holds.
+ */
+PBF_API pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const float rotation[4],
+                                       const float translation[3], const float velocity[3], size_t* out_added);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

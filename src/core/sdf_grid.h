@@ -68,6 +68,23 @@ struct RigidTransform {
   Vec3 t;
 };
 
+// The placement of a unit quaternion (x, y, z, w) and a translation.
+PBF_HD RigidTransform rigid_transform(const float q[4], Vec3 t) {
+  const float x = q[0], y = q[1], z = q[2], w = q[3];
+  RigidTransform r;
+  r.r[0] = 1 - 2 * (y * y + z * z);
+  r.r[1] = 2 * (x * y - z * w);
+  r.r[2] = 2 * (x * z + y * w);
+  r.r[3] = 2 * (x * y + z * w);
+  r.r[4] = 1 - 2 * (x * x + z * z);
+  r.r[5] = 2 * (y * z - x * w);
+  r.r[6] = 2 * (x * z - y * w);
+  r.r[7] = 2 * (y * z + x * w);
+  r.r[8] = 1 - 2 * (x * x + y * y);
+  r.t = t;
+  return r;
+}
+
 PBF_HD Vec3 rotate(const float r[9], Vec3 v) {
   return make_vec3(r[0] * v.x + r[1] * v.y + r[2] * v.z, r[3] * v.x + r[4] * v.y + r[5] * v.z,
                    r[6] * v.x + r[7] * v.y + r[8] * v.z);

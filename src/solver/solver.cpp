@@ -135,23 +135,6 @@ void Solver::clear_planes() { planes_.resize(6); }
 
 namespace {
 
-// The rotation matrix (row-major) of a unit quaternion (x, y, z, w).
-RigidTransform rigid_transform(const float q[4], Vec3 t) {
-  const float x = q[0], y = q[1], z = q[2], w = q[3];
-  RigidTransform r;
-  r.r[0] = 1 - 2 * (y * y + z * z);
-  r.r[1] = 2 * (x * y - z * w);
-  r.r[2] = 2 * (x * z + y * w);
-  r.r[3] = 2 * (x * y + z * w);
-  r.r[4] = 1 - 2 * (x * x + z * z);
-  r.r[5] = 2 * (y * z - x * w);
-  r.r[6] = 2 * (x * z - y * w);
-  r.r[7] = 2 * (y * z + x * w);
-  r.r[8] = 1 - 2 * (x * x + y * y);
-  r.t = t;
-  return r;
-}
-
 // The placement a fraction s of the way from (qa, ta) to (qb, tb): slerp
 // along the shorter arc, translation linearly.
 RigidTransform interpolate(const float qa[4], Vec3 ta, const float qb[4], Vec3 tb, float s) {

@@ -1,0 +1,231 @@
+// pbf_capi_geometry.cpp - the C API of signed distance fields: from mesh
+// files, from analytic shapes and from saved files; as obstacles and as
+// shapes to fill with fluid.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "capi/capi_guard.h"
+#include "capi/capi_solver.h"
+#include "core/sdf_grid.h"
+#include "geometry/mesh_loader.h"
+#include "geometry/sdf_file.h"
+#include "geometry/signed_distance_field.h"
+#include "pbf/pbf.h"
+
+struct pbf_sdf {
+  pbf::SignedDistanceField field;
+};
+
+namespace pbf::capi {
+namespace {
+
+// Cells of padding around a solid.
+constexpr int32_t kMargin = 4;
+
+void require_path(const char* path) {
+  require_not_null(path, "path");
+  if (path[0] == '\0') reject(PBF_ERROR_INVALID_ARGUMENT, "path is empty");
+}
+
+void require_cell(float cell) {
+  if (!(std::isfinite(cell) && cell > 0.0f))
+    reject(PBF_ERROR_INVALID_ARGUMENT, "cell must be a finite size > 0 m, got " + describe(cell));
+}
+
+// Hands a new field to the caller.
+void give(SignedDistanceField&& field, pbf_sdf** out) { *out = new pbf_sdf{std::move(field)}; }
+
+}  // namespace
+}  // namespace pbf::capi
+
+using namespace pbf;
+using namespace pbf::capi;
+
+extern "C" {
+
+pbf_status pbf_sdf_from_mesh_file(const char* path, const float scale[3], const float rotation[4],
+                                  const float translation[3], float cell, float band, pbf_sdf** out_sdf) {
+  if (out_sdf) *out_sdf = nullptr;
+  return guarded(__func__, [&] {
+    require_not_null(out_sdf, "out_sdf");
+    require_path(path);
+    MeshTransform transform;
+    if (scale) {
+      require_vec3_finite(scale, "scale");
+      for (int a = 0; a < 3; ++a)
+        if (scale[a] == 0.0f)
+          reject(PBF_ERROR_INVALID_ARGUMENT, "scale[" + std::to_string(a) + "] must be non-zero, got 0");
+      std::memcpy(transform.scale, scale, sizeof transform.scale);
+    }
+    read_pose(rotation, translation, transform.rotation, transform.translation);
+    require_cell(cell);
+    require_finite(band, "band");
+    if (band < 0.0f) reject(PBF_ERROR_INVALID_ARGUMENT, "band must be >= 0 m, got " + describe(band));
+    if (band != 0.0f && band < kMinBandCells * cell)
+      reject(PBF_ERROR_INVALID_ARGUMENT, "band must be 0 (exact everywhere) or at least 2 x cell (" +
+                                             describe(kMinBandCells * cell) + " m), got " + describe(band));
+    const TriangleMesh mesh = load_mesh(path, transform);
+    SdfOptions options;
+    options.cell = cell;
+    options.band = band;
+    options.margin = kMargin;
+    give(build_sdf(mesh, options), out_sdf);
+  });
+}
+
+pbf_status pbf_sdf_box(const float half_extents[3], float cell, pbf_sdf** out_sdf) {
+  if (out_sdf) *out_sdf = nullptr;
+  return guarded(__func__, [&] {
+    require_not_null(out_sdf, "out_sdf");
+    require_not_null(half_extents, "half_extents");
+    for (int a = 0; a < 3; ++a) require_positive(half_extents[a], "half_extents[" + std::to_string(a) + "]");
+    require_cell(cell);
+    give(box_sdf(Vec3{half_extents[0], half_extents[1], half_extents[2]}, cell, kMargin), out_sdf);
+  });
+}
+
+pbf_status pbf_sdf_sphere(float radius, float cell, pbf_sdf** out_sdf) {
+  if (out_sdf) *out_sdf = nullptr;
+  return guarded(__func__, [&] {
+    require_not_null(out_sdf, "out_sdf");
+    require_positive(radius, "radius");
+    require_cell(cell);
+    give(sphere_sdf(radius, cell, kMargin), out_sdf);
+  });
+}
+
+pbf_status pbf_sdf_save(const pbf_sdf* sdf, const char* path) {
+  return guarded(__func__, [&] {
+    require_not_null(sdf, "sdf");
+    require_path(path);
+    save_sdf(path, sdf->field);
+  });
+}
+
+pbf_status pbf_sdf_load(const char* path, pbf_sdf** out_sdf) {
+  if (out_sdf) *out_sdf = nullptr;
+  return guarded(__func__, [&] {
+    require_not_null(out_sdf, "out_sdf");
+    require_path(path);
+    give(load_sdf(path), out_sdf);
+  });
+}
+
+pbf_status pbf_sdf_get_grid(const pbf_sdf* sdf, uint32_t dims[3], float origin[3], float* cell) {
+  return guarded(__func__, [&] {
+    require_not_null(sdf, "sdf");
+    const SignedDistanceField& f = sdf->field;
+    if (dims) {
+      dims[0] = uint32_t(f.nx);
+      dims[1] = uint32_t(f.ny);
+      dims[2] = uint32_t(f.nz);
+    }
+    if (origin) {
+      origin[0] = f.origin.x;
+      origin[1] = f.origin.y;
+      origin[2] = f.origin.z;
+    }
+    if (cell) *cell = f.cell;
+  });
+}
+
+pbf_status pbf_sdf_get_values(const pbf_sdf* sdf, float* out, size_t length) {
+  return guarded(__func__, [&] {
+    require_not_null(sdf, "sdf");
+    require_not_null(out, "out");
+    const size_t n = sdf->field.values.size();
+    if (length < n)
+      reject(PBF_ERROR_BUFFER_TOO_SMALL,
+             "length is " + describe(length) + " floats; the field holds " + describe(n) + " samples");
+    std::memcpy(out, sdf->field.values.data(), n * sizeof(float));
+  });
+}
+
+pbf_status pbf_sdf_distance(const pbf_sdf* sdf, const float point[3], float* out_distance) {
+  return guarded(__func__, [&] {
+    require_not_null(sdf, "sdf");
+    require_not_null(point, "point");
+    require_vec3_finite(point, "point");
+    require_not_null(out_distance, "out_distance");
+    *out_distance = sdf_sample(sdf->field.view(), Vec3{point[0], point[1], point[2]}, nullptr);
+  });
+}
+
+pbf_status pbf_sdf_volume(const pbf_sdf* sdf, float* out_volume) {
+  return guarded(__func__, [&] {
+    require_not_null(sdf, "sdf");
+    require_not_null(out_volume, "out_volume");
+    *out_volume = float(sdf_volume(sdf->field.view()));
+  });
+}
+
+pbf_status pbf_sdf_destroy(pbf_sdf* sdf) {
+  return guarded(__func__, [&] { delete sdf; });
+}
+
+pbf_status pbf_solver_add_obstacle(pbf_solver* solver, const pbf_sdf* sdf, const float rotation[4],
+                                   const float translation[3], uint32_t* out_index) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_not_null(sdf, "sdf");
+    float q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    Vec3 t{0.0f, 0.0f, 0.0f};
+    read_pose(rotation, translation, q, t);
+    const uint32_t index = solver->impl.add_obstacle(sdf->field.view(), q, t);
+    if (out_index) *out_index = index;
+  });
+}
+
+pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const float rotation[4],
+                               const float translation[3], const float velocity[3], size_t* out_added) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_unmapped(solver);
+    require_not_null(sdf, "sdf");
+    float q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    Vec3 t{0.0f, 0.0f, 0.0f};
+    read_pose(rotation, translation, q, t);
+    Vec3 v{0.0f, 0.0f, 0.0f};
+    if (velocity) {
+      require_vec3_finite(velocity, "velocity");
+      v = Vec3{velocity[0], velocity[1], velocity[2]};
+    }
+    // The quaternion normalised as the solver normalises an obstacle's.
+    double norm = 0.0;
+    for (float c : q) norm += double(c) * c;
+    norm = std::sqrt(norm);
+    for (float& c : q) c = float(c / norm);
+    const SolverConfig& config = solver->impl.config();
+    const size_t present = solver->impl.size();
+    const size_t room = config.max_particles > present ? config.max_particles - present : 0;
+    std::vector<float> points;
+    try {
+      points = fill_solid(sdf->field.view(), rigid_transform(q, t), config.particle_spacing, config.domain_min,
+                          config.domain_max, room);
+    } catch (const Error& e) {
+      if (e.status() != Status::CapacityExceeded) throw;
+      reject(PBF_ERROR_CAPACITY_EXCEEDED, std::string("sdf: ") + e.what() + "; with the " + describe(present) +
+                                              " present that would exceed max_particles (" +
+                                              describe(config.max_particles) + ")");
+    }
+    const size_t n = points.size() / 3;
+    if (n > 0) {
+      std::vector<float> velocities;
+      if (velocity) {
+        velocities.resize(3 * n);
+        for (size_t i = 0; i < n; ++i) {
+          velocities[3 * i] = v.x;
+          velocities[3 * i + 1] = v.y;
+          velocities[3 * i + 2] = v.z;
+        }
+      }
+      solver->impl.add_particles(points.data(), velocity ? velocities.data() : nullptr, n);
+    }
+    if (out_added) *out_added = n;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,145 @@
+#include "geometry/sdf_file.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "core/error.h"
+
+namespace pbf {
+
+namespace {
+
+constexpr char kMagic[8] = {'P', 'B', 'F', 'S', 'D', 'F', '\0', '\n'};
+constexpr size_t kHeaderBytes = 8 + 4 + 3 * 4 + 3 * 4 + 4;
+
+uint64_t fnv1a(const unsigned char* data, size_t n) {
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= data[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+void put_u32(std::vector<unsigned char>& out, uint32_t v) {
+  for (int b = 0; b < 4; ++b) out.push_back(static_cast<unsigned char>(v >> (8 * b)));
+}
+void put_f32(std::vector<unsigned char>& out, float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  put_u32(out, bits);
+}
+uint32_t get_u32(const unsigned char* p) {
+  uint32_t v = 0;
+  for (int b = 0; b < 4; ++b) v |= static_cast<uint32_t>(p[b]) << (8 * b);
+  return v;
+}
+float get_f32(const unsigned char* p) {
+  const uint32_t bits = get_u32(p);
+  float v;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+
+[[noreturn]] void io_error(const std::string& path, const std::string& reason) {
+  throw Error(Status::Io, "path: '" + path + "': " + reason);
+}
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+}  // namespace
+
+void save_sdf(const std::string& path, const SignedDistanceField& field) {
+  std::vector<unsigned char> bytes(kMagic, kMagic + 8);
+  bytes.reserve(kHeaderBytes + 4 * field.values.size() + 8);
+  put_u32(bytes, kSdfFileVersion);
+  put_u32(bytes, uint32_t(field.nx));
+  put_u32(bytes, uint32_t(field.ny));
+  put_u32(bytes, uint32_t(field.nz));
+  put_f32(bytes, field.origin.x);
+  put_f32(bytes, field.origin.y);
+  put_f32(bytes, field.origin.z);
+  put_f32(bytes, field.cell);
+  for (float v : field.values) put_f32(bytes, v);
+  const uint64_t hash = fnv1a(bytes.data(), bytes.size());
+  for (int b = 0; b < 8; ++b) bytes.push_back(static_cast<unsigned char>(hash >> (8 * b)));
+
+  const std::string temp = path + ".partial";
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f) io_error(temp, std::string("cannot create it: ") + std::strerror(errno));
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  if (std::fclose(f) != 0) ok = false;
+  if (!ok) {
+    const int saved = errno;
+    std::remove(temp.c_str());
+    io_error(temp, std::string("cannot write it: ") + std::strerror(saved));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int saved = errno;
+    std::remove(temp.c_str());
+    io_error(path, std::string("cannot rename the temporary file onto it: ") + std::strerror(saved));
+  }
+}
+
+SignedDistanceField load_sdf(const std::string& path) {
+  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+  if (!f) io_error(path, std::string("cannot open it: ") + std::strerror(errno));
+  unsigned char header[kHeaderBytes];
+  const size_t got = std::fread(header, 1, kHeaderBytes, f.get());
+  if (got < 8 || std::memcmp(header, kMagic, 8) != 0) io_error(path, "not a pbf signed distance field file");
+  if (got < kHeaderBytes) io_error(path, "truncated: the header is incomplete");
+  const uint32_t version = get_u32(header + 8);
+  if (version != kSdfFileVersion)
+    io_error(path, "format version " + std::to_string(version) + "; this library reads version " +
+                       std::to_string(kSdfFileVersion));
+  SignedDistanceField field;
+  const uint32_t dims[3] = {get_u32(header + 12), get_u32(header + 16), get_u32(header + 20)};
+  uint64_t samples = 1;
+  for (int a = 0; a < 3; ++a) {
+    if (dims[a] < 2 || dims[a] > uint32_t(kMaxSdfDim))
+      io_error(path, "corrupt: dimension " + std::to_string(a) + " is " + std::to_string(dims[a]) +
+                         ", not 2 .. " + std::to_string(kMaxSdfDim));
+    samples *= dims[a];
+  }
+  if (samples > kMaxSdfSamples)
+    io_error(path, "corrupt: " + std::to_string(samples) + " samples, more than " + std::to_string(kMaxSdfSamples));
+  field.nx = int32_t(dims[0]);
+  field.ny = int32_t(dims[1]);
+  field.nz = int32_t(dims[2]);
+  field.origin = Vec3{get_f32(header + 24), get_f32(header + 28), get_f32(header + 32)};
+  field.cell = get_f32(header + 36);
+
+  // The rest: the values and the hash, and nothing after them.
+  const size_t rest = size_t(samples) * 4 + 8;
+  std::vector<unsigned char> bytes(kHeaderBytes + rest);
+  std::memcpy(bytes.data(), header, kHeaderBytes);
+  const size_t body = std::fread(bytes.data() + kHeaderBytes, 1, rest, f.get());
+  if (std::ferror(f.get())) io_error(path, std::string("cannot read it: ") + std::strerror(errno));
+  if (body < rest)
+    io_error(path, "truncated: " + std::to_string(kHeaderBytes + body) + " bytes where the header announces " +
+                       std::to_string(kHeaderBytes + rest));
+  if (std::fgetc(f.get()) != EOF) io_error(path, "corrupt: bytes follow the end of the field");
+  const size_t payload = kHeaderBytes + size_t(samples) * 4;
+  uint64_t stored = 0;
+  for (int b = 0; b < 8; ++b) stored |= uint64_t(bytes[payload + b]) << (8 * b);
+  if (fnv1a(bytes.data(), payload) != stored) io_error(path, "corrupt: its checksum does not match its contents");
+
+  if (!is_finite(field.origin)) io_error(path, "corrupt: the origin is not finite");
+  if (!(std::isfinite(field.cell) && field.cell > 0.0f)) io_error(path, "corrupt: the cell is not a size > 0");
+  if (!is_finite(field.origin + Vec3{float(dims[0] - 1), float(dims[1] - 1), float(dims[2] - 1)} * field.cell))
+    io_error(path, "corrupt: the grid reaches beyond float range");
+  field.values.resize(size_t(samples));
+  for (size_t i = 0; i < field.values.size(); ++i) {
+    field.values[i] = get_f32(bytes.data() + kHeaderBytes + 4 * i);
+    if (!std::isfinite(field.values[i])) io_error(path, "corrupt: value " + std::to_string(i) + " is not finite");
+  }
+  return field;
+}
+
+}  // namespace pbf

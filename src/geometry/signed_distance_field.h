@@ -1,0 +1,85 @@
+// signed_distance_field.h - signed distance fields on a regular grid: built
+// from a triangle mesh (Embree finds the closest triangles and casts the
+// rays that decide inside from outside) or from an analytic shape, and the
+// particles that fill a solid given by one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/sdf_grid.h"
+#include "geometry/triangle_mesh.h"
+
+namespace pbf {
+
+// The most samples a field may hold (512^3, 512 MiB of floats).
+constexpr uint64_t kMaxSdfSamples = uint64_t(1) << 27;
+// The most samples along one axis.
+constexpr int32_t kMaxSdfDim = 4096;
+
+// Samples values[i + nx * (j + ny * k)] at origin + (i, j, k) * cell [m],
+// negative inside the solid.
+struct SignedDistanceField {
+  std::vector<float> values;
+  int32_t nx = 0, ny = 0, nz = 0;
+  Vec3 origin{0.0f, 0.0f, 0.0f};
+  float cell = 0.0f;
+
+  SdfGridView view() const { return SdfGridView{values.data(), nx, ny, nz, origin, cell}; }
+  size_t size() const { return size_t(nx) * size_t(ny) * size_t(nz); }
+};
+
+struct SdfOptions {
+  float cell = 0.0f;  // sample spacing [m], > 0
+  // Distances beyond `band` [m] are stored as +-band, which lets the build
+  // skip the exact distance there; 0 = exact everywhere. Otherwise at least
+  // two cells (kMinBandCells).
+  float band = 0.0f;
+  int32_t margin = 4;  // cells of padding around the mesh's bounds, 1 .. 64
+};
+
+constexpr float kMinBandCells = 2.0f;
+
+// The signed distance field of `mesh` over its bounds grown by `margin`
+// cells. Distances are exact (to float precision) within the band: the
+// distance to the closest point of any triangle, found with Embree's point
+// queries. The sign comes from rays: a sample is inside when most of five
+// rays in fixed directions cross the surface an odd number of times, which
+// tolerates open meshes, small holes, self-intersections and inconsistent
+// triangle orientation (the ray vote does not read orientation). Samples far
+// from the surface take the sign of their neighbour along x, as no surface
+// lies between them. Parallel over z-slices; the result does not depend on
+// the thread count. Throws Error (InvalidArgument) for a bad cell, band or
+// margin, a mesh without triangles or with non-finite vertices or indices
+// out of range, or a grid of more than kMaxSdfSamples samples.
+SignedDistanceField build_sdf(const TriangleMesh& mesh, const SdfOptions& options);
+
+// Exact signed distance fields of a box with the given half extents [m] and
+// of a sphere of `radius` [m], centred at the origin, on grids of spacing
+// `cell` reaching `margin` cells beyond the solid. Throws Error
+// (InvalidArgument) for non-positive or non-finite sizes or too large grids.
+SignedDistanceField box_sdf(Vec3 half_extents, float cell, int32_t margin = 4);
+SignedDistanceField sphere_sdf(float radius, float cell, int32_t margin = 4);
+
+// The volume where the field is negative [m^3]: each sample stands for a
+// cell^3 cube, counted by the fraction of it inside when the surface crosses it
+// (the linear estimate 1/2 - d / cell, clamped to [0, 1]).
+double sdf_volume(const SdfGridView& field);
+
+// Particle positions in the world on the lattice domain_min + (i + 1/2) *
+// spacing (the lattice pbf_solver_fill_box() uses for a box anchored at the
+// domain's corner) where the field, placed by `placement` (x_world =
+// R x_field + t), is negative; each point stands for a spacing^3 cube, so
+// the count times spacing^3 approximates the solid's volume. Points outside
+// [domain_min, domain_max] are skipped. x, y, z triples in lattice order.
+// Throws Error: CapacityExceeded (with the count) when more than
+// `max_points` points would be made; InvalidArgument for a spacing that is
+// not > 0 or that would test more than kMaxFillCandidates lattice points.
+std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& placement, float spacing,
+                              Vec3 domain_min, Vec3 domain_max, size_t max_points = SIZE_MAX);
+
+// The most lattice points fill_solid() tests (2^31).
+constexpr uint64_t kMaxFillCandidates = uint64_t(1) << 31;
+
+}  // namespace pbf

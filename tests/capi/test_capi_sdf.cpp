@@ -1,0 +1,340 @@
+// The signed distance field functions of the C API: fields from shapes,
+// mesh files and saved files; every bad argument refused with its status and
+// a message naming the function and the argument, leaving outputs NULL and
+// solvers unchanged; fields as obstacles and as shapes filled with fluid.
+#include <gtest/gtest.h>
+#include <pbf/pbf.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "physics/physics_scenes.h"
+
+namespace {
+
+using pbf_test::SolverPtr;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct SdfDeleter {
+  void operator()(pbf_sdf* s) const { pbf_sdf_destroy(s); }
+};
+using SdfPtr = std::unique_ptr<pbf_sdf, SdfDeleter>;
+
+void expect_refused(pbf_status got, pbf_status status, const char* function, const std::string& argument) {
+  const std::string message = pbf_last_error();
+  EXPECT_EQ(got, status) << pbf_status_string(got) << ": " << message;
+  EXPECT_NE(message.find(function), std::string::npos) << message;
+  EXPECT_NE(message.find(argument), std::string::npos) << message;
+}
+
+std::string temp(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+
+// A cube of side 0.4 m centred at the origin, as an OBJ file.
+std::string write_cube_obj() {
+  const std::string path = temp("cube.obj");
+  std::ofstream out(path);
+  out << "v -0.2 -0.2 -0.2\nv 0.2 -0.2 -0.2\nv -0.2 0.2 -0.2\nv 0.2 0.2 -0.2\n"
+         "v -0.2 -0.2 0.2\nv 0.2 -0.2 0.2\nv -0.2 0.2 0.2\nv 0.2 0.2 0.2\n"
+         "f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 4\nf 1 5 7 3\nf 2 4 8 6\n";
+  return path;
+}
+
+SdfPtr sphere(float radius, float cell) {
+  pbf_sdf* raw = nullptr;
+  EXPECT_EQ(pbf_sdf_sphere(radius, cell, &raw), PBF_OK) << pbf_last_error();
+  return SdfPtr(raw);
+}
+
+float distance(const pbf_sdf* s, float x, float y, float z) {
+  const float p[3] = {x, y, z};
+  float d = kNaN;
+  EXPECT_EQ(pbf_sdf_distance(s, p, &d), PBF_OK) << pbf_last_error();
+  return d;
+}
+
+TEST(CApiSdf, ASphereDescribesItsGridValuesDistanceAndVolume) {
+  const SdfPtr s = sphere(0.25f, 0.01f);
+  ASSERT_TRUE(s);
+  uint32_t dims[3] = {0, 0, 0};
+  float origin[3] = {0, 0, 0}, cell = 0.0f;
+  ASSERT_EQ(pbf_sdf_get_grid(s.get(), dims, origin, &cell), PBF_OK) << pbf_last_error();
+  EXPECT_FLOAT_EQ(cell, 0.01f);
+  EXPECT_GE(dims[0], 51u + 8u);
+  EXPECT_LE(origin[0], -0.25f - 4 * 0.01f + 1e-5f);
+  EXPECT_EQ(pbf_sdf_get_grid(s.get(), nullptr, nullptr, nullptr), PBF_OK);
+  std::vector<float> values(size_t(dims[0]) * dims[1] * dims[2]);
+  ASSERT_EQ(pbf_sdf_get_values(s.get(), values.data(), values.size()), PBF_OK) << pbf_last_error();
+  // Sample (i, j, k) is at origin + (i, j, k) cell.
+  const uint32_t i = 3, j = dims[1] / 2, k = dims[2] / 2;
+  const float x = origin[0] + i * cell, y = origin[1] + j * cell, z = origin[2] + k * cell;
+  EXPECT_NEAR(values[i + dims[0] * (j + size_t(dims[1]) * k)], std::sqrt(x * x + y * y + z * z) - 0.25f, 1e-6f);
+  EXPECT_NEAR(distance(s.get(), 0.1f, 0.0f, 0.0f), -0.15f, 1e-3f);
+  EXPECT_NEAR(distance(s.get(), 2.0f, 0.0f, 0.0f), 1.75f, 1e-3f);  // beyond the grid it still grows
+  float volume = 0.0f;
+  ASSERT_EQ(pbf_sdf_volume(s.get(), &volume), PBF_OK);
+  EXPECT_NEAR(volume, 4.0 / 3.0 * M_PI * 0.25 * 0.25 * 0.25, 0.01 * 4.0 / 3.0 * M_PI * 0.25 * 0.25 * 0.25);
+  EXPECT_EQ(pbf_sdf_destroy(nullptr), PBF_OK);
+}
+
+TEST(CApiSdf, AMeshFileGivesTheFieldOfItsSolidPlacedAsAsked) {
+  const std::string path = write_cube_obj();
+  pbf_sdf* raw = nullptr;
+  ASSERT_EQ(pbf_sdf_from_mesh_file(path.c_str(), nullptr, nullptr, nullptr, 0.02f, 0.0f, &raw), PBF_OK)
+      << pbf_last_error();
+  SdfPtr cube(raw);
+  EXPECT_NEAR(distance(cube.get(), 0.1f, 0.0f, 0.0f), -0.1f, 1e-5f);
+  EXPECT_NEAR(distance(cube.get(), 0.3f, 0.0f, 0.0f), 0.1f, 1e-5f);
+  float volume = 0.0f;
+  ASSERT_EQ(pbf_sdf_volume(cube.get(), &volume), PBF_OK);
+  EXPECT_NEAR(volume, 0.064f, 0.01f * 0.064f);
+
+  // Scaled by 2 along x, a quarter turn about z (x onto y), moved by (1, 0, 0), in a band.
+  const float scale[3] = {2.0f, 1.0f, 1.0f};
+  const float quarter[4] = {0.0f, 0.0f, std::sqrt(0.5f), std::sqrt(0.5f)};
+  const float move[3] = {1.0f, 0.0f, 0.0f};
+  ASSERT_EQ(pbf_sdf_from_mesh_file(path.c_str(), scale, quarter, move, 0.02f, 0.06f, &raw), PBF_OK)
+      << pbf_last_error();
+  SdfPtr placed(raw);
+  EXPECT_NEAR(distance(placed.get(), 1.0f, 0.35f, 0.0f), -0.05f, 1e-4f);  // 0.4 m long along y now
+  EXPECT_NEAR(distance(placed.get(), 1.25f, 0.0f, 0.0f), 0.05f, 1e-4f);   // 0.2 m wide along x
+  EXPECT_NEAR(distance(placed.get(), 1.0f, 0.0f, 0.0f), -0.06f, 1e-6f);   // deep inside: the band's value
+  std::remove(path.c_str());
+}
+
+TEST(CApiSdf, WusonBecomesAFieldWithAnInside) {
+  const std::string models = PBF_TEST_MODELS_DIR;
+  if (models.empty()) GTEST_SKIP() << "assimp-testmodels is not installed";
+  pbf_sdf* raw = nullptr;
+  ASSERT_EQ(pbf_sdf_from_mesh_file((models + "/PLY/Wuson.ply").c_str(), nullptr, nullptr, nullptr, 0.05f, 0.15f, &raw),
+            PBF_OK)
+      << pbf_last_error();
+  SdfPtr wuson(raw);
+  float volume = 0.0f;
+  ASSERT_EQ(pbf_sdf_volume(wuson.get(), &volume), PBF_OK);
+  EXPECT_GT(volume, 0.0f);
+}
+
+TEST(CApiSdf, ConstructorErrorsNameTheArgumentAndLeaveTheOutputNull) {
+  const std::string cube = write_cube_obj();
+  const char* path = cube.c_str();
+  pbf_sdf* out = reinterpret_cast<pbf_sdf*>(0x1);
+  const char* fn = "pbf_sdf_from_mesh_file";
+  expect_refused(pbf_sdf_from_mesh_file(path, nullptr, nullptr, nullptr, 0.02f, 0.0f, nullptr), PBF_ERROR_NULL_POINTER,
+                 fn, "out_sdf");
+  expect_refused(pbf_sdf_from_mesh_file(nullptr, nullptr, nullptr, nullptr, 0.02f, 0.0f, &out),
+                 PBF_ERROR_NULL_POINTER, fn, "path");
+  EXPECT_EQ(out, nullptr);
+  expect_refused(pbf_sdf_from_mesh_file("", nullptr, nullptr, nullptr, 0.02f, 0.0f, &out), PBF_ERROR_INVALID_ARGUMENT,
+                 fn, "path");
+  const std::string missing = temp("no_such_mesh.stl");
+  expect_refused(pbf_sdf_from_mesh_file(missing.c_str(), nullptr, nullptr, nullptr, 0.02f, 0.0f, &out), PBF_ERROR_IO,
+                 fn, missing);
+  const std::string garbage = temp("garbage.stl");
+  std::ofstream(garbage) << "solid nothing\nendsolid\n";
+  expect_refused(pbf_sdf_from_mesh_file(garbage.c_str(), nullptr, nullptr, nullptr, 0.02f, 0.0f, &out), PBF_ERROR_IO,
+                 fn, garbage);
+  const float nan_scale[3] = {1.0f, kNaN, 1.0f}, zero_scale[3] = {1.0f, 1.0f, 0.0f};
+  expect_refused(pbf_sdf_from_mesh_file(path, nan_scale, nullptr, nullptr, 0.02f, 0.0f, &out),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "scale[1]");
+  expect_refused(pbf_sdf_from_mesh_file(path, zero_scale, nullptr, nullptr, 0.02f, 0.0f, &out),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "scale[2]");
+  const float zero_rotation[4] = {0, 0, 0, 0}, inf_rotation[4] = {0, kInf, 0, 1};
+  expect_refused(pbf_sdf_from_mesh_file(path, nullptr, zero_rotation, nullptr, 0.02f, 0.0f, &out),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "rotation");
+  expect_refused(pbf_sdf_from_mesh_file(path, nullptr, inf_rotation, nullptr, 0.02f, 0.0f, &out),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "rotation[1]");
+  const float nan_translation[3] = {0, 0, kNaN};
+  expect_refused(pbf_sdf_from_mesh_file(path, nullptr, nullptr, nan_translation, 0.02f, 0.0f, &out),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "translation[2]");
+  for (float cell : {0.0f, -0.1f, kNaN, kInf})
+    expect_refused(pbf_sdf_from_mesh_file(path, nullptr, nullptr, nullptr, cell, 0.0f, &out),
+                   PBF_ERROR_INVALID_ARGUMENT, fn, "cell");
+  expect_refused(pbf_sdf_from_mesh_file(path, nullptr, nullptr, nullptr, 1e-4f, 0.0f, &out),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "cell");  // a 4000^3 grid
+  for (float band : {-0.1f, kNaN, 0.03f})  // 0.03 is under two cells
+    expect_refused(pbf_sdf_from_mesh_file(path, nullptr, nullptr, nullptr, 0.02f, band, &out),
+                   PBF_ERROR_INVALID_ARGUMENT, fn, "band");
+  EXPECT_EQ(out, nullptr);
+
+  const float half[3] = {0.1f, 0.2f, 0.3f}, bad_half[3] = {0.1f, -0.2f, 0.3f};
+  expect_refused(pbf_sdf_box(nullptr, 0.01f, &out), PBF_ERROR_NULL_POINTER, "pbf_sdf_box", "half_extents");
+  expect_refused(pbf_sdf_box(bad_half, 0.01f, &out), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_box", "half_extents[1]");
+  expect_refused(pbf_sdf_box(half, kNaN, &out), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_box", "cell");
+  expect_refused(pbf_sdf_box(half, 1e-5f, &out), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_box", "cell");
+  expect_refused(pbf_sdf_box(half, 0.01f, nullptr), PBF_ERROR_NULL_POINTER, "pbf_sdf_box", "out_sdf");
+  expect_refused(pbf_sdf_sphere(kNaN, 0.01f, &out), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_sphere", "radius");
+  expect_refused(pbf_sdf_sphere(0.0f, 0.01f, &out), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_sphere", "radius");
+  expect_refused(pbf_sdf_sphere(0.1f, -1.0f, &out), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_sphere", "cell");
+  expect_refused(pbf_sdf_sphere(0.1f, 0.01f, nullptr), PBF_ERROR_NULL_POINTER, "pbf_sdf_sphere", "out_sdf");
+  EXPECT_EQ(out, nullptr);
+  std::remove(cube.c_str());
+  std::remove(garbage.c_str());
+}
+
+TEST(CApiSdf, QueryErrorsNameTheArgument) {
+  const SdfPtr s = sphere(0.1f, 0.02f);
+  float value = 0.0f;
+  const float point[3] = {0, 0, 0}, nan_point[3] = {0, kNaN, 0};
+  uint32_t dims[3];
+  expect_refused(pbf_sdf_get_grid(nullptr, dims, nullptr, nullptr), PBF_ERROR_NULL_POINTER, "pbf_sdf_get_grid", "sdf");
+  ASSERT_EQ(pbf_sdf_get_grid(s.get(), dims, nullptr, nullptr), PBF_OK);
+  std::vector<float> values(size_t(dims[0]) * dims[1] * dims[2]);
+  expect_refused(pbf_sdf_get_values(s.get(), values.data(), values.size() - 1), PBF_ERROR_BUFFER_TOO_SMALL,
+                 "pbf_sdf_get_values", "length");
+  expect_refused(pbf_sdf_get_values(s.get(), nullptr, values.size()), PBF_ERROR_NULL_POINTER, "pbf_sdf_get_values",
+                 "out");
+  expect_refused(pbf_sdf_get_values(nullptr, values.data(), values.size()), PBF_ERROR_NULL_POINTER,
+                 "pbf_sdf_get_values", "sdf");
+  expect_refused(pbf_sdf_distance(s.get(), nan_point, &value), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_distance",
+                 "point[1]");
+  expect_refused(pbf_sdf_distance(s.get(), nullptr, &value), PBF_ERROR_NULL_POINTER, "pbf_sdf_distance", "point");
+  expect_refused(pbf_sdf_distance(s.get(), point, nullptr), PBF_ERROR_NULL_POINTER, "pbf_sdf_distance",
+                 "out_distance");
+  expect_refused(pbf_sdf_distance(nullptr, point, &value), PBF_ERROR_NULL_POINTER, "pbf_sdf_distance", "sdf");
+  expect_refused(pbf_sdf_volume(s.get(), nullptr), PBF_ERROR_NULL_POINTER, "pbf_sdf_volume", "out_volume");
+  expect_refused(pbf_sdf_volume(nullptr, &value), PBF_ERROR_NULL_POINTER, "pbf_sdf_volume", "sdf");
+}
+
+TEST(CApiSdf, ASavedFieldLoadsBackAndBadFilesAreRefused) {
+  const SdfPtr s = sphere(0.2f, 0.02f);
+  const std::string path = temp("capi_sphere.pbfsdf");
+  ASSERT_EQ(pbf_sdf_save(s.get(), path.c_str()), PBF_OK) << pbf_last_error();
+  pbf_sdf* raw = nullptr;
+  ASSERT_EQ(pbf_sdf_load(path.c_str(), &raw), PBF_OK) << pbf_last_error();
+  const SdfPtr back(raw);
+  uint32_t d1[3], d2[3];
+  float o1[3], o2[3], c1, c2;
+  ASSERT_EQ(pbf_sdf_get_grid(s.get(), d1, o1, &c1), PBF_OK);
+  ASSERT_EQ(pbf_sdf_get_grid(back.get(), d2, o2, &c2), PBF_OK);
+  EXPECT_EQ(std::memcmp(d1, d2, sizeof d1), 0);
+  EXPECT_EQ(std::memcmp(o1, o2, sizeof o1), 0);
+  EXPECT_EQ(c1, c2);
+  std::vector<float> v1(size_t(d1[0]) * d1[1] * d1[2]), v2(v1.size());
+  ASSERT_EQ(pbf_sdf_get_values(s.get(), v1.data(), v1.size()), PBF_OK);
+  ASSERT_EQ(pbf_sdf_get_values(back.get(), v2.data(), v2.size()), PBF_OK);
+  EXPECT_EQ(std::memcmp(v1.data(), v2.data(), 4 * v1.size()), 0);
+
+  expect_refused(pbf_sdf_save(nullptr, path.c_str()), PBF_ERROR_NULL_POINTER, "pbf_sdf_save", "sdf");
+  expect_refused(pbf_sdf_save(s.get(), nullptr), PBF_ERROR_NULL_POINTER, "pbf_sdf_save", "path");
+  expect_refused(pbf_sdf_save(s.get(), ""), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_save", "path");
+  const std::string nowhere = temp("no_such_directory/field.pbfsdf");
+  expect_refused(pbf_sdf_save(s.get(), nowhere.c_str()), PBF_ERROR_IO, "pbf_sdf_save", "no_such_directory");
+  raw = reinterpret_cast<pbf_sdf*>(0x1);
+  expect_refused(pbf_sdf_load(nowhere.c_str(), &raw), PBF_ERROR_IO, "pbf_sdf_load", "no_such_directory");
+  EXPECT_EQ(raw, nullptr);
+  expect_refused(pbf_sdf_load(path.c_str(), nullptr), PBF_ERROR_NULL_POINTER, "pbf_sdf_load", "out_sdf");
+  expect_refused(pbf_sdf_load(nullptr, &raw), PBF_ERROR_NULL_POINTER, "pbf_sdf_load", "path");
+  // Cut short.
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size() / 2));
+  expect_refused(pbf_sdf_load(path.c_str(), &raw), PBF_ERROR_IO, "pbf_sdf_load", "truncated");
+  std::remove(path.c_str());
+}
+
+class CApiSdfSolver : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pbf_solver_desc d = pbf_solver_desc_default();
+    d.backend = PBF_BACKEND_CPU;
+    d.max_particles = 5000;
+    d.particle_spacing = 0.02f;
+    solver_ = pbf_test::make_solver(d);
+    ASSERT_TRUE(solver_);
+  }
+  size_t count() { return pbf_test::count_of(solver_.get()); }
+  SolverPtr solver_;
+  const float centre_[3] = {0.5f, 0.5f, 0.5f};
+};
+
+TEST_F(CApiSdfSolver, AFilledSphereHoldsItsVolumeInParticlesWithTheVelocityGiven) {
+  const SdfPtr s = sphere(0.15f, 0.01f);
+  const float velocity[3] = {0.0f, -1.0f, 0.5f};
+  size_t added = 0;
+  ASSERT_EQ(pbf_solver_fill_sdf(solver_.get(), s.get(), nullptr, centre_, velocity, &added), PBF_OK)
+      << pbf_last_error();
+  EXPECT_EQ(added, count());
+  const double exact = 4.0 / 3.0 * M_PI * 0.15 * 0.15 * 0.15 / (0.02 * 0.02 * 0.02);  // about 1767
+  EXPECT_NEAR(double(added), exact, 0.04 * exact);
+  std::vector<float> v(3 * added);
+  ASSERT_EQ(pbf_solver_get_velocities(solver_.get(), v.data(), v.size()), PBF_OK);
+  EXPECT_EQ(v[1], -1.0f);
+  EXPECT_EQ(v[3 * added - 1], 0.5f);
+}
+
+TEST_F(CApiSdfSolver, AFillBeyondTheCapacityAddsNothing) {
+  const SdfPtr big = sphere(0.3f, 0.02f);  // about 14,000 particles
+  size_t added = 77;
+  expect_refused(pbf_solver_fill_sdf(solver_.get(), big.get(), nullptr, centre_, nullptr, &added),
+                 PBF_ERROR_CAPACITY_EXCEEDED, "pbf_solver_fill_sdf", "max_particles");
+  EXPECT_EQ(added, 77u);
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(CApiSdfSolver, FillErrorsNameTheArgument) {
+  const SdfPtr s = sphere(0.1f, 0.02f);
+  const char* fn = "pbf_solver_fill_sdf";
+  const float nan3[3] = {0, kNaN, 0}, zero4[4] = {0, 0, 0, 0};
+  expect_refused(pbf_solver_fill_sdf(nullptr, s.get(), nullptr, centre_, nullptr, nullptr), PBF_ERROR_NULL_POINTER,
+                 fn, "solver");
+  expect_refused(pbf_solver_fill_sdf(solver_.get(), nullptr, nullptr, centre_, nullptr, nullptr),
+                 PBF_ERROR_NULL_POINTER, fn, "sdf");
+  expect_refused(pbf_solver_fill_sdf(solver_.get(), s.get(), zero4, centre_, nullptr, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "rotation");
+  expect_refused(pbf_solver_fill_sdf(solver_.get(), s.get(), nullptr, nan3, nullptr, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "translation[1]");
+  expect_refused(pbf_solver_fill_sdf(solver_.get(), s.get(), nullptr, centre_, nan3, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, fn, "velocity[1]");
+  const float* data = nullptr;
+  ASSERT_EQ(pbf_solver_map(solver_.get(), PBF_FIELD_POSITIONS, PBF_MEMORY_HOST, &data, nullptr), PBF_OK);
+  expect_refused(pbf_solver_fill_sdf(solver_.get(), s.get(), nullptr, centre_, nullptr, nullptr), PBF_ERROR_BUSY, fn,
+                 "mapped");
+  ASSERT_EQ(pbf_solver_unmap(solver_.get(), PBF_FIELD_POSITIONS), PBF_OK);
+  EXPECT_EQ(count(), 0u);
+  // Wholly outside the domain: nothing to add, and no error.
+  const float far[3] = {10.0f, 10.0f, 10.0f};
+  size_t added = 99;
+  ASSERT_EQ(pbf_solver_fill_sdf(solver_.get(), s.get(), nullptr, far, nullptr, &added), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(added, 0u);
+}
+
+TEST_F(CApiSdfSolver, AFieldBecomesAnObstacleThatKeepsParticlesOut) {
+  const SdfPtr s = sphere(0.2f, 0.02f);
+  const char* fn = "pbf_solver_add_obstacle";
+  const float zero4[4] = {0, 0, 0, 0}, nan3[3] = {kNaN, 0, 0};
+  expect_refused(pbf_solver_add_obstacle(nullptr, s.get(), nullptr, centre_, nullptr), PBF_ERROR_NULL_POINTER, fn,
+                 "solver");
+  expect_refused(pbf_solver_add_obstacle(solver_.get(), nullptr, nullptr, centre_, nullptr), PBF_ERROR_NULL_POINTER,
+                 fn, "sdf");
+  expect_refused(pbf_solver_add_obstacle(solver_.get(), s.get(), zero4, centre_, nullptr), PBF_ERROR_INVALID_ARGUMENT,
+                 fn, "rotation");
+  expect_refused(pbf_solver_add_obstacle(solver_.get(), s.get(), nullptr, nan3, nullptr), PBF_ERROR_INVALID_ARGUMENT,
+                 fn, "translation[0]");
+  uint32_t obstacles = 9;
+  ASSERT_EQ(pbf_solver_get_obstacle_count(solver_.get(), &obstacles), PBF_OK);
+  EXPECT_EQ(obstacles, 0u);
+
+  uint32_t index = 9;
+  ASSERT_EQ(pbf_solver_add_obstacle(solver_.get(), s.get(), nullptr, centre_, &index), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(index, 0u);
+  // A particle inside the sphere is out of it after a step.
+  const float inside[3] = {0.55f, 0.5f, 0.5f};
+  ASSERT_EQ(pbf_solver_add_particles(solver_.get(), inside, nullptr, 1), PBF_OK);
+  pbf_params p = pbf_params_default();
+  p.gravity[1] = 0.0f;
+  ASSERT_EQ(pbf_solver_set_params(solver_.get(), &p), PBF_OK);
+  ASSERT_EQ(pbf_solver_step(solver_.get(), 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
+  const std::vector<float> x = pbf_test::positions_of(solver_.get());
+  const float dx = x[0] - 0.5f, dy = x[1] - 0.5f, dz = x[2] - 0.5f;
+  EXPECT_GT(std::sqrt(dx * dx + dy * dy + dz * dz), 0.2f);
+}
+
+}  // namespace
