@@ -59,6 +59,10 @@ Frame camera_frame(const CameraSpec& c, int width, int height) {
 const V3 kLight = normalize({-0.35f, 1.0f, 0.55f});
 constexpr float kAmbient = 0.28f;
 
+// Geometry IDs in the scene: the particles, then one per solid.
+constexpr unsigned kParticles = 0;
+constexpr unsigned kFirstSolid = 1;
+
 // Background: a dark vertical gradient, so that the white end of the ramp stands out.
 V3 background(float v) { return (1.0f - v) * V3{0.20f, 0.21f, 0.25f} + v * V3{0.09f, 0.09f, 0.11f}; }
 
@@ -173,8 +177,31 @@ Image FrameRenderer::render(const float* positions, const float* velocities, siz
       }
     });
     rtcCommitGeometry(geom);
-    rtcAttachGeometry(scene, geom);
+    rtcAttachGeometryByID(scene, geom, kParticles);
     rtcReleaseGeometry(geom);
+  }
+  // The solids: one triangle geometry each, IDs after the particles'.
+  bool any_solid = false;
+  for (size_t m = 0; m < rs.solids.size(); ++m) {
+    const SurfaceMesh& mesh = rs.solids[m];
+    if (mesh.triangle_count() == 0) continue;
+    RTCGeometry geom = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_TRIANGLE);
+    check_device(device, "rtcNewGeometry");
+    auto* vertices = static_cast<float*>(rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+                                                                 3 * sizeof(float), mesh.vertex_count()));
+    auto* indices = static_cast<uint32_t*>(rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+                                                                   3 * sizeof(uint32_t), mesh.triangle_count()));
+    if (!vertices || !indices) {
+      rtcReleaseGeometry(geom);
+      check_device(device, "rtcSetNewGeometryBuffer");
+      throw std::runtime_error("Embree: cannot allocate a solid's buffers");
+    }
+    std::memcpy(vertices, mesh.vertices.data(), mesh.vertices.size() * sizeof(float));
+    std::memcpy(indices, mesh.triangles.data(), mesh.triangles.size() * sizeof(uint32_t));
+    rtcCommitGeometry(geom);
+    rtcAttachGeometryByID(scene, geom, kFirstSolid + static_cast<unsigned>(m));
+    rtcReleaseGeometry(geom);
+    any_solid = true;
   }
   rtcCommitScene(scene);
   check_device(device, "rtcCommitScene");
@@ -223,8 +250,8 @@ Image FrameRenderer::render(const float* positions, const float* velocities, siz
         if (rh.hit.geomID != RTC_INVALID_GEOMETRY_ID) {
           V3 n = normalize({rh.hit.Ng_x, rh.hit.Ng_y, rh.hit.Ng_z});
           if (dot(n, dir) > 0.0f) n = -1.0f * n;
-          float base[3];
-          speed_color(speed.empty() ? 0.0f : speed[rh.hit.primID] * inv_top, base);
+          float base[3] = {0.70f, 0.67f, 0.62f};  // solids: warm grey
+          if (rh.hit.geomID == kParticles) speed_color(speed.empty() ? 0.0f : speed[rh.hit.primID] * inv_top, base);
           const float light = kAmbient + 0.62f * std::max(0.0f, dot(n, kLight)) + 0.10f * std::max(0.0f, -dot(n, dir));
           c = light * V3{base[0], base[1], base[2]};
           depth[pix] = rh.ray.tfar;
@@ -256,7 +283,7 @@ Image FrameRenderer::render(const float* positions, const float* velocities, siz
             shadow.mask = 0xFFFFFFFFu;
             shadow.id = 0;
             shadow.flags = 0;
-            if (count > 0) rtcOccluded1(scene, &context, &shadow);
+            if (count > 0 || any_solid) rtcOccluded1(scene, &context, &shadow);
             const float lit = shadow.tfar < 0.0f ? 0.0f : 1.0f;  // Embree sets tfar = -inf when occluded
             const float light = 0.45f + 0.55f * lit * kLight.y;
             c = (shade * light) * V3{1.0f, 1.0f, 1.0f};

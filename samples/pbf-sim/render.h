@@ -1,5 +1,6 @@
 // render.h - pictures of a frame: particles ray traced as spheres with Embree,
-// coloured by speed, over the domain's floor with the domain box's edges;
+// coloured by speed, with the solids' surfaces, over the domain's floor with
+// the domain box's edges;
 // PNG files and a contact sheet of a run. No Embree or libpng type appears here.
 #ifndef PBF_SIM_RENDER_H
 #define PBF_SIM_RENDER_H
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "scene.h"
+#include "surface_mesh.h"
 
 namespace pbf_sim {
 
@@ -39,6 +41,7 @@ struct RenderSettings {
   float radius = 0.0125f;  ///< sphere radius [m]: half the particle spacing
   float speed_max = 0.0f;  ///< speed shown white [m/s]; 0 = the frame's largest speed
   Box domain;              ///< its floor (y = min[1]) and its 12 edges are drawn for reference
+  std::vector<SurfaceMesh> solids;  ///< obstacles' surfaces in world coordinates [m], drawn in grey
 };
 
 /**
@@ -56,8 +59,9 @@ class FrameRenderer {
 
   /**
    * Renders `count` particles (xyz triples in `positions`, velocities for
-   * the colour; `velocities` may be null: all at rest). Lambert shading plus
-   * ambient from a fixed light above; the floor takes the particles' shadows.
+   * the colour; `velocities` may be null: all at rest) and settings.solids.
+   * Lambert shading plus ambient from a fixed light above; the floor takes
+   * the shadows of both.
    */
   Image render(const float* positions, const float* velocities, size_t count, const RenderSettings& settings);
 

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <set>
@@ -327,31 +328,133 @@ bool contains(const Box& b, const Vec3& p) {
   return true;
 }
 
-FluidBlock read_block(const Reader& r, const json& j, const std::string& path, const Box& domain) {
-  r.object(j, path, {"box", "sphere", "velocity"});
+// {"axis": [x, y, z], "degrees": a}: a turn of a degrees about the axis (right-handed).
+Quat read_rotation(const Reader& r, const json& j, const std::string& path) {
+  r.object(j, path, {"axis", "degrees"});
+  const Vec3 axis = r.nonzero_vec3(r.require(j, path, "axis"), join(path, "axis"));
+  const double degrees = r.real_double(r.require(j, path, "degrees"), join(path, "degrees"));
+  const double len = std::sqrt(double{axis[0]} * axis[0] + double{axis[1]} * axis[1] + double{axis[2]} * axis[2]);
+  const double half = 0.5 * degrees * 3.14159265358979323846 / 180.0;
+  const double s = std::sin(half) / len;
+  return {static_cast<float>(axis[0] * s), static_cast<float>(axis[1] * s), static_cast<float>(axis[2] * s),
+          static_cast<float>(std::cos(half))};
+}
+
+// {"file": "name.obj", "scale": s or [sx, sy, sz]}; the file is found from base_dir.
+MeshFile read_mesh_file(const Reader& r, const json& j, const std::string& path, const std::string& base_dir) {
+  r.object(j, path, {"file", "scale"});
+  MeshFile m;
+  m.file = r.text(r.require(j, path, "file"), join(path, "file"));
+  if (m.file.empty()) r.fail(join(path, "file"), "expected a mesh file name, got \"\"");
+  m.path = (base_dir.empty() || m.file.front() == '/') ? m.file : base_dir + "/" + m.file;
+  if (const json* v = r.find(j, "scale")) {
+    const std::string sp = join(path, "scale");
+    if (v->is_number()) {
+      const float k = r.positive(*v, sp);
+      m.scale = {k, k, k};
+    } else {
+      m.scale = r.vec3(*v, sp);
+      for (int a = 0; a < 3; ++a)
+        if (!(m.scale[a] > 0.0f)) r.fail(at_index(sp, a), "expected a number > 0, got " + number_text(m.scale[a]));
+    }
+  }
+  return m;
+}
+
+// "position" and "rotation" of an object, into `pose` (absent keys keep its values).
+void read_pose(const Reader& r, const json& j, const std::string& path, Pose& pose) {
+  if (const json* v = r.find(j, "position")) pose.position = r.vec3(*v, join(path, "position"));
+  if (const json* v = r.find(j, "rotation")) pose.rotation = read_rotation(r, *v, join(path, "rotation"));
+}
+
+ObstacleSpec read_obstacle(const Reader& r, const json& j, const std::string& path, const std::string& base_dir) {
+  r.object(j, path, {"box", "sphere", "mesh", "position", "rotation", "path", "cell"});
+  const char* shapes[3] = {"box", "sphere", "mesh"};
+  int given = 0;
+  for (const char* k : shapes) given += r.find(j, k) ? 1 : 0;
+  if (given != 1)
+    r.fail(path, given == 0 ? "required key is missing: give a \"box\", a \"sphere\" or a \"mesh\""
+                            : "has more than one of \"box\", \"sphere\" and \"mesh\"; give one shape per obstacle");
+  ObstacleSpec o;
+  if (const json* v = r.find(j, "box")) {
+    const std::string sp = join(path, "box");
+    r.object(*v, sp, {"half_extents"});
+    o.shape = ObstacleSpec::Shape::Box;
+    o.half_extents = r.vec3(r.require(*v, sp, "half_extents"), join(sp, "half_extents"));
+    for (int a = 0; a < 3; ++a)
+      if (!(o.half_extents[a] > 0.0f))
+        r.fail(at_index(join(sp, "half_extents"), a), "expected a number > 0, got " + number_text(o.half_extents[a]));
+  } else if (const json* v = r.find(j, "sphere")) {
+    const std::string sp = join(path, "sphere");
+    r.object(*v, sp, {"radius"});
+    o.shape = ObstacleSpec::Shape::Sphere;
+    o.radius = r.positive(r.require(*v, sp, "radius"), join(sp, "radius"));
+  } else {
+    o.shape = ObstacleSpec::Shape::Mesh;
+    o.mesh = read_mesh_file(r, *r.find(j, "mesh"), join(path, "mesh"), base_dir);
+  }
+  read_pose(r, j, path, o.pose);
+  if (const json* v = r.find(j, "cell")) o.cell = r.positive(*v, join(path, "cell"));
+  if (const json* list = r.list(j, path, "path")) {
+    const std::string pp = join(path, "path");
+    if (list->empty()) r.fail(pp, "expected at least one key, got []");
+    if (r.find(j, "position") || r.find(j, "rotation"))
+      r.fail(pp, "give either \"position\"/\"rotation\" (a static obstacle) or a \"path\", not both");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string kp = at_index(pp, i);
+      const json& k = (*list)[i];
+      r.object(k, kp, {"time", "position", "rotation"});
+      PoseKey key;
+      key.time = r.real_double(r.require(k, kp, "time"), join(kp, "time"));
+      if (key.time < 0.0) r.fail(join(kp, "time"), "expected a time >= 0, got " + describe(k["time"]));
+      if (i > 0 && !(key.time > o.path.back().time))
+        r.fail(join(kp, "time"), "must be later than the previous key's time = " + number_text(o.path.back().time) +
+                                     ", got " + describe(k["time"]));
+      key.pose = i > 0 ? o.path.back().pose : Pose{};
+      r.require(k, kp, "position");
+      read_pose(r, k, kp, key.pose);
+      o.path.push_back(key);
+    }
+    o.pose = o.path.front().pose;
+  }
+  return o;
+}
+
+FluidBlock read_block(const Reader& r, const json& j, const std::string& path, const Box& domain,
+                      const std::string& base_dir) {
+  r.object(j, path, {"box", "sphere", "mesh", "position", "rotation", "velocity"});
   const json* box = r.find(j, "box");
   const json* sphere = r.find(j, "sphere");
-  if ((box != nullptr) == (sphere != nullptr))
-    r.fail(path, box ? "has both \"box\" and \"sphere\"; give one shape per block"
-                     : "required key is missing: give a \"box\" or a \"sphere\"");
+  const json* mesh = r.find(j, "mesh");
+  const int given = (box ? 1 : 0) + (sphere ? 1 : 0) + (mesh ? 1 : 0);
+  if (given != 1)
+    r.fail(path, given == 0 ? "required key is missing: give a \"box\", a \"sphere\" or a \"mesh\""
+                            : "has more than one of \"box\", \"sphere\" and \"mesh\"; give one shape per block");
+  if (!mesh)
+    for (const char* k : {"position", "rotation"})
+      if (r.find(j, k)) r.fail(join(path, k), "applies to a \"mesh\" block only (a box or sphere is placed by its own keys)");
   FluidBlock b;
-  Box extent;
   if (box) {
     b.shape = FluidBlock::Shape::Box;
     b.box = r.box(*box, join(path, "box"), false);
-    extent = b.box;
-  } else {
+    if (!overlaps(b.box, domain)) r.fail(join(path, "box"), "lies entirely outside the domain");
+  } else if (sphere) {
     const std::string sp = join(path, "sphere");
     r.object(*sphere, sp, {"center", "radius"});
     b.shape = FluidBlock::Shape::Sphere;
     b.center = r.vec3(r.require(*sphere, sp, "center"), join(sp, "center"));
     b.radius = r.positive(r.require(*sphere, sp, "radius"), join(sp, "radius"));
+    Box extent;
     for (int a = 0; a < 3; ++a) {
       extent.min[a] = b.center[a] - b.radius;
       extent.max[a] = b.center[a] + b.radius;
     }
+    if (!overlaps(extent, domain)) r.fail(sp, "lies entirely outside the domain");
+  } else {
+    b.shape = FluidBlock::Shape::Mesh;
+    b.mesh = read_mesh_file(r, *mesh, join(path, "mesh"), base_dir);
+    read_pose(r, j, path, b.pose);
   }
-  if (!overlaps(extent, domain)) r.fail(join(path, box ? "box" : "sphere"), "lies entirely outside the domain");
   if (const json* v = r.find(j, "velocity")) b.velocity = r.vec3(*v, join(path, "velocity"));
   return b;
 }
@@ -406,14 +509,15 @@ CameraSpec read_camera(const Reader& r, const json& j, const std::string& path) 
 
 }  // namespace
 
-Scene parse_scene(const std::string& text, const std::string& source) {
+Scene parse_scene(const std::string& text, const std::string& source, const std::string& base_dir) {
   const json root = parse_json(text, source);
   const Reader r(source);
   r.object(root, "",
            {"description", "domain", "backend", "spacing", "kernel_radius", "rest_density", "max_particles",
-            "parameters", "time", "fluid", "planes", "emitters", "sinks", "output"});
+            "parameters", "time", "fluid", "planes", "obstacles", "emitters", "sinks", "output"});
   Scene s;
   s.source = source;
+  s.base_dir = base_dir;
   if (const json* v = r.find(root, "description")) s.description = r.text(*v, "description");
   s.domain = r.box(r.require(root, "", "domain"), "domain", true);
   if (const json* v = r.find(root, "backend")) {
@@ -445,7 +549,7 @@ Scene parse_scene(const std::string& text, const std::string& source) {
   }
 
   if (const json* list = r.list(root, "", "fluid"))
-    for (size_t i = 0; i < list->size(); ++i) s.fluid.push_back(read_block(r, (*list)[i], at_index("fluid", i), s.domain));
+    for (size_t i = 0; i < list->size(); ++i) s.fluid.push_back(read_block(r, (*list)[i], at_index("fluid", i), s.domain, base_dir));
 
   if (const json* list = r.list(root, "", "planes"))
     for (size_t i = 0; i < list->size(); ++i) {
@@ -457,6 +561,10 @@ Scene parse_scene(const std::string& text, const std::string& source) {
       p.offset = r.real(r.require(j, path, "offset"), join(path, "offset"));
       s.planes.push_back(p);
     }
+
+  if (const json* list = r.list(root, "", "obstacles"))
+    for (size_t i = 0; i < list->size(); ++i)
+      s.obstacles.push_back(read_obstacle(r, (*list)[i], at_index("obstacles", i), base_dir));
 
   if (const json* list = r.list(root, "", "emitters"))
     for (size_t i = 0; i < list->size(); ++i)
@@ -511,7 +619,8 @@ Scene load_scene(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw SceneError(path + ": cannot read the file");
-  return parse_scene(text.str(), path);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return parse_scene(text.str(), path, dir);
 }
 
 Scene builtin_dam_break(float spacing) {
@@ -533,6 +642,42 @@ Scene builtin_dam_break(float spacing) {
 void set_spacing(Scene& scene, float spacing) {
   if (scene.kernel_radius > 0.0f) scene.kernel_radius *= spacing / scene.spacing;
   scene.spacing = spacing;
+}
+
+Pose obstacle_pose(const ObstacleSpec& o, double t) {
+  if (o.path.empty()) return o.pose;
+  if (t <= o.path.front().time) return o.path.front().pose;
+  if (t >= o.path.back().time) return o.path.back().pose;
+  size_t k = 1;
+  while (o.path[k].time < t) ++k;
+  const PoseKey& a = o.path[k - 1];
+  const PoseKey& b = o.path[k];
+  const double u = (t - a.time) / (b.time - a.time);
+  Pose p;
+  for (int i = 0; i < 3; ++i)
+    p.position[i] = static_cast<float>(a.pose.position[i] + u * (double{b.pose.position[i]} - a.pose.position[i]));
+  // Slerp along the shorter arc.
+  double qa[4], qb[4], d = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    qa[i] = a.pose.rotation[i];
+    qb[i] = b.pose.rotation[i];
+    d += qa[i] * qb[i];
+  }
+  if (d < 0.0) {
+    d = -d;
+    for (double& c : qb) c = -c;
+  }
+  double wa = 1.0 - u, wb = u;
+  if (d < 0.9995) {
+    const double theta = std::acos(std::min(d, 1.0));
+    wa = std::sin((1.0 - u) * theta) / std::sin(theta);
+    wb = std::sin(u * theta) / std::sin(theta);
+  }
+  double n = 0.0;
+  for (int i = 0; i < 4; ++i) n += (wa * qa[i] + wb * qb[i]) * (wa * qa[i] + wb * qb[i]);
+  n = std::sqrt(n);
+  for (int i = 0; i < 4; ++i) p.rotation[i] = static_cast<float>((wa * qa[i] + wb * qb[i]) / n);
+  return p;
 }
 
 const char* backend_key(pbf_backend backend) {

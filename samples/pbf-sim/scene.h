@@ -22,14 +22,55 @@ struct Box {
   Vec3 max{0.0f, 0.0f, 0.0f};
 };
 
-/** One block of fluid placed on the rest lattice: a box or a sphere. */
+/** A unit quaternion (x, y, z, w). */
+using Quat = std::array<float, 4>;
+
+/** Where a solid or a mesh-shaped body is: its own frame rotated, then moved to `position`. */
+struct Pose {
+  Vec3 position{0.0f, 0.0f, 0.0f};     ///< [m]
+  Quat rotation{0.0f, 0.0f, 0.0f, 1.0f};
+};
+
+/** A triangle mesh file and the scale applied to it in its own frame. */
+struct MeshFile {
+  std::string file;                    ///< as written in the scene (relative to the scene file's folder)
+  std::string path;                    ///< the file to open: `file` resolved against Scene::base_dir
+  Vec3 scale{1.0f, 1.0f, 1.0f};        ///< > 0 on every axis
+};
+
+/** One block of fluid placed on the rest lattice: a box, a sphere, or the inside of a closed mesh. */
 struct FluidBlock {
-  enum class Shape { Box, Sphere };
+  enum class Shape { Box, Sphere, Mesh };
   Shape shape = Shape::Box;
   Box box;                             ///< the block when shape == Box [m]
   Vec3 center{0.0f, 0.0f, 0.0f};       ///< the sphere's centre when shape == Sphere [m]
   float radius = 0.0f;                 ///< the sphere's radius [m], > 0
+  MeshFile mesh;                       ///< the body when shape == Mesh
+  Pose pose;                           ///< the mesh's placement when shape == Mesh
   Vec3 velocity{0.0f, 0.0f, 0.0f};     ///< initial velocity of every particle [m/s]
+};
+
+/** The placement of a moving obstacle at one moment. */
+struct PoseKey {
+  double time = 0.0;  ///< [s], increasing along the path
+  Pose pose;
+};
+
+/**
+ * A rigid solid the fluid flows around: a box, a sphere or a triangle mesh,
+ * turned into a signed distance field by the library. Static, or moving
+ * along a path of keys (held before the first and after the last; between
+ * keys, positions are interpolated linearly and rotations by slerp).
+ */
+struct ObstacleSpec {
+  enum class Shape { Box, Sphere, Mesh };
+  Shape shape = Shape::Box;
+  Vec3 half_extents{0.0f, 0.0f, 0.0f};  ///< the box's half sizes when shape == Box [m], > 0
+  float radius = 0.0f;                  ///< the sphere's radius when shape == Sphere [m], > 0
+  MeshFile mesh;                        ///< the solid when shape == Mesh
+  Pose pose;                            ///< where it stands (when `path` is empty)
+  std::vector<PoseKey> path;            ///< its motion; empty: static
+  float cell = 0.0f;                    ///< the field's grid cell [m]; 0 = half the particle spacing
 };
 
 /** A collision plane {x : dot(normal, x) + offset = 0}; fluid stays on the positive side. */
@@ -90,6 +131,7 @@ struct OutputSpec {
 struct Scene {
   std::string source = "built-in dam break";  ///< the file it came from, for messages
   std::string description;                    ///< free text from the file, may be empty
+  std::string base_dir;                       ///< the scene file's folder: mesh files are found from here ("" = working directory)
   Box domain;                                 ///< the box the fluid is kept in; max > min
   pbf_backend backend = PBF_BACKEND_AUTO;
   float spacing = 0.025f;                     ///< particle spacing [m], > 0
@@ -100,6 +142,7 @@ struct Scene {
   TimeSpec time;
   std::vector<FluidBlock> fluid;
   std::vector<Plane> planes;
+  std::vector<ObstacleSpec> obstacles;
   std::vector<EmitterSpec> emitters;
   std::vector<Sink> sinks;
   OutputSpec output;
@@ -116,14 +159,15 @@ class SceneError : public std::runtime_error {
 
 /**
  * Parses and validates the JSON text of a scene. `source` names the text in
- * messages (usually the file name). Throws SceneError on the first problem:
+ * messages (usually the file name); mesh files named in it are found from
+ * `base_dir` (the working directory when empty). Throws SceneError on the first problem:
  * invalid JSON, a duplicate, unknown or missing key, a value of the wrong
  * type, a count below its minimum, a number that is not finite, an empty or
  * inverted box, an emitter outside the domain.
  */
-Scene parse_scene(const std::string& text, const std::string& source);
+Scene parse_scene(const std::string& text, const std::string& source, const std::string& base_dir = "");
 
-/** Reads the file at `path` and parses it with parse_scene(); SceneError names the path. */
+/** Reads the file at `path` and parses it with parse_scene() (mesh files found from the file's folder); SceneError names the path. */
 Scene load_scene(const std::string& path);
 
 /**
@@ -139,6 +183,9 @@ Scene builtin_dam_break(float spacing = 0.025f);
  * Geometry (domain, blocks, emitters, sinks) stays in metres.
  */
 void set_spacing(Scene& scene, float spacing);
+
+/** The pose of `obstacle` at time t [s]: its pose when static, else its path interpolated (held outside it). */
+Pose obstacle_pose(const ObstacleSpec& obstacle, double t);
 
 /** The name of a backend as a scene file spells it: "auto", "cpu" or "cuda". */
 const char* backend_key(pbf_backend backend);

@@ -18,6 +18,19 @@ namespace {
 
 std::string block_key(const char* list, size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
 
+// The field's grid cell: the obstacle's own, or half the particle spacing.
+float field_cell(float cell, float spacing) { return cell > 0.0f ? cell : 0.5f * spacing; }
+
+// Narrow band of mesh fields: exact distances within a few particle spacings of the surface suffice.
+float field_band(float spacing) { return 4.0f * spacing; }
+
+Vec3 rotate(const Quat& q, const Vec3& v) {
+  // v + 2w (u x v) + 2 u x (u x v), u = (x, y, z)
+  const float ux = q[0], uy = q[1], uz = q[2], w = q[3];
+  const float tx = 2.0f * (uy * v[2] - uz * v[1]), ty = 2.0f * (uz * v[0] - ux * v[2]), tz = 2.0f * (ux * v[1] - uy * v[0]);
+  return {v[0] + w * tx + (uy * tz - uz * ty), v[1] + w * ty + (uz * tx - ux * tz), v[2] + w * tz + (ux * ty - uy * tx)};
+}
+
 bool inside(const Box& b, const float* p) {
   return p[0] >= b.min[0] && p[1] >= b.min[1] && p[2] >= b.min[2] && p[0] <= b.max[0] && p[1] <= b.max[1] &&
          p[2] <= b.max[2];
@@ -45,23 +58,91 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
     for (size_t i = 0; i < scene_.planes.size(); ++i)
       check(pbf_solver_add_plane(solver_, scene_.planes[i].normal.data(), scene_.planes[i].offset, nullptr),
             scene_.source + ": " + block_key("planes", i));
+    add_obstacles(0.0);
     for (size_t i = 0; i < scene_.fluid.size(); ++i) {
       const FluidBlock& b = scene_.fluid[i];
       if (b.shape == FluidBlock::Shape::Box)
         check(pbf_solver_fill_box(solver_, b.box.min.data(), b.box.max.data(), b.velocity.data(), nullptr),
               scene_.source + ": " + block_key("fluid", i));
-      else
+      else if (b.shape == FluidBlock::Shape::Sphere)
         place_sphere(b, i);
+      else
+        place_mesh(b, i);
     }
     for (const EmitterSpec& e : scene_.emitters) emitters_.emplace_back(e, scene_.spacing);
     totals_.initial_particles = particle_count();
   } catch (...) {
+    for (pbf_sdf* f : obstacle_fields_) pbf_sdf_destroy(f);
     pbf_solver_destroy(solver_);
     throw;
   }
 }
 
-SceneRunner::~SceneRunner() { pbf_solver_destroy(solver_); }
+SceneRunner::~SceneRunner() {
+  for (pbf_sdf* f : obstacle_fields_) pbf_sdf_destroy(f);
+  pbf_solver_destroy(solver_);
+}
+
+void SceneRunner::add_obstacles(double t) {
+  check(pbf_solver_clear_obstacles(solver_), "");
+  for (size_t i = 0; i < scene_.obstacles.size(); ++i) {
+    const ObstacleSpec& o = scene_.obstacles[i];
+    const std::string key = scene_.source + ": " + block_key("obstacles", i);
+    if (obstacle_fields_.size() == i) {
+      const float cell = field_cell(o.cell, scene_.spacing);
+      pbf_sdf* field = nullptr;
+      if (o.shape == ObstacleSpec::Shape::Box)
+        check(pbf_sdf_box(o.half_extents.data(), cell, &field), key + ".box");
+      else if (o.shape == ObstacleSpec::Shape::Sphere)
+        check(pbf_sdf_sphere(o.radius, cell, &field), key + ".sphere");
+      else
+        check(pbf_sdf_from_mesh_file(o.mesh.path.c_str(), o.mesh.scale.data(), nullptr, nullptr, cell,
+                                     field_band(scene_.spacing), &field),
+              key + ".mesh.file");
+      obstacle_fields_.push_back(field);
+      if (!o.path.empty()) moving_obstacles_ = true;
+      if (scene_.output.png) {
+        uint32_t dims[3];
+        float origin[3], c = 0.0f;
+        check(pbf_sdf_get_grid(field, dims, origin, &c), key);
+        std::vector<float> values(static_cast<size_t>(dims[0]) * dims[1] * dims[2]);
+        check(pbf_sdf_get_values(field, values.data(), values.size()), key);
+        const int n[3] = {static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2])};
+        obstacle_meshes_.push_back(iso_surface(values.data(), n, origin, c, 0.0f, false));
+      }
+    }
+    const Pose pose = obstacle_pose(o, t);
+    check(pbf_solver_add_obstacle(solver_, obstacle_fields_[i], pose.rotation.data(), pose.position.data(), nullptr),
+          key);
+  }
+}
+
+std::vector<SurfaceMesh> SceneRunner::obstacle_surfaces(double t) const {
+  std::vector<SurfaceMesh> out;
+  for (size_t i = 0; i < obstacle_meshes_.size(); ++i) {
+    const Pose pose = obstacle_pose(scene_.obstacles[i], t);
+    SurfaceMesh m = obstacle_meshes_[i];
+    for (size_t v = 0; v < m.vertex_count(); ++v) {
+      const Vec3 p = rotate(pose.rotation, {m.vertices[3 * v], m.vertices[3 * v + 1], m.vertices[3 * v + 2]});
+      for (int a = 0; a < 3; ++a) m.vertices[3 * v + a] = p[a] + pose.position[a];
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// The rest lattice inside a closed mesh, placed and moving as the block says.
+void SceneRunner::place_mesh(const FluidBlock& b, size_t index) {
+  const std::string key = scene_.source + ": " + block_key("fluid", index);
+  pbf_sdf* field = nullptr;
+  check(pbf_sdf_from_mesh_file(b.mesh.path.c_str(), b.mesh.scale.data(), nullptr, nullptr, 0.5f * scene_.spacing,
+                               field_band(scene_.spacing), &field),
+        key + ".mesh.file");
+  const pbf_status status =
+      pbf_solver_fill_sdf(solver_, field, b.pose.rotation.data(), b.pose.position.data(), b.velocity.data(), nullptr);
+  pbf_sdf_destroy(field);
+  check(status, key);
+}
 
 void SceneRunner::check(pbf_status status, const std::string& context) const {
   if (status == PBF_OK) return;
@@ -107,6 +188,7 @@ size_t SceneRunner::particle_count() const {
 void SceneRunner::resume(const std::string& checkpoint, int start_frame) {
   check(pbf_solver_load_checkpoint(solver_, checkpoint.c_str()), "");
   frame_ = first_frame_ = start_frame;
+  if (!scene_.obstacles.empty()) add_obstacles(time());
   for (Emitter& e : emitters_) e.start_at(time());
   totals_.initial_particles = particle_count();
   // Keep the earlier run's VTP frames in the collection.
@@ -132,6 +214,15 @@ void SceneRunner::save_checkpoint(const std::string& path) const {
 
 void SceneRunner::advance() {
   const float dt = 1.0f / scene_.time.fps;
+  if (moving_obstacles_) {
+    const double end = (frame_ + 1) / static_cast<double>(scene_.time.fps);
+    for (size_t i = 0; i < scene_.obstacles.size(); ++i) {
+      if (scene_.obstacles[i].path.empty()) continue;
+      const Pose pose = obstacle_pose(scene_.obstacles[i], end);
+      check(pbf_solver_set_obstacle_pose(solver_, static_cast<uint32_t>(i), pose.rotation.data(), pose.position.data()),
+            scene_.source + ": " + block_key("obstacles", i));
+    }
+  }
   check(pbf_solver_step(solver_, dt, static_cast<uint32_t>(scene_.time.substeps)), "");
   check(pbf_solver_get_stats(solver_, &stats_), "");
   ++frame_;
@@ -286,6 +377,7 @@ void SceneRunner::write_output() {
       settings.radius = 0.5f * scene_.spacing;
       settings.speed_max = scene_.output.speed_max;
       settings.domain = scene_.domain;
+      settings.solids = obstacle_surfaces(time());
       const Image image = renderer_->render(positions_.data(), velocities_.data(), n, settings);
       totals_.render_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       write_png(path, image);

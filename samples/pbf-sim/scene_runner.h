@@ -14,6 +14,7 @@
 
 #include "emitter.h"
 #include "scene.h"
+#include "surface_mesh.h"
 #include "vtp_writer.h"
 
 namespace pbf_sim {
@@ -56,7 +57,8 @@ struct RunTotals {
 /**
  * One run of a scene. The constructor creates the solver (backend, spacing,
  * kernel radius, rest density, domain, capacity), sets the parameters, adds
- * the planes and places the fluid blocks; errors are thrown as RunError
+ * the planes and the obstacles (signed distance fields of boxes, spheres and
+ * meshes) and places the fluid blocks; errors are thrown as RunError
  * naming the scene file and the key whose value the library refused.
  */
 class SceneRunner {
@@ -130,6 +132,11 @@ class SceneRunner {
  private:
   void check(pbf_status status, const std::string& context) const;
   void place_sphere(const FluidBlock& block, size_t index);
+  void place_mesh(const FluidBlock& block, size_t index);
+  // Builds the obstacles' fields (once) and adds them to the solver where they are at time t.
+  void add_obstacles(double t);
+  // The obstacles' surfaces where they are at time t, in world coordinates (for pictures).
+  std::vector<SurfaceMesh> obstacle_surfaces(double t) const;
   void emit();
   void drain();
   void notify(const std::string& text) const;
@@ -146,6 +153,9 @@ class SceneRunner {
   bool capacity_notice_ = false;
   bool output_ready_ = false;
   std::vector<PvdEntry> pvd_;
+  std::vector<pbf_sdf*> obstacle_fields_;         // one per scene obstacle, owned
+  std::vector<SurfaceMesh> obstacle_meshes_;      // their surfaces in their own frames, for pictures
+  bool moving_obstacles_ = false;
   std::unique_ptr<FrameRenderer> renderer_;  // created at the first picture
   std::vector<std::string> png_paths_;       // pictures written, for the contact sheet
   // Scratch arrays reused every frame.

@@ -118,6 +118,108 @@ double kernel(double r2, double R2) {
 // which of the three edges leaving the point along +x, +y, +z cross it.
 constexpr uint8_t kInside = 8;
 
+// Passes 2 to 4 of marching cubes over a field on an nx x ny x nz grid (x
+// fastest) whose point (i, j, k) lies at origin + (i, j, k) * h; the inside
+// is where the field is above `iso`.
+SurfaceMesh extract_iso_surface(const std::vector<float>& field, const int n[3], const double origin[3], double h,
+                                float iso) {
+  SurfaceMesh mesh;
+  const size_t nx = n[0], ny = n[1], nz = n[2], plane = nx * ny;
+  const size_t points = plane * nz;
+  // Pass 2: classify points and their three forward edges; count crossing
+  // edges per plane. The grid's outer layer is empty, so edges that would
+  // leave the grid never cross.
+  std::vector<uint8_t> mask(points, 0);
+  std::vector<uint32_t> plane_vertices(nz + 1, 0);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, nz), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t k = r.begin(); k < r.end(); ++k) {
+      uint32_t crossings = 0;
+      for (size_t j = 0; j < ny; ++j)
+        for (size_t i = 0; i < nx; ++i) {
+          const size_t id = k * plane + j * nx + i;
+          const bool in = field[id] > iso;
+          uint8_t m = in ? kInside : 0;
+          if (i + 1 < nx && (field[id + 1] > iso) != in) m |= 1;
+          if (j + 1 < ny && (field[id + nx] > iso) != in) m |= 2;
+          if (k + 1 < nz && (field[id + plane] > iso) != in) m |= 4;
+          mask[id] = m;
+          crossings += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1);
+        }
+      plane_vertices[k + 1] = crossings;
+    }
+  });
+  for (size_t k = 0; k < nz; ++k) plane_vertices[k + 1] += plane_vertices[k];
+  if (plane_vertices[nz] == 0) return mesh;
+
+  // Pass 3: one vertex per crossing edge, numbered plane by plane, row by
+  // row, point by point, x before y before z edge; placed by linear
+  // interpolation of the field along the edge.
+  mesh.vertices.resize(3 * static_cast<size_t>(plane_vertices[nz]));
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, nz), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t k = r.begin(); k < r.end(); ++k) {
+      float* out = mesh.vertices.data() + 3 * static_cast<size_t>(plane_vertices[k]);
+      for (size_t j = 0; j < ny; ++j)
+        for (size_t i = 0; i < nx; ++i) {
+          const size_t id = k * plane + j * nx + i;
+          for (int a = 0; a < 3; ++a) {
+            if (!((mask[id] >> a) & 1)) continue;
+            const size_t other = id + (a == 0 ? 1 : a == 1 ? nx : plane);
+            const double f0 = field[id], f1 = field[other];
+            const double t = (iso - f0) / (f1 - f0);
+            const double p[3] = {static_cast<double>(i), static_cast<double>(j), static_cast<double>(k)};
+            for (int c = 0; c < 3; ++c) *out++ = static_cast<float>(origin[c] + h * (p[c] + (c == a ? t : 0.0)));
+          }
+        }
+    }
+  });
+
+  // Pass 4: triangles, by slabs of cell layers. Each slab numbers the edges
+  // of the planes it touches the same way pass 3 did, then looks up each
+  // cell's case.
+  const CaseTable& table = case_table();
+  const size_t layers = nz - 1, slab = 4, slabs = (layers + slab - 1) / slab;
+  std::vector<std::vector<uint32_t>> slab_triangles(slabs);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, slabs), [&](const tbb::blocked_range<size_t>& r) {
+    std::vector<uint32_t> ids[2] = {std::vector<uint32_t>(3 * plane), std::vector<uint32_t>(3 * plane)};
+    auto number_plane = [&](size_t k, std::vector<uint32_t>& out) {
+      uint32_t next = plane_vertices[k];
+      for (size_t q = 0; q < plane; ++q)
+        for (int a = 0; a < 3; ++a)
+          if ((mask[k * plane + q] >> a) & 1) out[3 * q + a] = next++;
+    };
+    for (size_t s = r.begin(); s < r.end(); ++s) {
+      std::vector<uint32_t>& tris = slab_triangles[s];
+      const size_t k0 = s * slab, k1 = std::min(layers, k0 + slab);
+      number_plane(k0, ids[0]);
+      for (size_t k = k0; k < k1; ++k) {
+        std::vector<uint32_t>& below = ids[(k - k0) & 1];
+        std::vector<uint32_t>& above = ids[(k - k0 + 1) & 1];
+        number_plane(k + 1, above);
+        for (size_t j = 0; j + 1 < ny; ++j)
+          for (size_t i = 0; i + 1 < nx; ++i) {
+            const size_t id = k * plane + j * nx + i;
+            const size_t corner[8] = {id,         id + 1,         id + nx,         id + nx + 1,
+                                      id + plane, id + plane + 1, id + plane + nx, id + plane + nx + 1};
+            int c = 0;
+            for (int b = 0; b < 8; ++b) c |= (mask[corner[b]] & kInside) ? 1 << b : 0;
+            if (c == 0 || c == 255) continue;
+            for (const int8_t* e = table.triangles[c].data(); *e >= 0; ++e) {
+              const int base = table.edge_base[*e];
+              const size_t q = (j + ((base >> 1) & 1)) * nx + i + (base & 1);
+              const std::vector<uint32_t>& layer = (base >> 2) & 1 ? above : below;
+              tris.push_back(layer[3 * q + table.edge_axis[*e]]);
+            }
+          }
+      }
+    }
+  });
+  size_t total = 0;
+  for (const auto& t : slab_triangles) total += t.size();
+  mesh.triangles.reserve(total);
+  for (const auto& t : slab_triangles) mesh.triangles.insert(mesh.triangles.end(), t.begin(), t.end());
+  return mesh;
+}
+
 }  // namespace
 
 double rest_lattice_field(float kernel_radius) {
@@ -221,98 +323,22 @@ SurfaceMesh build_surface_mesh(const float* positions, size_t count, float spaci
       },
       tbb::simple_partitioner());
 
-  // Pass 2: classify points and their three forward edges; count crossing
-  // edges per plane. The grid's outer layer is empty, so edges that would
-  // leave the grid never cross.
-  std::vector<uint8_t> mask(points, 0);
-  std::vector<uint32_t> plane_vertices(nz + 1, 0);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, nz), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t k = r.begin(); k < r.end(); ++k) {
-      uint32_t crossings = 0;
-      for (size_t j = 0; j < ny; ++j)
-        for (size_t i = 0; i < nx; ++i) {
-          const size_t id = k * plane + j * nx + i;
-          const bool in = field[id] > iso;
-          uint8_t m = in ? kInside : 0;
-          if (i + 1 < nx && (field[id + 1] > iso) != in) m |= 1;
-          if (j + 1 < ny && (field[id + nx] > iso) != in) m |= 2;
-          if (k + 1 < nz && (field[id + plane] > iso) != in) m |= 4;
-          mask[id] = m;
-          crossings += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1);
-        }
-      plane_vertices[k + 1] = crossings;
-    }
-  });
-  for (size_t k = 0; k < nz; ++k) plane_vertices[k + 1] += plane_vertices[k];
-  if (plane_vertices[nz] == 0) return mesh;
+  return extract_iso_surface(field, n, origin, h, iso);
+}
 
-  // Pass 3: one vertex per crossing edge, numbered plane by plane, row by
-  // row, point by point, x before y before z edge; placed by linear
-  // interpolation of the field along the edge.
-  mesh.vertices.resize(3 * static_cast<size_t>(plane_vertices[nz]));
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, nz), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t k = r.begin(); k < r.end(); ++k) {
-      float* out = mesh.vertices.data() + 3 * static_cast<size_t>(plane_vertices[k]);
-      for (size_t j = 0; j < ny; ++j)
-        for (size_t i = 0; i < nx; ++i) {
-          const size_t id = k * plane + j * nx + i;
-          for (int a = 0; a < 3; ++a) {
-            if (!((mask[id] >> a) & 1)) continue;
-            const size_t other = id + (a == 0 ? 1 : a == 1 ? nx : plane);
-            const double f0 = field[id], f1 = field[other];
-            const double t = (iso - f0) / (f1 - f0);
-            const double p[3] = {static_cast<double>(i), static_cast<double>(j), static_cast<double>(k)};
-            for (int c = 0; c < 3; ++c) *out++ = static_cast<float>(origin[c] + h * (p[c] + (c == a ? t : 0.0)));
-          }
-        }
-    }
-  });
-
-  // Pass 4: triangles, by slabs of cell layers. Each slab numbers the edges
-  // of the planes it touches the same way pass 3 did, then looks up each
-  // cell's case.
-  const CaseTable& table = case_table();
-  const size_t layers = nz - 1, slab = 4, slabs = (layers + slab - 1) / slab;
-  std::vector<std::vector<uint32_t>> slab_triangles(slabs);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, slabs), [&](const tbb::blocked_range<size_t>& r) {
-    std::vector<uint32_t> ids[2] = {std::vector<uint32_t>(3 * plane), std::vector<uint32_t>(3 * plane)};
-    auto number_plane = [&](size_t k, std::vector<uint32_t>& out) {
-      uint32_t next = plane_vertices[k];
-      for (size_t q = 0; q < plane; ++q)
-        for (int a = 0; a < 3; ++a)
-          if ((mask[k * plane + q] >> a) & 1) out[3 * q + a] = next++;
-    };
-    for (size_t s = r.begin(); s < r.end(); ++s) {
-      std::vector<uint32_t>& tris = slab_triangles[s];
-      const size_t k0 = s * slab, k1 = std::min(layers, k0 + slab);
-      number_plane(k0, ids[0]);
-      for (size_t k = k0; k < k1; ++k) {
-        std::vector<uint32_t>& below = ids[(k - k0) & 1];
-        std::vector<uint32_t>& above = ids[(k - k0 + 1) & 1];
-        number_plane(k + 1, above);
-        for (size_t j = 0; j + 1 < ny; ++j)
-          for (size_t i = 0; i + 1 < nx; ++i) {
-            const size_t id = k * plane + j * nx + i;
-            const size_t corner[8] = {id,         id + 1,         id + nx,         id + nx + 1,
-                                      id + plane, id + plane + 1, id + plane + nx, id + plane + nx + 1};
-            int c = 0;
-            for (int b = 0; b < 8; ++b) c |= (mask[corner[b]] & kInside) ? 1 << b : 0;
-            if (c == 0 || c == 255) continue;
-            for (const int8_t* e = table.triangles[c].data(); *e >= 0; ++e) {
-              const int base = table.edge_base[*e];
-              const size_t q = (j + ((base >> 1) & 1)) * nx + i + (base & 1);
-              const std::vector<uint32_t>& layer = (base >> 2) & 1 ? above : below;
-              tris.push_back(layer[3 * q + table.edge_axis[*e]]);
-            }
-          }
-      }
-    }
-  });
-  size_t total = 0;
-  for (const auto& t : slab_triangles) total += t.size();
-  mesh.triangles.reserve(total);
-  for (const auto& t : slab_triangles) mesh.triangles.insert(mesh.triangles.end(), t.begin(), t.end());
-  return mesh;
+SurfaceMesh iso_surface(const float* values, const int dims[3], const float origin[3], float cell, float iso,
+                        bool inside_above) {
+  for (int a = 0; a < 3; ++a)
+    if (dims[a] < 2) throw std::invalid_argument("iso_surface: every grid dimension must be at least 2");
+  if (!(cell > 0.0f)) throw std::invalid_argument("iso_surface: the cell size must be positive");
+  const size_t points = static_cast<size_t>(dims[0]) * dims[1] * dims[2];
+  std::vector<float> field(values, values + points);
+  if (!inside_above) {
+    for (float& v : field) v = -v;
+    iso = -iso;
+  }
+  const double o[3] = {origin[0], origin[1], origin[2]};
+  return extract_iso_surface(field, dims, o, cell, iso);
 }
 
 void write_surface_ply(const std::string& path, const SurfaceMesh& mesh) {

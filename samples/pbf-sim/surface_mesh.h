@@ -49,6 +49,18 @@ SurfaceMesh build_surface_mesh(const float* positions, size_t count, float spaci
                                const SurfaceMeshOptions& options = {});
 
 /**
+ * The iso-surface {field = iso} of a field sampled on a regular grid:
+ * dims[0] x dims[1] x dims[2] values, x fastest, point (i, j, k) at
+ * origin + (i, j, k) * cell, by the same marching cubes. The inside is where
+ * the field is above `iso` when `inside_above` (densities) and below it
+ * otherwise (signed distances); normals point out of the inside. The mesh is
+ * closed where the inside does not touch the grid's faces. Throws
+ * std::invalid_argument for a dimension below 2 or a non-positive cell.
+ */
+SurfaceMesh iso_surface(const float* values, const int dims[3], const float origin[3], float cell, float iso,
+                        bool inside_above);
+
+/**
  * The value phi takes inside the rest lattice (particles at spacing 1,
  * averaged over positions within a lattice cell), in units where spacing = 1:
  * the reference for the iso-level.

@@ -15,7 +15,8 @@
 
 namespace {
 
-const char* const kScenes[] = {"dam_break", "double_dam_break", "inlet", "crown_splash", "zero_gravity"};
+const char* const kScenes[] = {"dam_break",  "double_dam_break", "inlet",         "crown_splash",
+                               "torus_drop", "boulder_splash",   "obstacle_dam_break", "zero_gravity"};
 
 std::string scene_path(const std::string& name) { return std::string(PBF_SIM_SCENES_DIR) + "/" + name + ".json"; }
 
@@ -25,6 +26,17 @@ double fluid_volume(const pbf_sim::Scene& s) {
   for (const pbf_sim::FluidBlock& b : s.fluid) {
     if (b.shape == pbf_sim::FluidBlock::Shape::Sphere) {
       v += 4.0 / 3.0 * 3.14159265 * b.radius * b.radius * b.radius;
+      continue;
+    }
+    if (b.shape == pbf_sim::FluidBlock::Shape::Mesh) {
+      pbf_sdf* field = nullptr;
+      float inside = 0.0f;
+      EXPECT_EQ(pbf_sdf_from_mesh_file(b.mesh.path.c_str(), b.mesh.scale.data(), nullptr, nullptr, 0.02f, 0.1f, &field),
+                PBF_OK)
+          << pbf_last_error();
+      EXPECT_EQ(pbf_sdf_volume(field, &inside), PBF_OK) << pbf_last_error();
+      pbf_sdf_destroy(field);
+      v += inside;
       continue;
     }
     double box = 1.0;

@@ -1,0 +1,151 @@
+// Scene obstacles and mesh-shaped fluid bodies: paths interpolate as
+// documented, mesh files are found from the scene's folder, a missing mesh
+// is named by its key, obstacles keep the water out and are drawn.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "render.h"
+#include "scene.h"
+#include "scene_runner.h"
+#include "sim_test_util.h"
+
+namespace {
+
+using pbf_sim::parse_scene;
+
+const std::string kMeshDir = std::string(PBF_SIM_SCENES_DIR) + "/meshes";
+
+std::string scene_with(const std::string& extra) {
+  return R"({"domain": {"min": [0, 0, 0], "max": [1, 1, 1]}, "spacing": 0.05, "backend": "cpu")" +
+         (extra.empty() ? std::string() : ", " + extra) + "}";
+}
+
+TEST(ObstaclePath, HoldsBeforeAndAfterAndInterpolatesBetweenKeys) {
+  const pbf_sim::Scene s = parse_scene(scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "path": [
+      {"time": 1, "position": [0, 0, 0]},
+      {"time": 3, "position": [2, 4, 0], "rotation": {"axis": [0, 0, 1], "degrees": 90}}]}])"),
+                                       "scene.json");
+  ASSERT_EQ(s.obstacles.size(), 1u);
+  const pbf_sim::ObstacleSpec& o = s.obstacles[0];
+  const pbf_sim::Pose before = pbf_sim::obstacle_pose(o, 0.0);
+  EXPECT_EQ(before.position, (pbf_sim::Vec3{0.0f, 0.0f, 0.0f}));
+  EXPECT_FLOAT_EQ(before.rotation[3], 1.0f);
+  const pbf_sim::Pose mid = pbf_sim::obstacle_pose(o, 2.0);
+  EXPECT_NEAR(mid.position[0], 1.0f, 1e-6f);
+  EXPECT_NEAR(mid.position[1], 2.0f, 1e-6f);
+  // Halfway through a 90 degree turn about z: 45 degrees.
+  EXPECT_NEAR(mid.rotation[2], std::sin(0.5 * 45.0 * M_PI / 180.0), 1e-6);
+  EXPECT_NEAR(mid.rotation[3], std::cos(0.5 * 45.0 * M_PI / 180.0), 1e-6);
+  const pbf_sim::Pose after = pbf_sim::obstacle_pose(o, 10.0);
+  EXPECT_EQ(after.position, (pbf_sim::Vec3{2.0f, 4.0f, 0.0f}));
+  EXPECT_NEAR(after.rotation[2], std::sin(0.5 * 90.0 * M_PI / 180.0), 1e-6);
+}
+
+TEST(ObstaclePath, AStaticObstacleKeepsItsPose) {
+  const pbf_sim::Scene s = parse_scene(
+      scene_with(R"("obstacles": [{"box": {"half_extents": [0.1, 0.2, 0.3]}, "position": [0.5, 0.25, 0.5],
+                                   "rotation": {"axis": [0, 2, 0], "degrees": 180}}])"),
+      "scene.json");
+  const pbf_sim::Pose p = pbf_sim::obstacle_pose(s.obstacles[0], 5.0);
+  EXPECT_EQ(p.position, (pbf_sim::Vec3{0.5f, 0.25f, 0.5f}));
+  EXPECT_NEAR(p.rotation[1], 1.0f, 1e-6f) << "the axis is normalised";
+  EXPECT_NEAR(p.rotation[3], 0.0f, 1e-6f);
+}
+
+TEST(SceneMeshes, FilesAreFoundFromTheSceneFilesFolder) {
+  const std::string dir = sim_test::fresh_dir();
+  const std::string path = dir + "/scene.json";
+  sim_test::write_text(path, scene_with(R"("obstacles": [{"mesh": {"file": "meshes/rock.obj", "scale": 2}}],
+                                           "fluid": [{"mesh": {"file": "/abs/torus.obj", "scale": [1, 2, 3]}}])"));
+  const pbf_sim::Scene s = pbf_sim::load_scene(path);
+  EXPECT_EQ(s.obstacles[0].mesh.file, "meshes/rock.obj");
+  EXPECT_EQ(std::filesystem::path(s.obstacles[0].mesh.path), std::filesystem::path(dir) / "meshes/rock.obj");
+  EXPECT_EQ(s.obstacles[0].mesh.scale, (pbf_sim::Vec3{2.0f, 2.0f, 2.0f}));
+  EXPECT_EQ(s.fluid[0].mesh.path, "/abs/torus.obj") << "absolute paths stay as they are";
+  EXPECT_EQ(s.fluid[0].mesh.scale, (pbf_sim::Vec3{1.0f, 2.0f, 3.0f}));
+}
+
+TEST(SceneMeshes, AMissingMeshIsNamedByItsKey) {
+  const pbf_sim::Scene s =
+      parse_scene(scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}}, {"mesh": {"file": "no_such.obj"}}])"),
+                  "scene.json");
+  try {
+    pbf_sim::SceneRunner runner(s);
+    FAIL() << "ran with a missing mesh";
+  } catch (const pbf_sim::RunError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("scene.json: obstacles[1].mesh.file: ", 0), 0u) << message;
+    EXPECT_NE(message.find("no_such.obj"), std::string::npos) << message;
+  }
+}
+
+TEST(SceneMeshes, AMeshBlockHasTheMeshsVolume) {
+  // The shipped torus: 2 pi^2 R r^2 with R = 0.25 m, r = 0.1 m, filled at 1 cm.
+  const std::string text = R"({"domain": {"min": [-1, -1, -1], "max": [1, 1, 1]}, "spacing": 0.01, "backend": "cpu",
+    "fluid": [{"mesh": {"file": "torus.obj"}, "rotation": {"axis": [1, 0, 0], "degrees": 90}}]})";
+  pbf_sim::SceneRunner runner(parse_scene(text, "scene.json", kMeshDir));
+  const double volume = runner.particle_count() * 1e-6;
+  const double exact = 2.0 * M_PI * M_PI * 0.25 * 0.1 * 0.1;
+  EXPECT_NEAR(volume, exact, 0.03 * exact);
+}
+
+// Water dropped on a sphere and a tilted box flows around them and never ends up inside.
+TEST(SceneObstacles, WaterFallingOnSolidsStaysOutOfThem) {
+  const std::string text = R"({"domain": {"min": [0, 0, 0], "max": [1, 1, 0.5]}, "spacing": 0.025, "backend": "cpu",
+    "time": {"fps": 60, "frames": 45, "substeps": 3},
+    "fluid": [{"box": {"min": [0.2, 0.6, 0.1], "max": [0.8, 0.8, 0.4]}}],
+    "obstacles": [{"sphere": {"radius": 0.15}, "position": [0.35, 0.25, 0.25]},
+                  {"box": {"half_extents": [0.12, 0.05, 0.2]}, "position": [0.7, 0.3, 0.25],
+                   "rotation": {"axis": [0, 0, 1], "degrees": 30}}],
+    "output": {"ply": false}})";
+  const pbf_sim::Scene s = parse_scene(text, "scene.json");
+  pbf_sim::SceneRunner runner(s);
+  const float radius = 0.5f * s.spacing;
+  const double c = std::cos(30.0 * M_PI / 180.0), sn = std::sin(30.0 * M_PI / 180.0);
+  for (int f = 0; f < s.time.frames; ++f) runner.advance();
+  const size_t n = runner.particle_count();
+  std::vector<float> x(3 * n);
+  ASSERT_EQ(pbf_solver_get_positions(runner.solver(), x.data(), x.size()), PBF_OK);
+  size_t on_sphere = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double p[3] = {x[3 * i], x[3 * i + 1], x[3 * i + 2]};
+    const double d = std::sqrt((p[0] - 0.35) * (p[0] - 0.35) + (p[1] - 0.25) * (p[1] - 0.25) + (p[2] - 0.25) * (p[2] - 0.25));
+    EXPECT_GT(d, 0.15 + 0.5 * radius) << "particle " << i << " inside the sphere";
+    if (d < 0.15 + 3.0 * radius) ++on_sphere;
+    // In the box's frame (turned 30 degrees about z).
+    const double q[3] = {c * (p[0] - 0.7) + sn * (p[1] - 0.3), -sn * (p[0] - 0.7) + c * (p[1] - 0.3), p[2] - 0.25};
+    const bool in_box = std::fabs(q[0]) < 0.12 && std::fabs(q[1]) < 0.05 && std::fabs(q[2]) < 0.2;
+    EXPECT_FALSE(in_box) << "particle " << i << " inside the box";
+  }
+  EXPECT_GT(on_sphere, 0u) << "the water reached the sphere";
+}
+
+// Pixels of the solids' warm grey (red above blue, lit): none without a solid, many with one.
+size_t warm_grey_pixels(const std::string& obstacles) {
+  const std::string text = R"({"domain": {"min": [0, 0, 0], "max": [1, 1, 1]}, "spacing": 0.05, "backend": "cpu",
+    "obstacles": [)" + obstacles + R"(], "output": {"ply": false, "png": true, "image": [160, 90]}})";
+  pbf_sim::Scene s = parse_scene(text, "scene.json");
+  s.output.dir = sim_test::fresh_dir(obstacles.empty() ? "_none" : "_ball");
+  pbf_sim::SceneRunner runner(s);
+  runner.write_output();
+  const pbf_sim::Image image = pbf_sim::read_png(runner.frame_path("png"));
+  size_t grey = 0;
+  for (size_t p = 0; p + 2 < image.rgb.size(); p += 3) {
+    const int r = image.rgb[p], g = image.rgb[p + 1], b = image.rgb[p + 2];
+    if (r > b + 6 && g > b && r > 40) ++grey;
+  }
+  return grey;
+}
+
+TEST(SceneObstacles, PicturesShowTheSolids) {
+  EXPECT_EQ(warm_grey_pixels(""), 0u) << "the floor, the background and the edges are neutral";
+  // A ball of radius 0.3 m seen from the default camera, about 2.5 m away with a 40 degree
+  // field of view, is about 30 pixels across: some 5 % of the picture.
+  EXPECT_GT(warm_grey_pixels(R"({"sphere": {"radius": 0.3}, "position": [0.5, 0.4, 0.5]})"), 160u * 90u / 50u);
+}
+
+}  // namespace
