@@ -461,6 +461,12 @@ void CudaBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count)
 void CudaBackend::set_boundary_particles(const Vec3* positions, size_t count) {
   use_device();
   if (count == 0) {
+    DeviceBuffer<Vec3> no_x;
+    DeviceBuffer<uint32_t> no_start;
+    DeviceBuffer<float> no_psi;
+    boundary_x_.swap(no_x);  // the old buffers are freed on the way out
+    boundary_start_.swap(no_start);
+    boundary_psi_.swap(no_psi);
     boundary_n_ = 0;
     return;
   }
