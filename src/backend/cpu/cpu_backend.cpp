@@ -56,6 +56,7 @@ void CpuBackend::resize(size_t n) {
   for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->reserve(n);
   for (auto* a : {&rho_, &lambda_}) a->reserve(n);
   for (auto* a : {&id_, &order_, &id_scratch_, &nb_count_}) a->reserve(n);
+  boundary_near_.reserve(n);
   nb_index_.reserve(n * static_cast<size_t>(stride_));
   grid_.reserve(n);
   for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->resize(n);
@@ -65,6 +66,7 @@ void CpuBackend::resize(size_t n) {
   order_.resize(n);
   id_scratch_.resize(n);
   nb_count_.assign(n, 0u);
+  boundary_near_.assign(n, 1u);
   nb_index_.resize(n * static_cast<size_t>(stride_));
 }
 
@@ -186,7 +188,7 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, size_t count) {
       for (size_t k = r.begin(); k < r.end(); ++k) sorted[k] = positions[order[k]];
     });
     const BoundarySamples view{grid->spec(), grid->cell_start(), sorted.data(), nullptr,
-                               static_cast<uint32_t>(count)};
+                               static_cast<uint32_t>(count), nullptr};
     // Akinci eq. 5: psi_b = rho0 / sum_k W_bk; the sum holds W(0) of b itself, so it is never 0.
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 256), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t b = r.begin(); b < r.end(); ++b)
@@ -201,7 +203,7 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, size_t count) {
 BoundarySamples CpuBackend::boundary_samples() const {
   if (!boundary_grid_) return BoundarySamples{};
   return BoundarySamples{boundary_grid_->spec(), boundary_grid_->cell_start(), boundary_x_.data(),
-                         boundary_psi_.data(), static_cast<uint32_t>(boundary_x_.size())};
+                         boundary_psi_.data(), static_cast<uint32_t>(boundary_x_.size()), boundary_near_.data()};
 }
 
 const Obstacle* CpuBackend::obstacles_for(const StepContext& ctx) {
@@ -240,6 +242,10 @@ void CpuBackend::find_neighbors(const StepContext& ctx) {
     overflows_ = grid_.find_neighbors(xp_.data(), x_.size(), ctx.constants.kernel.h, stride_, nb_index_.data(),
                                       nb_count_.data());
   });
+  const BoundarySamples boundary = boundary_samples();
+  if (boundary.count == 0) return;
+  const float reach = kBoundaryNearReach * ctx.constants.kernel.h;
+  for_each_particle([&](uint32_t i) { boundary_near_[i] = boundary_within(boundary, xp_[i], reach) ? 1u : 0u; });
 }
 
 void CpuBackend::solve_density(const StepContext& ctx) {

@@ -76,6 +76,7 @@ class CpuBackend final : public Backend {
   std::unique_ptr<CpuNeighborGrid> boundary_grid_;
   std::vector<Vec3> boundary_x_;
   std::vector<float> boundary_psi_;
+  std::vector<uint8_t> boundary_near_;  // per particle: a sample within reach at the neighbour search
 };
 
 }  // namespace pbf

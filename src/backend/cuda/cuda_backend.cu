@@ -133,6 +133,11 @@ __global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, Nei
   rho[i] = density(c, static_cast<uint32_t>(i), nb, xp, boundary);
 }
 
+__global__ void k_boundary_near(size_t n, BoundarySamples boundary, float reach, const Vec3* xp, uint8_t* near) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) near[i] = boundary_within(boundary, xp[i], reach) ? 1u : 0u;
+}
+
 // Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b included).
 __global__ void k_boundary_psi(size_t n, KernelConstants kernel, float rho0, BoundarySamples boundary, float* psi) {
   const size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
@@ -278,6 +283,7 @@ void CudaBackend::reserve(size_t n) {
   for (auto* b : {&rho_, &lambda_}) b->reserve(n, keep);
   for (auto* b : {&id_, &id_scratch_}) b->reserve(n, keep);
   for (auto* b : {&keys_, &keys_sorted_, &places_, &order_, &nb_count_}) b->reserve(n, 0);
+  boundary_near_.reserve(n, 0);  // filled by every neighbour search before it is read
   nb_index_.reserve(n * static_cast<size_t>(stride_), 0);
   const size_t blocks = std::max<size_t>(1, blocks_for(n, kMeasureBlock));
   partials_.reserve(blocks, 0);
@@ -494,7 +500,7 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, size_t count) {
   cuda_check(cudaMemcpyAsync(cell_start.data(), start.data(), (cells_ + 1) * sizeof(uint32_t),
                              cudaMemcpyHostToDevice, stream_),
              "cudaMemcpy (boundary grid)");
-  const BoundarySamples view{grid_, cell_start.data(), x.data(), nullptr, static_cast<uint32_t>(count)};
+  const BoundarySamples view{grid_, cell_start.data(), x.data(), nullptr, static_cast<uint32_t>(count), nullptr};
   k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, KernelConstants::make(config_.kernel_radius),
                                                             config_.rest_density, view, psi.data());
   check_launch("k_boundary_psi");
@@ -508,7 +514,7 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, size_t count) {
 BoundarySamples CudaBackend::boundary_samples() const {
   if (boundary_n_ == 0) return BoundarySamples{};
   return BoundarySamples{grid_, boundary_start_.data(), boundary_x_.data(), boundary_psi_.data(),
-                         static_cast<uint32_t>(boundary_n_)};
+                         static_cast<uint32_t>(boundary_n_), boundary_near_.data()};
 }
 
 const Obstacle* CudaBackend::obstacles_for(const StepContext& ctx) {
@@ -568,6 +574,12 @@ void CudaBackend::find_neighbors(const StepContext& ctx) {
                                                        ctx.constants.kernel.h, stride_, nb_index_.data(),
                                                        nb_count_.data(), overflows_.data());
   check_launch("k_neighbors");
+  if (boundary_n_ > 0) {
+    k_boundary_near<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, boundary_samples(),
+                                                             kBoundaryNearReach * ctx.constants.kernel.h, xp_.data(),
+                                                             boundary_near_.data());
+    check_launch("k_boundary_near");
+  }
   cuda_check(cudaMemcpyAsync(&overflow_count_, overflows_.data(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_),
              "cudaMemcpy");
   finish("find_neighbors");

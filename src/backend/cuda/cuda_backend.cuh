@@ -94,6 +94,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<Vec3> boundary_x_;
   DeviceBuffer<uint32_t> boundary_start_;  // cells_ + 1 entries
   DeviceBuffer<float> boundary_psi_;
+  DeviceBuffer<uint8_t> boundary_near_;    // per particle: a sample within reach at the neighbour search
   size_t boundary_n_ = 0;
 };
 

@@ -20,13 +20,25 @@ namespace pbf {
 // `grid` (the fluid's grid), where cell c holds places
 // cell_start[c] .. cell_start[c + 1] - 1, and each sample's pseudo-mass
 // psi [kg]. count == 0 means no boundary; then the pointers may be null.
+// `near` (optional) marks, per fluid particle in the backend's current order,
+// whether a sample lay within kBoundaryNearReach kernel radii of it at this
+// substep's neighbour search; the per-particle terms of pbf_equations.h skip
+// the scan for unmarked particles, which are most of them. Null: every
+// particle scans.
 struct BoundarySamples {
   GridSpec grid;
   const uint32_t* cell_start;  // grid.cell_count() + 1 entries
   const Vec3* x;               // [m]
   const float* psi;            // [kg]
   uint32_t count;
+  const uint8_t* near;         // per fluid particle, or null
 };
+
+// How far, in kernel radii, a fluid particle looks for samples when the
+// neighbour search marks it: the extra quarter radius covers its motion
+// during the substep's iterations (a sample that comes into reach then adds
+// almost nothing anyway, since W and grad W vanish at the kernel radius).
+constexpr float kBoundaryNearReach = 1.25f;
 
 // The block of cells that can hold samples within the kernel radius of p
 // (as in neighbor_scan.h, widened by the round-off of p -/+ h).
@@ -81,6 +93,27 @@ PBF_HD void boundary_density_gradient(const KernelConstants& k, const BoundarySa
         grad += r * (b.psi[s] * spiky_gradient_scale(k, r2));
       }
     }
+}
+
+// Whether a sample lies within `radius` of p: the mark of `near`.
+PBF_HD bool boundary_within(const BoundarySamples& b, Vec3 p, float radius) {
+  if (b.count == 0) return false;
+  int lo[3], hi[3];
+  boundary_cell_block(b.grid, p, radius, lo, hi);
+  const float r2max = radius * radius;
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
+      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
+      for (uint32_t s = first; s < last; ++s)
+        if (length_squared(p - b.x[s]) < r2max) return true;
+    }
+  return false;
+}
+
+// Whether fluid particle i must scan the samples (see BoundarySamples::near).
+PBF_HD bool boundary_scan(const BoundarySamples& b, uint32_t i) {
+  return b.count > 0 && (b.near == nullptr || b.near[i] != 0);
 }
 
 // The density the samples add at p [kg/m^3] (Akinci eq. 6).

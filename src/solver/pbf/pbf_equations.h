@@ -141,7 +141,8 @@ PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
 // rho_i = m sum_j W_ij + sum_b psi_b W_ib.
 PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
                      const BoundarySamples& boundary) {
-  return density(c, i, nb, x) + boundary_density(c.kernel, boundary, x[i]);
+  const float rho = density(c, i, nb, x);
+  return boundary_scan(boundary, i) ? rho + boundary_density(c.kernel, boundary, x[i]) : rho;
 }
 
 // The Spiky gradient grad_i W(x_i - x_j) of the pair (i, j), r = x_i - x_j.
@@ -187,10 +188,12 @@ PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborList
     grad_i += g;
     sum_grad2 += length_squared(g);
   }
-  float rho_b;
-  Vec3 grad_b;
-  boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
-  grad_i += grad_b * c.inv_rest_density;
+  float rho_b = 0.0f;
+  if (boundary_scan(boundary, i)) {
+    Vec3 grad_b;
+    boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
+    grad_i += grad_b * c.inv_rest_density;
+  }
   const float rho = c.mass * sum_w + rho_b;
   float constraint = rho * c.inv_rest_density - 1.0f;
   if (c.unilateral && constraint < 0.0f) constraint = 0.0f;
@@ -236,7 +239,7 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
 PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
                                 const float* lambda, const BoundarySamples& boundary) {
   Vec3 dp = position_correction(c, i, nb, x, lambda);
-  if (boundary.count == 0) return dp;
+  if (!boundary_scan(boundary, i)) return dp;
   float rho_b;
   Vec3 grad_b;
   boundary_density_gradient(c.kernel, boundary, x[i], rho_b, grad_b);

@@ -151,6 +151,28 @@ TEST(BoundaryWalls, SamplesCoverEveryWallOnceAtAboutTheSpacing) {
     for (size_t j = i + 1; j < walls.size(); ++j) ASSERT_GT(dist2(walls[i], walls[j]), 0.5 * kSpacing * kSpacing);
 }
 
+TEST(BoundaryNear, OnlyParticlesWithinReachOfASampleAreMarkedAndUnmarkedOnesSkipTheScan) {
+  CpuBackend backend(make_config());
+  const Vec3 sample{0.0f, 0.0f, 0.0f};
+  backend.set_boundary_particles(&sample, 1);
+  BoundarySamples b = backend.boundary_samples();
+  const float reach = pbf::kBoundaryNearReach * kRadius;
+  EXPECT_TRUE(pbf::boundary_within(b, Vec3{0.99f * reach, 0.0f, 0.0f}, reach));
+  EXPECT_FALSE(pbf::boundary_within(b, Vec3{0.0f, 1.01f * reach, 0.0f}, reach));
+  // A fluid particle at half the kernel radius: marked, it gets the sample's density; unmarked, none.
+  pbf::PbfParams params;
+  const pbf::PbfConstants c = pbf::make_pbf_constants(make_config(), params, 1.0f / 120.0f);
+  const Vec3 x[1] = {Vec3{0.5f * kRadius, 0.0f, 0.0f}};
+  const uint32_t index[1] = {0}, count[1] = {0};
+  const pbf::NeighborLists nb{index, count, 1};
+  const uint8_t marked[1] = {1}, unmarked[1] = {0};
+  b.near = marked;
+  const float with = pbf::density(c, 0, nb, x, b);
+  b.near = unmarked;
+  EXPECT_EQ(pbf::density(c, 0, nb, x, b), pbf::density(c, 0, nb, x));
+  EXPECT_GT(with, pbf::density(c, 0, nb, x));
+}
+
 // A random cloud of samples around a fluid point, and the point itself.
 struct Cloud {
   SolverConfig config = make_config();
@@ -163,6 +185,7 @@ struct Cloud {
     for (Vec3& s : samples) s = Vec3{u(rng), u(rng) - 0.15f, u(rng)};
     backend.set_boundary_particles(samples.data(), samples.size());
     b = backend.boundary_samples();
+    b.near = nullptr;  // the fluid particles here are the test's own: every one scans
   }
 };
 
