@@ -556,6 +556,64 @@ pbf_status pbf_solver_clear_obstacles(pbf_solver* solver) {
   });
 }
 
+pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const float* positions, size_t count) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    if (count == 0) return;
+    require_not_null(positions, "positions");
+    const size_t held = solver->impl.boundary_particle_count();
+    if (count > PBF_MAX_BOUNDARY_PARTICLES - std::min<size_t>(PBF_MAX_BOUNDARY_PARTICLES, held))
+      reject(PBF_ERROR_CAPACITY_EXCEEDED, "count: adding " + describe(count) + " boundary particles to " +
+                                              describe(held) + " would exceed PBF_MAX_BOUNDARY_PARTICLES (" +
+                                              describe(PBF_MAX_BOUNDARY_PARTICLES) + ")");
+    const SolverConfig& c = solver->impl.config();
+    const float reach = c.kernel_radius;
+    const float lo[3] = {c.domain_min.x - reach, c.domain_min.y - reach, c.domain_min.z - reach};
+    const float hi[3] = {c.domain_max.x + reach, c.domain_max.y + reach, c.domain_max.z + reach};
+    for (size_t i = 0; i < count; ++i) {
+      for (int a = 0; a < 3; ++a) {
+        const float v = positions[3 * i + a];
+        if (!std::isfinite(v))
+          reject(PBF_ERROR_INVALID_ARGUMENT, "positions[" + describe(3 * i + a) + "] (boundary particle " +
+                                                 describe(i) + ") must be finite, got " + describe(v));
+        if (v < lo[a] || v > hi[a])
+          reject(PBF_ERROR_INVALID_ARGUMENT,
+                 "positions[" + describe(3 * i + a) + "] (boundary particle " + describe(i) + ") is " + describe(v) +
+                     ", farther than the kernel radius (" + describe(reach) + " m) outside the domain on axis " +
+                     describe(a));
+      }
+    }
+    solver->impl.add_boundary_particles(positions, count);
+  });
+}
+
+pbf_status pbf_solver_add_domain_boundary_particles(pbf_solver* solver, size_t* out_added) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    const size_t added = solver->impl.add_domain_boundary_particles();
+    if (out_added) *out_added = added;
+  });
+}
+
+pbf_status pbf_solver_get_boundary_particle_count(const pbf_solver* solver, size_t* out_count) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_not_null(out_count, "out_count");
+    *out_count = solver->impl.boundary_particle_count();
+  });
+}
+
+pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    solver->impl.clear_boundary_particles();
+  });
+}
+
 pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");

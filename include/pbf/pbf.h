@@ -475,6 +475,58 @@ PBF_API pbf_status pbf_solver_get_obstacle_count(const pbf_solver* solver, uint3
 PBF_API pbf_status pbf_solver_clear_obstacles(pbf_solver* solver);
 
 /* ------------------------------------------------------------------------ */
+/* Boundary particles                                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Boundary particles (Akinci et al. 2012) are static samples of solid
+ * surfaces. Each gets a pseudo-mass, rest_density / sum W over the boundary
+ * particles near it (so a densely sampled spot weighs no more than a sparse
+ * one), and adds it to the density of the fluid within the kernel radius.
+ * Fluid resting on a sampled wall then has its full density, instead of
+ * being under-dense there (and drawn into the wall by its neighbours) or
+ * stacking up. Sample a surface evenly at about the particle spacing, one
+ * layer thick. Boundary particles only add density: collisions with the
+ * domain, planes and obstacles still keep particles where they belong, so a
+ * solid needs both its collision shape and its samples. They do not move
+ * and carry no velocity; adding or clearing them rebuilds their grid and
+ * pseudo-masses once (proportional to their number), not at every step.
+ * Like obstacles they are part of the scene: checkpoints do not hold them.
+ */
+
+/** The most boundary particles a solver holds. */
+#define PBF_MAX_BOUNDARY_PARTICLES 67108864u
+
+/**
+ * Adds `count` boundary particles at `positions` (3 * count floats, x, y, z
+ * per particle [m], world frame), after those already added. Each position
+ * must be finite and lie within one kernel radius of the domain box (farther
+ * ones could never touch the fluid). count = 0 does nothing (positions may
+ * then be NULL). Fails without adding anything: PBF_ERROR_NULL_POINTER for a
+ * NULL positions, PBF_ERROR_INVALID_ARGUMENT naming the first bad value,
+ * PBF_ERROR_CAPACITY_EXCEEDED past PBF_MAX_BOUNDARY_PARTICLES.
+ */
+PBF_API pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const float* positions, size_t count);
+
+/**
+ * Switches on boundary particles for the six walls of the domain box: adds a
+ * layer of samples at about the particle spacing on each wall, set back
+ * behind the wall (by about 0.66 spacings at the default kernel radius) so
+ * that fluid resting against the wall at the collision distance of half a
+ * spacing has exactly the rest density. The number added goes to
+ * *out_added when out_added is not NULL. Call it once: a second call adds
+ * the walls a second time. pbf_solver_clear_boundary_particles() switches
+ * them off (with every other boundary particle).
+ */
+PBF_API pbf_status pbf_solver_add_domain_boundary_particles(pbf_solver* solver, size_t* out_added);
+
+/** The number of boundary particles in *out_count (the domain walls' included). */
+PBF_API pbf_status pbf_solver_get_boundary_particle_count(const pbf_solver* solver, size_t* out_count);
+
+/** Removes every boundary particle, the domain walls' included. */
+PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
+
+/* ------------------------------------------------------------------------ */
 /* Stepping                                                                 */
 /* ------------------------------------------------------------------------ */
 

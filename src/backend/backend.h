@@ -61,6 +61,14 @@ class Backend {
   // succeeds or throws leaving the previous set.
   virtual void set_obstacle_fields(const SdfGridView* fields, uint32_t count) = 0;
 
+  // Static boundary samples (solver/boundary/boundary_equations.h), world
+  // positions [m], replacing the previous set (count 0: none). The backend
+  // sorts them into a grid of its own, built here once, and gives each its
+  // pseudo-mass rho0 / sum_k W(x_b - x_k) over the samples k near it. The
+  // density stages then count them. Either succeeds or throws leaving the
+  // previous set.
+  virtual void set_boundary_particles(const Vec3* positions, size_t count) = 0;
+
   // --- the stages of one substep, in the order the PBF solver runs them ---
   // Gravity and prediction, then collisions (Algorithm 1, lines 1-4).
   virtual void predict(const StepContext& ctx) = 0;

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/lattice_fill.h"
+#include "solver/boundary/boundary_sampling.h"
 #include "solver/pbf/pbf_equations.h"
 #include "solver/pbf/pbf_step.h"
 
@@ -211,6 +212,46 @@ void Solver::obstacle_target(uint32_t index, float rotation[4], Vec3& translatio
 void Solver::clear_obstacles() {
   backend_->set_obstacle_fields(nullptr, 0);
   obstacles_.clear();
+}
+
+void Solver::replace_boundary(std::vector<Vec3>&& samples) {
+  if (samples.size() > kMaxBoundaryParticles) {
+    std::ostringstream msg;
+    msg << "solver: " << samples.size() << " boundary particles would exceed the " << kMaxBoundaryParticles
+        << " a solver holds";
+    throw Error(Status::CapacityExceeded, msg.str());
+  }
+  backend_->set_boundary_particles(samples.data(), samples.size());
+  boundary_.swap(samples);
+}
+
+void Solver::add_boundary_particles(const float* positions, size_t n) {
+  if (n > kMaxBoundaryParticles - std::min(kMaxBoundaryParticles, boundary_.size())) {
+    std::ostringstream msg;
+    msg << "count: adding " << n << " boundary particles to " << boundary_.size() << " would exceed the "
+        << kMaxBoundaryParticles << " a solver holds";
+    throw Error(Status::CapacityExceeded, msg.str());
+  }
+  std::vector<Vec3> samples;
+  samples.reserve(boundary_.size() + n);
+  samples = boundary_;
+  for (size_t k = 0; k < n; ++k) samples.push_back(Vec3{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]});
+  replace_boundary(std::move(samples));
+}
+
+size_t Solver::add_domain_boundary_particles() {
+  const std::vector<Vec3> walls = sample_domain_walls(config_);
+  std::vector<Vec3> samples;
+  samples.reserve(boundary_.size() + walls.size());
+  samples = boundary_;
+  samples.insert(samples.end(), walls.begin(), walls.end());
+  replace_boundary(std::move(samples));
+  return walls.size();
+}
+
+void Solver::clear_boundary_particles() {
+  backend_->set_boundary_particles(nullptr, 0);
+  boundary_.clear();
 }
 
 void Solver::step(float dt, uint32_t substeps) {

@@ -17,6 +17,9 @@ namespace pbf {
 // The most cells of kernel-radius size a domain may span.
 constexpr uint64_t kMaxGridCells = uint64_t(1) << 26;
 
+// The most boundary samples a solver holds (PBF_MAX_BOUNDARY_PARTICLES).
+constexpr size_t kMaxBoundaryParticles = size_t(1) << 26;
+
 // Fills in the automatic values of a requested config (kernel radius 0,
 // thread count 0, max_neighbors 0, backend Auto). Throws Error when the
 // config cannot be simulated (its message names the field).
@@ -57,6 +60,19 @@ class Solver {
   void obstacle_target(uint32_t index, float rotation[4], Vec3& translation) const;
   uint32_t obstacle_count() const { return static_cast<uint32_t>(obstacles_.size()); }
 
+  // Boundary samples (Akinci et al. 2012): static positions whose
+  // pseudo-masses add to the density of the fluid near them. The solver keeps
+  // them in the order added and hands the whole set to the backend, which
+  // rebuilds its boundary grid and the pseudo-masses, whenever it changes.
+  // `positions` holds 3 floats per sample, already checked. Throws
+  // Error(CapacityExceeded) beyond kMaxBoundaryParticles.
+  void add_boundary_particles(const float* positions, size_t n);
+  // Adds samples of the six domain walls (solver/boundary/boundary_sampling.h);
+  // returns how many.
+  size_t add_domain_boundary_particles();
+  void clear_boundary_particles();
+  size_t boundary_particle_count() const { return boundary_.size(); }
+
   void step(float dt, uint32_t substeps);
   const StepStats& stats() const { return stats_; }
 
@@ -86,6 +102,9 @@ class Solver {
   std::vector<ObstacleRecord> obstacles_;
   std::vector<ObstaclePose> obstacle_poses_;  // one substep's poses, reused
   void upload_obstacle_fields();
+  std::vector<Vec3> boundary_;  // boundary samples in the order added [m]
+  // Makes `samples` the boundary set, on the backend first.
+  void replace_boundary(std::vector<Vec3>&& samples);
   std::unique_ptr<Backend> backend_;
   StepStats stats_;
 };

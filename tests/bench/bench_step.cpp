@@ -3,10 +3,13 @@
 // CPU (30k, 125k, 500k particles) and on CUDA (128k, 1M, 4M; reported as
 // skipped where no device is usable). Each benchmark first runs 30 steps so
 // the block has started to fall and the neighbour grid is warm, then times
-// single steps of dt = 1 ms.
+// single steps of dt = 1 ms. BM_DamBreakWallsStep runs the same scene with
+// and without boundary particles on the domain walls (walls:1 / walls:0), to
+// show what they add to a step.
 #include <benchmark/benchmark.h>
 #include <pbf/pbf.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +25,7 @@ void check(pbf_status status) {
 
 // A cube of water of `particles` (rounded to a cube number) at 2.5 cm
 // spacing in the corner of a box 4 x 3 x 1.5 times the cube's side.
-void BM_DamBreakStep(benchmark::State& state) {
+void dam_break_step(benchmark::State& state, bool walls) {
   const int side = static_cast<int>(std::lround(std::cbrt(static_cast<double>(state.range(0)))));
   const float spacing = 0.025f;
   const float block = side * spacing;
@@ -43,6 +46,13 @@ void BM_DamBreakStep(benchmark::State& state) {
   desc.max_particles = static_cast<uint32_t>(side) * side * side;
   pbf_solver* solver = nullptr;
   check(pbf_solver_create(&desc, &solver));
+  size_t boundary = 0;
+  double boundary_setup_ms = 0.0;
+  if (walls) {
+    const auto start = std::chrono::steady_clock::now();
+    check(pbf_solver_add_domain_boundary_particles(solver, &boundary));
+    boundary_setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
   const float lo[3] = {0, 0, 0}, hi[3] = {block, block, block};
   size_t n = 0;
   check(pbf_solver_fill_box(solver, lo, hi, nullptr, &n));
@@ -51,7 +61,7 @@ void BM_DamBreakStep(benchmark::State& state) {
   pbf_params params = pbf_params_default();
   check(pbf_solver_get_params(solver, &params));
   pbf_stats stats = pbf_stats_default();
-  double constraints = 0, neighbors = 0, grid = 0, vv = 0;
+  double constraints = 0, neighbors = 0, grid = 0, vv = 0, velocity = 0;
   for (auto _ : state) {
     check(pbf_solver_step(solver, 0.001f, 1));
     check(pbf_solver_get_stats(solver, &stats));
@@ -59,6 +69,7 @@ void BM_DamBreakStep(benchmark::State& state) {
     neighbors += stats.time_neighbors_ms;
     grid += stats.time_grid_ms;
     vv += stats.time_vorticity_viscosity_ms;
+    velocity += stats.time_velocity_ms;
   }
   const double steps = static_cast<double>(state.iterations());
   state.counters["particles"] = static_cast<double>(n);
@@ -68,9 +79,18 @@ void BM_DamBreakStep(benchmark::State& state) {
   state.counters["neighbors_ms"] = neighbors / steps;
   state.counters["constraints_ms"] = constraints / steps;
   state.counters["vorticity_xsph_ms"] = vv / steps;
+  state.counters["velocity_ms"] = velocity / steps;
   state.counters["avg_density_error"] = stats.avg_density_error;
+  if (walls) {
+    state.counters["boundary_particles"] = static_cast<double>(boundary);
+    state.counters["boundary_setup_ms"] = boundary_setup_ms;
+  }
   check(pbf_solver_destroy(solver));
 }
+
+void BM_DamBreakStep(benchmark::State& state) { dam_break_step(state, false); }
+
+void BM_DamBreakWallsStep(benchmark::State& state) { dam_break_step(state, state.range(2) != 0); }
 
 }  // namespace
 
@@ -82,6 +102,17 @@ BENCHMARK(BM_DamBreakStep)
     ->Args({128000, PBF_BACKEND_CUDA})
     ->Args({1000000, PBF_BACKEND_CUDA})
     ->Args({4000000, PBF_BACKEND_CUDA})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK(BM_DamBreakWallsStep)
+    ->ArgNames({"particles", "backend", "walls"})
+    ->Args({30000, PBF_BACKEND_CPU, 0})
+    ->Args({30000, PBF_BACKEND_CPU, 1})
+    ->Args({59319, PBF_BACKEND_CPU, 0})
+    ->Args({59319, PBF_BACKEND_CPU, 1})
+    ->Args({1000000, PBF_BACKEND_CUDA, 0})
+    ->Args({1000000, PBF_BACKEND_CUDA, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -56,6 +56,7 @@ void CpuBackend::resize(size_t n) {
   for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->reserve(n);
   for (auto* a : {&rho_, &lambda_}) a->reserve(n);
   for (auto* a : {&id_, &order_, &id_scratch_, &nb_count_}) a->reserve(n);
+  boundary_near_.reserve(n);
   nb_index_.reserve(n * static_cast<size_t>(stride_));
   grid_.reserve(n);
   for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->resize(n);
@@ -65,6 +66,7 @@ void CpuBackend::resize(size_t n) {
   order_.resize(n);
   id_scratch_.resize(n);
   nb_count_.assign(n, 0u);
+  boundary_near_.assign(n, 1u);
   nb_index_.resize(n * static_cast<size_t>(stride_));
 }
 
@@ -165,6 +167,45 @@ void CpuBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count) 
   obstacles_.swap(obstacles);
 }
 
+void CpuBackend::set_boundary_particles(const Vec3* positions, size_t count) {
+  if (count == 0) {
+    boundary_grid_.reset();
+    boundary_x_ = {};
+    boundary_psi_ = {};
+    return;
+  }
+  // Everything is built aside and swapped in at the end, so a failed allocation changes nothing.
+  auto grid = std::make_unique<CpuNeighborGrid>(grid_.spec());
+  grid->reserve(count);
+  std::vector<uint32_t> order(count);
+  std::vector<Vec3> sorted(count);
+  std::vector<float> psi(count);
+  const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
+  const float rho0 = config_.rest_density;
+  arena_.execute([&] {
+    grid->sort(positions, count, order.data());
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 2048), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t k = r.begin(); k < r.end(); ++k) sorted[k] = positions[order[k]];
+    });
+    const BoundarySamples view{grid->spec(), grid->cell_start(), sorted.data(), nullptr,
+                               static_cast<uint32_t>(count), nullptr};
+    // Akinci eq. 5: psi_b = rho0 / sum_k W_bk; the sum holds W(0) of b itself, so it is never 0.
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 256), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t b = r.begin(); b < r.end(); ++b)
+        psi[b] = rho0 / boundary_kernel_sum(kernel, view, static_cast<uint32_t>(b));
+    });
+  });
+  boundary_grid_.swap(grid);
+  boundary_x_.swap(sorted);
+  boundary_psi_.swap(psi);
+}
+
+BoundarySamples CpuBackend::boundary_samples() const {
+  if (!boundary_grid_) return BoundarySamples{};
+  return BoundarySamples{boundary_grid_->spec(), boundary_grid_->cell_start(), boundary_x_.data(),
+                         boundary_psi_.data(), static_cast<uint32_t>(boundary_x_.size()), boundary_near_.data()};
+}
+
 const Obstacle* CpuBackend::obstacles_for(const StepContext& ctx) {
   if (ctx.obstacle_count != obstacles_.size())
     throw Error(Status::Internal, "CPU backend: a step names another number of obstacles than it holds");
@@ -201,15 +242,20 @@ void CpuBackend::find_neighbors(const StepContext& ctx) {
     overflows_ = grid_.find_neighbors(xp_.data(), x_.size(), ctx.constants.kernel.h, stride_, nb_index_.data(),
                                       nb_count_.data());
   });
+  const BoundarySamples boundary = boundary_samples();
+  if (boundary.count == 0) return;
+  const float reach = kBoundaryNearReach * ctx.constants.kernel.h;
+  for_each_particle([&](uint32_t i) { boundary_near_[i] = boundary_within(boundary, xp_[i], reach) ? 1u : 0u; });
 }
 
 void CpuBackend::solve_density(const StepContext& ctx) {
   const PbfConstants& c = ctx.constants;
   const NeighborLists nb = neighbor_lists();
   const Obstacle* obstacles = obstacles_for(ctx);
-  for_each_particle([&](uint32_t i) { density_lambda(c, i, nb, xp_.data(), rho_[i], lambda_[i]); });
+  const BoundarySamples boundary = boundary_samples();
+  for_each_particle([&](uint32_t i) { density_lambda(c, i, nb, xp_.data(), boundary, rho_[i], lambda_[i]); });
   for_each_particle([&](uint32_t i) {
-    const Vec3 moved = xp_[i] + position_correction(c, i, nb, xp_.data(), lambda_.data());
+    const Vec3 moved = xp_[i] + position_correction(c, i, nb, xp_.data(), lambda_.data(), boundary);
     scratch_b_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x_[i]);
   });
   xp_.swap(scratch_b_);
@@ -218,10 +264,11 @@ void CpuBackend::solve_density(const StepContext& ctx) {
 void CpuBackend::update_velocities(const StepContext& ctx) {
   const PbfConstants& c = ctx.constants;
   const NeighborLists nb = neighbor_lists();
+  const BoundarySamples boundary = boundary_samples();
   for_each_particle([&](uint32_t i) {
     v_[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x_[i], xp_[i], v_[i]);
     x_[i] = xp_[i];
-    rho_[i] = density(c, i, nb, xp_.data());
+    rho_[i] = density(c, i, nb, xp_.data(), boundary);
   });
 }
 

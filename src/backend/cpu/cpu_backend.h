@@ -6,6 +6,7 @@
 
 #include <tbb/task_arena.h>
 
+#include <memory>
 #include <vector>
 
 #include "backend/backend.h"
@@ -28,6 +29,7 @@ class CpuBackend final : public Backend {
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
   void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;
+  void set_boundary_particles(const Vec3* positions, size_t count) override;
 
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
@@ -43,6 +45,8 @@ class CpuBackend final : public Backend {
   const std::vector<float>& densities() const { return rho_; }
   const std::vector<uint32_t>& user_ids() const { return id_; }
   NeighborLists neighbor_lists() const { return NeighborLists{nb_index_.data(), nb_count_.data(), stride_}; }
+  // The boundary samples in cell order, with their pseudo-masses (count 0 when there are none).
+  BoundarySamples boundary_samples() const;
 
  private:
   template <class Body>
@@ -68,6 +72,11 @@ class CpuBackend final : public Backend {
   std::vector<float> mapped_[3];        // user-order copies lent by map(), by Field
   std::vector<std::vector<float>> field_values_;  // obstacle fields' samples
   std::vector<Obstacle> obstacles_;     // views of them with this substep's poses
+  // Boundary samples: their own grid (built when they change), positions in its cell order, pseudo-masses.
+  std::unique_ptr<CpuNeighborGrid> boundary_grid_;
+  std::vector<Vec3> boundary_x_;
+  std::vector<float> boundary_psi_;
+  std::vector<uint8_t> boundary_near_;  // per particle: a sample within reach at the neighbour search
 };
 
 }  // namespace pbf

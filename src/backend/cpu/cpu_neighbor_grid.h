@@ -18,6 +18,8 @@ class CpuNeighborGrid {
   explicit CpuNeighborGrid(const GridSpec& spec);
 
   const GridSpec& spec() const { return spec_; }
+  // Where each cell's places start after sort(): cell_count() + 1 entries.
+  const uint32_t* cell_start() const { return cell_start_.data(); }
 
   // Makes room for n particles, so that sort() of up to n does not allocate.
   void reserve(size_t n) {

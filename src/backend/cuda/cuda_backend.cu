@@ -105,32 +105,43 @@ __global__ void k_neighbors(size_t n, GridSpec grid, const uint32_t* start, cons
   if (overflow) atomicAdd(overflows, 1u);
 }
 
-__global__ void k_density_lambda(size_t n, PbfConstants c, NeighborLists nb, const Vec3* xp, float* rho,
-                                 float* lambda) {
+__global__ void k_density_lambda(size_t n, PbfConstants c, NeighborLists nb, BoundarySamples boundary,
+                                 const Vec3* xp, float* rho, float* lambda) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   float r, l;
-  density_lambda(c, static_cast<uint32_t>(i), nb, xp, r, l);
+  density_lambda(c, static_cast<uint32_t>(i), nb, xp, boundary, r, l);
   rho[i] = r;
   lambda[i] = l;
 }
 
 __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
-                          uint32_t obstacle_count, NeighborLists nb, const Vec3* xp, const float* lambda,
-                          const Vec3* x, Vec3* out) {
+                          uint32_t obstacle_count, NeighborLists nb, BoundarySamples boundary, const Vec3* xp,
+                          const float* lambda, const Vec3* x, Vec3* out) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  const Vec3 moved = xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda);
+  const Vec3 moved = xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda, boundary);
   out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i]);
 }
 
-__global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb, Vec3* x,
-                                  const Vec3* xp, Vec3* v, float* rho) {
+__global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
+                                  BoundarySamples boundary, Vec3* x, const Vec3* xp, Vec3* v, float* rho) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   v[i] = updated_velocity(c, planes.plane, planes.count, x[i], xp[i], v[i]);
   x[i] = xp[i];
-  rho[i] = density(c, static_cast<uint32_t>(i), nb, xp);
+  rho[i] = density(c, static_cast<uint32_t>(i), nb, xp, boundary);
+}
+
+__global__ void k_boundary_near(size_t n, BoundarySamples boundary, float reach, const Vec3* xp, uint8_t* near) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) near[i] = boundary_within(boundary, xp[i], reach) ? 1u : 0u;
+}
+
+// Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b included).
+__global__ void k_boundary_psi(size_t n, KernelConstants kernel, float rho0, BoundarySamples boundary, float* psi) {
+  const size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (b < n) psi[b] = rho0 / boundary_kernel_sum(kernel, boundary, static_cast<uint32_t>(b));
 }
 
 __global__ void k_vorticity(size_t n, PbfConstants c, NeighborLists nb, const Vec3* x, const Vec3* v,
@@ -272,6 +283,7 @@ void CudaBackend::reserve(size_t n) {
   for (auto* b : {&rho_, &lambda_}) b->reserve(n, keep);
   for (auto* b : {&id_, &id_scratch_}) b->reserve(n, keep);
   for (auto* b : {&keys_, &keys_sorted_, &places_, &order_, &nb_count_}) b->reserve(n, 0);
+  boundary_near_.reserve(n, 0);  // filled by every neighbour search before it is read
   nb_index_.reserve(n * static_cast<size_t>(stride_), 0);
   const size_t blocks = std::max<size_t>(1, blocks_for(n, kMeasureBlock));
   partials_.reserve(blocks, 0);
@@ -452,6 +464,59 @@ void CudaBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count)
   obstacles_.swap(obstacles);
 }
 
+void CudaBackend::set_boundary_particles(const Vec3* positions, size_t count) {
+  use_device();
+  if (count == 0) {
+    DeviceBuffer<Vec3> no_x;
+    DeviceBuffer<uint32_t> no_start;
+    DeviceBuffer<float> no_psi;
+    boundary_x_.swap(no_x);  // the old buffers are freed on the way out
+    boundary_start_.swap(no_start);
+    boundary_psi_.swap(no_psi);
+    boundary_n_ = 0;
+    return;
+  }
+  // A static set, sorted once on the host: a stable counting sort by cell,
+  // which gives the CPU backend's order.
+  std::vector<uint32_t> start(cells_ + 1, 0u);
+  std::vector<uint32_t> cell(count);
+  for (size_t k = 0; k < count; ++k) {
+    cell[k] = grid_.cell_index(positions[k]);
+    ++start[cell[k] + 1];
+  }
+  for (size_t c = 0; c < cells_; ++c) start[c + 1] += start[c];
+  std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
+  std::vector<Vec3> sorted(count);
+  for (size_t k = 0; k < count; ++k) sorted[cursor[cell[k]]++] = positions[k];
+  // New buffers, swapped in once they are filled: a failure leaves the previous set.
+  DeviceBuffer<Vec3> x;
+  DeviceBuffer<uint32_t> cell_start;
+  DeviceBuffer<float> psi;
+  x.reserve(count, 0);
+  cell_start.reserve(cells_ + 1, 0);
+  psi.reserve(count, 0);
+  cuda_check(cudaMemcpyAsync(x.data(), sorted.data(), count * sizeof(Vec3), cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (boundary samples)");
+  cuda_check(cudaMemcpyAsync(cell_start.data(), start.data(), (cells_ + 1) * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (boundary grid)");
+  const BoundarySamples view{grid_, cell_start.data(), x.data(), nullptr, static_cast<uint32_t>(count), nullptr};
+  k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, KernelConstants::make(config_.kernel_radius),
+                                                            config_.rest_density, view, psi.data());
+  check_launch("k_boundary_psi");
+  finish("set_boundary_particles");
+  boundary_x_.swap(x);
+  boundary_start_.swap(cell_start);
+  boundary_psi_.swap(psi);
+  boundary_n_ = count;
+}
+
+BoundarySamples CudaBackend::boundary_samples() const {
+  if (boundary_n_ == 0) return BoundarySamples{};
+  return BoundarySamples{grid_, boundary_start_.data(), boundary_x_.data(), boundary_psi_.data(),
+                         static_cast<uint32_t>(boundary_n_), boundary_near_.data()};
+}
+
 const Obstacle* CudaBackend::obstacles_for(const StepContext& ctx) {
   if (ctx.obstacle_count != obstacles_.size())
     throw Error(Status::Internal, "CUDA backend: a step names another number of obstacles than it holds");
@@ -509,6 +574,12 @@ void CudaBackend::find_neighbors(const StepContext& ctx) {
                                                        ctx.constants.kernel.h, stride_, nb_index_.data(),
                                                        nb_count_.data(), overflows_.data());
   check_launch("k_neighbors");
+  if (boundary_n_ > 0) {
+    k_boundary_near<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, boundary_samples(),
+                                                             kBoundaryNearReach * ctx.constants.kernel.h, xp_.data(),
+                                                             boundary_near_.data());
+    check_launch("k_boundary_near");
+  }
   cuda_check(cudaMemcpyAsync(&overflow_count_, overflows_.data(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_),
              "cudaMemcpy");
   finish("find_neighbors");
@@ -518,11 +589,13 @@ void CudaBackend::solve_density(const StepContext& ctx) {
   use_device();
   const unsigned b = blocks_for(n_);
   const NeighborLists nb = neighbor_lists();
-  k_density_lambda<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, nb, xp_.data(), rho_.data(), lambda_.data());
+  const BoundarySamples boundary = boundary_samples();
+  k_density_lambda<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, nb, boundary, xp_.data(), rho_.data(),
+                                              lambda_.data());
   check_launch("k_density_lambda");
   const Obstacle* obstacles = obstacles_for(ctx);
   k_correct<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), obstacles, ctx.obstacle_count, nb,
-                                       xp_.data(), lambda_.data(), x_.data(), scratch_.data());
+                                       boundary, xp_.data(), lambda_.data(), x_.data(), scratch_.data());
   check_launch("k_correct");
   xp_.swap(scratch_);
   finish("solve_density");
@@ -531,7 +604,8 @@ void CudaBackend::solve_density(const StepContext& ctx) {
 void CudaBackend::update_velocities(const StepContext& ctx) {
   use_device();
   k_update_velocity<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), neighbor_lists(),
-                                                             x_.data(), xp_.data(), v_.data(), rho_.data());
+                                                             boundary_samples(), x_.data(), xp_.data(), v_.data(),
+                                                             rho_.data());
   check_launch("k_update_velocity");
   finish("update_velocities");
 }

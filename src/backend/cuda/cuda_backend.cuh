@@ -41,6 +41,7 @@ class CudaBackend final : public Backend {
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
   void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;
+  void set_boundary_particles(const Vec3* positions, size_t count) override;
 
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
@@ -57,6 +58,8 @@ class CudaBackend final : public Backend {
   // Room for n particles in every buffer; on failure nothing has changed.
   void reserve(size_t n);
   NeighborLists neighbor_lists() const;
+  // The boundary samples on the GPU (count 0 when there are none).
+  BoundarySamples boundary_samples() const;
   // Uploads the obstacles of the substep `ctx` describes; returns them on the GPU.
   const Obstacle* obstacles_for(const StepContext& ctx);
 
@@ -87,6 +90,12 @@ class CudaBackend final : public Backend {
   std::vector<std::unique_ptr<DeviceBuffer<float>>> fields_;
   std::vector<Obstacle> obstacles_;
   DeviceBuffer<Obstacle> obstacles_device_;
+  // Boundary samples in cell order of grid_, where each cell's samples start, and their pseudo-masses.
+  DeviceBuffer<Vec3> boundary_x_;
+  DeviceBuffer<uint32_t> boundary_start_;  // cells_ + 1 entries
+  DeviceBuffer<float> boundary_psi_;
+  DeviceBuffer<uint8_t> boundary_near_;    // per particle: a sample within reach at the neighbour search
+  size_t boundary_n_ = 0;
 };
 
 }  // namespace pbf

@@ -11,6 +11,7 @@
 #include "core/lattice.h"
 #include "core/obstacle.h"
 #include "core/sph_kernels.h"
+#include "solver/boundary/boundary_equations.h"
 
 namespace pbf {
 
@@ -136,6 +137,14 @@ PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
   return c.mass * sum;
 }
 
+// The density with static boundary samples (Akinci et al. 2012, eq. 6):
+// rho_i = m sum_j W_ij + sum_b psi_b W_ib.
+PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                     const BoundarySamples& boundary) {
+  const float rho = density(c, i, nb, x);
+  return boundary_scan(boundary, i) ? rho + boundary_density(c.kernel, boundary, x[i]) : rho;
+}
+
 // The Spiky gradient grad_i W(x_i - x_j) of the pair (i, j), r = x_i - x_j.
 // Where two particles coincide (r = 0) the gradient has no direction; there
 // the pair gets an antisymmetric direction drawn from its two indices, with
@@ -158,8 +167,13 @@ PBF_HD Vec3 pair_gradient(const KernelConstants& k, Vec3 r, float r2, uint32_t i
 
 // Density (eq. 2), constraint C_i = rho_i / rho0 - 1 (eq. 1) and its scaling
 // factor lambda_i (eq. 11) with gradients from eq. 8.
+//
+// With boundary samples (Akinci et al. 2012) the density gains
+// sum_b psi_b W_ib and the gradient with respect to x_i gains
+// (1/rho0) sum_b psi_b grad W_ib; the samples do not move, so they add no
+// gradient of their own to the denominator.
 PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
-                           float& rho_out, float& lambda_out) {
+                           const BoundarySamples& boundary, float& rho_out, float& lambda_out) {
   const Vec3 xi = x[i];
   float sum_w = poly6(c.kernel, 0.0f);
   Vec3 grad_i{0.0f, 0.0f, 0.0f};
@@ -174,11 +188,23 @@ PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborList
     grad_i += g;
     sum_grad2 += length_squared(g);
   }
-  const float rho = c.mass * sum_w;
+  float rho_b = 0.0f;
+  if (boundary_scan(boundary, i)) {
+    Vec3 grad_b;
+    boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
+    grad_i += grad_b * c.inv_rest_density;
+  }
+  const float rho = c.mass * sum_w + rho_b;
   float constraint = rho * c.inv_rest_density - 1.0f;
   if (c.unilateral && constraint < 0.0f) constraint = 0.0f;
   rho_out = rho;
   lambda_out = -constraint / (sum_grad2 + length_squared(grad_i) + c.cfm);
+}
+
+// Density and lambda without boundary samples.
+PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                           float& rho_out, float& lambda_out) {
+  density_lambda(c, i, nb, x, BoundarySamples{}, rho_out, lambda_out);
 }
 
 // Artificial pressure s_corr = -k (W(r) / W(dq))^n (eq. 13), in units of lambda.
@@ -204,6 +230,20 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
     dp += pair_gradient(c.kernel, r, r2, i, j) * (li + lambda[j] + artificial_pressure(c, r2));
   }
   return dp * c.mass_over_rho0;
+}
+
+// Position correction with static boundary samples: the fluid part of eq. 12
+// plus the step along the boundary part of grad_i C_i,
+// (lambda_i / rho0) sum_b psi_b grad W_ib. A sample has no lambda of its own
+// and does not move, so the pair is not symmetrised and gets no s_corr.
+PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                                const float* lambda, const BoundarySamples& boundary) {
+  Vec3 dp = position_correction(c, i, nb, x, lambda);
+  if (!boundary_scan(boundary, i)) return dp;
+  float rho_b;
+  Vec3 grad_b;
+  boundary_density_gradient(c.kernel, boundary, x[i], rho_b, grad_b);
+  return dp + grad_b * (lambda[i] * c.inv_rest_density);
 }
 
 // Algorithm 1, line 21: v = (x* - x) / dt, then restitution against every

@@ -1,0 +1,134 @@
+// boundary_equations.h - static boundary particles (Akinci et al. 2012,
+// "Versatile rigid-fluid coupling for incompressible SPH"): samples of a
+// solid surface that add their pseudo-mass to the density of nearby fluid,
+// so that fluid at a wall sees a full neighbourhood. Written once for every
+// backend; a backend keeps the samples sorted by grid cell and calls these
+// per sample (pseudo-mass) or per fluid particle (density, gradient,
+// correction). Samples never move, so only the fluid particle's position
+// carries a gradient.
+#pragma once
+
+#include <cstdint>
+
+#include "core/grid_spec.h"
+#include "core/hd.h"
+#include "core/sph_kernels.h"
+
+namespace pbf {
+
+// The boundary samples as a backend holds them: positions in cell order of
+// `grid` (the fluid's grid), where cell c holds places
+// cell_start[c] .. cell_start[c + 1] - 1, and each sample's pseudo-mass
+// psi [kg]. count == 0 means no boundary; then the pointers may be null.
+// `near` (optional) marks, per fluid particle in the backend's current order,
+// whether a sample lay within kBoundaryNearReach kernel radii of it at this
+// substep's neighbour search; the per-particle terms of pbf_equations.h skip
+// the scan for unmarked particles, which are most of them. Null: every
+// particle scans.
+struct BoundarySamples {
+  GridSpec grid;
+  const uint32_t* cell_start;  // grid.cell_count() + 1 entries
+  const Vec3* x;               // [m]
+  const float* psi;            // [kg]
+  uint32_t count;
+  const uint8_t* near;         // per fluid particle, or null
+};
+
+// How far, in kernel radii, a fluid particle looks for samples when the
+// neighbour search marks it: the extra quarter radius covers its motion
+// during the substep's iterations (a sample that comes into reach then adds
+// almost nothing anyway, since W and grad W vanish at the kernel radius).
+constexpr float kBoundaryNearReach = 1.25f;
+
+// The block of cells that can hold samples within the kernel radius of p
+// (as in neighbor_scan.h, widened by the round-off of p -/+ h).
+PBF_HD void boundary_cell_block(const GridSpec& g, Vec3 p, float h, int lo[3], int hi[3]) {
+  const float c[3] = {p.x, p.y, p.z};
+  const float o[3] = {g.origin.x, g.origin.y, g.origin.z};
+  for (int a = 0; a < 3; ++a) {
+    const float reach = h + 4.8e-7f * (fabsf(c[a]) + h);
+    lo[a] = g.axis_cell(c[a] - reach, o[a], g.dim[a]);
+    hi[a] = g.axis_cell(c[a] + reach, o[a], g.dim[a]);
+  }
+}
+
+// Akinci eq. 4-5 without rho0: sum_k W(x_b - x_k) over the samples k within
+// the kernel radius of sample b, b itself included. The pseudo-mass of b is
+// psi_b = rho0 / this sum: rho0 times the volume b stands for, so that a
+// densely sampled region weighs no more than a sparsely sampled one.
+PBF_HD float boundary_kernel_sum(const KernelConstants& k, const BoundarySamples& b, uint32_t index) {
+  const Vec3 xb = b.x[index];
+  int lo[3], hi[3];
+  boundary_cell_block(b.grid, xb, k.h, lo, hi);
+  float sum = 0.0f;
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
+      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
+      for (uint32_t s = first; s < last; ++s) sum += poly6(k, length_squared(xb - b.x[s]));
+    }
+  return sum;
+}
+
+// What the samples add at a fluid particle at p: the density
+// sum_b psi_b W(p - x_b) [kg/m^3] (Akinci eq. 6) and the gradient of that sum
+// with respect to p, sum_b psi_b grad W(p - x_b) [kg/m^4], with the Spiky
+// gradient as for fluid pairs.
+PBF_HD void boundary_density_gradient(const KernelConstants& k, const BoundarySamples& b, Vec3 p, float& rho,
+                                      Vec3& grad) {
+  rho = 0.0f;
+  grad = Vec3{0.0f, 0.0f, 0.0f};
+  if (b.count == 0) return;
+  int lo[3], hi[3];
+  boundary_cell_block(b.grid, p, k.h, lo, hi);
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
+      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
+      for (uint32_t s = first; s < last; ++s) {
+        const Vec3 r = p - b.x[s];
+        const float r2 = length_squared(r);
+        if (r2 >= k.h2) continue;
+        rho += b.psi[s] * poly6(k, r2);
+        grad += r * (b.psi[s] * spiky_gradient_scale(k, r2));
+      }
+    }
+}
+
+// Whether a sample lies within `radius` of p: the mark of `near`.
+PBF_HD bool boundary_within(const BoundarySamples& b, Vec3 p, float radius) {
+  if (b.count == 0) return false;
+  int lo[3], hi[3];
+  boundary_cell_block(b.grid, p, radius, lo, hi);
+  const float r2max = radius * radius;
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
+      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
+      for (uint32_t s = first; s < last; ++s)
+        if (length_squared(p - b.x[s]) < r2max) return true;
+    }
+  return false;
+}
+
+// Whether fluid particle i must scan the samples (see BoundarySamples::near).
+PBF_HD bool boundary_scan(const BoundarySamples& b, uint32_t i) {
+  return b.count > 0 && (b.near == nullptr || b.near[i] != 0);
+}
+
+// The density the samples add at p [kg/m^3] (Akinci eq. 6).
+PBF_HD float boundary_density(const KernelConstants& k, const BoundarySamples& b, Vec3 p) {
+  if (b.count == 0) return 0.0f;
+  int lo[3], hi[3];
+  boundary_cell_block(b.grid, p, k.h, lo, hi);
+  float rho = 0.0f;
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
+      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
+      for (uint32_t s = first; s < last; ++s) rho += b.psi[s] * poly6(k, length_squared(p - b.x[s]));
+    }
+  return rho;
+}
+
+}  // namespace pbf

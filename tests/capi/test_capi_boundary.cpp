@@ -1,0 +1,184 @@
+// The boundary-particle functions of the C API: every bad argument is refused
+// with its status and a message naming the function and the argument,
+// leaving the boundary particles as they were; valid samples are counted,
+// the domain walls are sampled, and clearing removes them all.
+#include <gtest/gtest.h>
+#include <pbf/pbf.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "physics/physics_scenes.h"
+
+namespace {
+
+using pbf_test::SolverPtr;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// Expects `status` and a message naming pbf_<function> and `argument`.
+void expect_refused(pbf_status got, pbf_status status, const char* function, const std::string& argument) {
+  const std::string message = pbf_last_error();
+  EXPECT_EQ(got, status) << pbf_status_string(got) << ": " << message;
+  EXPECT_NE(message.find(function), std::string::npos) << message;
+  EXPECT_NE(message.find(argument), std::string::npos) << message;
+}
+
+class CApiBoundary : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pbf_solver_desc d = pbf_solver_desc_default();
+    d.backend = PBF_BACKEND_CPU;
+    d.max_particles = 64;
+    d.particle_spacing = 0.05f;  // kernel radius 0.1 m; domain (0,0,0)-(1,1,1)
+    solver_ = pbf_test::make_solver(d);
+    ASSERT_TRUE(solver_);
+  }
+
+  size_t count() {
+    size_t n = 999;
+    EXPECT_EQ(pbf_solver_get_boundary_particle_count(solver_.get(), &n), PBF_OK) << pbf_last_error();
+    return n;
+  }
+
+  SolverPtr solver_;
+  std::vector<float> three_ = {0.5f, 0.0f, 0.5f, 0.55f, 0.0f, 0.5f, 0.6f, 0.0f, 0.5f};
+};
+
+TEST_F(CApiBoundary, ASolverStartsWithoutBoundaryParticles) { EXPECT_EQ(count(), 0u); }
+
+TEST_F(CApiBoundary, ValidSamplesAreAddedAfterThoseAlreadyThere) {
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 3), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 3u);
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 2), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 5u);
+}
+
+TEST_F(CApiBoundary, NothingToAddIsAcceptedWithoutPositions) {
+  EXPECT_EQ(pbf_solver_add_boundary_particles(solver_.get(), nullptr, 0), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(CApiBoundary, SamplesUpToAKernelRadiusOutsideTheDomainAreAccepted) {
+  const float p[6] = {-0.099f, 0.5f, 0.5f, 1.099f, 1.099f, -0.099f};
+  EXPECT_EQ(pbf_solver_add_boundary_particles(solver_.get(), p, 2), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 2u);
+}
+
+TEST_F(CApiBoundary, NullArgumentsAreRefused) {
+  expect_refused(pbf_solver_add_boundary_particles(nullptr, three_.data(), 3), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_add_boundary_particles", "solver");
+  expect_refused(pbf_solver_add_boundary_particles(solver_.get(), nullptr, 3), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_add_boundary_particles", "positions");
+  expect_refused(pbf_solver_add_domain_boundary_particles(nullptr, nullptr), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_add_domain_boundary_particles", "solver");
+  size_t n = 0;
+  expect_refused(pbf_solver_get_boundary_particle_count(nullptr, &n), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_get_boundary_particle_count", "solver");
+  expect_refused(pbf_solver_get_boundary_particle_count(solver_.get(), nullptr), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_get_boundary_particle_count", "out_count");
+  expect_refused(pbf_solver_clear_boundary_particles(nullptr), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_clear_boundary_particles", "solver");
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(CApiBoundary, NonFiniteValuesAreRefusedByIndexAndNothingIsAdded) {
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 1), PBF_OK) << pbf_last_error();
+  for (const float bad : {kNaN, kInf, -kInf}) {
+    std::vector<float> p = three_;
+    p[7] = bad;  // particle 2, y
+    expect_refused(pbf_solver_add_boundary_particles(solver_.get(), p.data(), 3), PBF_ERROR_INVALID_ARGUMENT,
+                   "pbf_solver_add_boundary_particles", "positions[7] (boundary particle 2) must be finite");
+    EXPECT_EQ(count(), 1u);
+  }
+}
+
+TEST_F(CApiBoundary, SamplesFartherThanAKernelRadiusOutsideTheDomainAreRefused) {
+  for (const int axis : {0, 1, 2}) {
+    for (const float v : {-0.11f, 1.11f}) {
+      std::vector<float> p = three_;
+      p[3 + axis] = v;  // particle 1
+      expect_refused(pbf_solver_add_boundary_particles(solver_.get(), p.data(), 3), PBF_ERROR_INVALID_ARGUMENT,
+                     "pbf_solver_add_boundary_particles",
+                     "positions[" + std::to_string(3 + axis) + "] (boundary particle 1)");
+      EXPECT_NE(std::string(pbf_last_error()).find("outside the domain on axis " + std::to_string(axis)),
+                std::string::npos)
+          << pbf_last_error();
+    }
+  }
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(CApiBoundary, CountsBeyondTheCapacityAreRefusedBeforeAnyValueIsRead) {
+  // positions holds 3 particles; the count is refused before it is read past them.
+  expect_refused(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), size_t(PBF_MAX_BOUNDARY_PARTICLES) + 1),
+                 PBF_ERROR_CAPACITY_EXCEEDED, "pbf_solver_add_boundary_particles", "count");
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 3), PBF_OK) << pbf_last_error();
+  expect_refused(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), PBF_MAX_BOUNDARY_PARTICLES - 2),
+                 PBF_ERROR_CAPACITY_EXCEEDED, "pbf_solver_add_boundary_particles", "count");
+  expect_refused(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), std::numeric_limits<size_t>::max()),
+                 PBF_ERROR_CAPACITY_EXCEEDED, "pbf_solver_add_boundary_particles", "count");
+  EXPECT_EQ(count(), 3u);
+}
+
+TEST_F(CApiBoundary, DomainWallsAreSampledAndCountedAndClearingRemovesEverything) {
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 3), PBF_OK) << pbf_last_error();
+  size_t added = 0;
+  ASSERT_EQ(pbf_solver_add_domain_boundary_particles(solver_.get(), &added), PBF_OK) << pbf_last_error();
+  // Six faces of a box about 1 m wide at about 0.05 m: 21 or 22 points a side.
+  EXPECT_GE(added, size_t(21 * 21 * 21 - 19 * 19 * 19));
+  EXPECT_LE(added, size_t(23 * 23 * 23 - 21 * 21 * 21));
+  EXPECT_EQ(count(), 3u + added);
+  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(solver_.get(), nullptr), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 3u + 2 * added);
+  ASSERT_EQ(pbf_solver_clear_boundary_particles(solver_.get()), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(CApiBoundary, CallsDuringAnAsynchronousStepAreRefusedAsBusy) {
+  const float lo[3] = {0.2f, 0.2f, 0.2f}, hi[3] = {0.4f, 0.4f, 0.4f};
+  ASSERT_EQ(pbf_solver_fill_box(solver_.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_step_async(solver_.get(), 0.01f, 1), PBF_OK) << pbf_last_error();
+  size_t n = 0;
+  expect_refused(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 3), PBF_ERROR_BUSY,
+                 "pbf_solver_add_boundary_particles", "pbf_solver_wait");
+  expect_refused(pbf_solver_add_domain_boundary_particles(solver_.get(), nullptr), PBF_ERROR_BUSY,
+                 "pbf_solver_add_domain_boundary_particles", "pbf_solver_wait");
+  expect_refused(pbf_solver_get_boundary_particle_count(solver_.get(), &n), PBF_ERROR_BUSY,
+                 "pbf_solver_get_boundary_particle_count", "pbf_solver_wait");
+  expect_refused(pbf_solver_clear_boundary_particles(solver_.get()), PBF_ERROR_BUSY,
+                 "pbf_solver_clear_boundary_particles", "pbf_solver_wait");
+  ASSERT_EQ(pbf_solver_wait(solver_.get()), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(CApiBoundary, SamplesUnderRestingFluidHoldItUpAndClearingThemLetsItSettle) {
+  // Samples a spacing under a particle at rest push it up; without them it falls to the floor.
+  const float p[3] = {0.5f, 0.2f, 0.5f};
+  ASSERT_EQ(pbf_solver_add_particles(solver_.get(), p, nullptr, 1), PBF_OK) << pbf_last_error();
+  std::vector<float> layer;
+  for (int i = -3; i <= 3; ++i)
+    for (int k = -3; k <= 3; ++k) {
+      layer.push_back(0.5f + 0.05f * float(i));
+      layer.push_back(0.17f);
+      layer.push_back(0.5f + 0.05f * float(k));
+    }
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), layer.data(), layer.size() / 3), PBF_OK)
+      << pbf_last_error();
+  for (int k = 0; k < 30; ++k) ASSERT_EQ(pbf_solver_step(solver_.get(), 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
+  float x[3];
+  ASSERT_EQ(pbf_solver_get_positions(solver_.get(), x, 3), PBF_OK) << pbf_last_error();
+  EXPECT_GT(x[1], 0.17f);  // resting above the layer
+  float rho = 0.0f;
+  ASSERT_EQ(pbf_solver_get_densities(solver_.get(), &rho, 1), PBF_OK) << pbf_last_error();
+  EXPECT_GT(rho, 0.0f);
+  ASSERT_EQ(pbf_solver_clear_boundary_particles(solver_.get()), PBF_OK) << pbf_last_error();
+  for (int k = 0; k < 60; ++k) ASSERT_EQ(pbf_solver_step(solver_.get(), 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_get_positions(solver_.get(), x, 3), PBF_OK) << pbf_last_error();
+  EXPECT_LT(x[1], 0.03f);  // on the floor, half a spacing up
+}
+
+}  // namespace

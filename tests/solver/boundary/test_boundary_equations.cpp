@@ -1,0 +1,260 @@
+// Unit tests of boundary particles (Akinci et al. 2012): the pseudo-masses
+// the CPU backend gives a set of samples, the density a wall adds to fluid
+// resting on it, and the boundary terms of the density constraint against a
+// direct double-precision evaluation and finite differences.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "backend/cpu/cpu_backend.h"
+#include "core/config.h"
+#include "solver/boundary/boundary_equations.h"
+#include "solver/boundary/boundary_sampling.h"
+#include "solver/pbf/pbf_equations.h"
+
+namespace {
+
+using pbf::BoundarySamples;
+using pbf::CpuBackend;
+using pbf::KernelConstants;
+using pbf::SolverConfig;
+using pbf::Vec3;
+
+constexpr double kPiD = 3.14159265358979323846;
+constexpr float kSpacing = 0.1f;
+constexpr float kRadius = 2.0f * kSpacing;
+
+SolverConfig make_config() {
+  SolverConfig config;
+  config.max_particles = 4096;
+  config.particle_spacing = kSpacing;
+  config.kernel_radius = kRadius;
+  config.rest_density = 1000.0f;
+  config.domain_min = Vec3{-1.0f, -1.0f, -1.0f};
+  config.domain_max = Vec3{1.0f, 1.0f, 1.0f};
+  config.thread_count = 2;
+  config.max_neighbors = 64;
+  return config;
+}
+
+double poly6(double h, double r2) {
+  if (r2 >= h * h) return 0.0;
+  const double d = h * h - r2;
+  return 315.0 / (64.0 * kPiD * std::pow(h, 9)) * d * d * d;
+}
+
+// The Spiky kernel itself, 15 / (pi h^6) (h - r)^3: PBF takes its gradient
+// where the Poly6 density would need one.
+double spiky(double h, double r) { return r >= h ? 0.0 : 15.0 / (kPiD * std::pow(h, 6)) * std::pow(h - r, 3); }
+
+double dist2(Vec3 a, Vec3 b) {
+  const double x = double(a.x) - b.x, y = double(a.y) - b.y, z = double(a.z) - b.z;
+  return x * x + y * y + z * z;
+}
+
+// The samples of a view, in its order, as plain vectors.
+std::vector<Vec3> positions_of(const BoundarySamples& b) { return std::vector<Vec3>(b.x, b.x + b.count); }
+
+TEST(BoundaryPseudoMass, EachSampleGetsRestDensityOverItsOwnKernelSum) {
+  // Random samples: psi_b = rho0 / sum_k W(x_b - x_k), the sum over all
+  // samples (b included), evaluated here by brute force in double.
+  const SolverConfig config = make_config();
+  CpuBackend backend(config);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-0.3f, 0.3f);
+  std::vector<Vec3> samples(400);
+  for (Vec3& s : samples) s = Vec3{u(rng), u(rng), u(rng)};
+  backend.set_boundary_particles(samples.data(), samples.size());
+  const BoundarySamples b = backend.boundary_samples();
+  ASSERT_EQ(b.count, samples.size());
+  const std::vector<Vec3> sorted = positions_of(b);
+  for (uint32_t i = 0; i < b.count; ++i) {
+    double sum = 0.0;
+    for (const Vec3& s : sorted) sum += poly6(kRadius, dist2(sorted[i], s));
+    EXPECT_NEAR(b.psi[i], 1000.0 / sum, 1e-4 * 1000.0 / sum) << "sample " << i;  // float sums: 1e-4 relative
+  }
+}
+
+TEST(BoundaryPseudoMass, ClearingTheSamplesLeavesNone) {
+  CpuBackend backend(make_config());
+  const Vec3 one{0.0f, 0.0f, 0.0f};
+  backend.set_boundary_particles(&one, 1);
+  EXPECT_EQ(backend.boundary_samples().count, 1u);
+  // A lone sample: psi = rho0 / W(0).
+  EXPECT_NEAR(backend.boundary_samples().psi[0], 1000.0 / poly6(kRadius, 0.0), 1e-3);
+  backend.set_boundary_particles(nullptr, 0);
+  EXPECT_EQ(backend.boundary_samples().count, 0u);
+  EXPECT_EQ(pbf::boundary_density(KernelConstants::make(kRadius), backend.boundary_samples(), one), 0.0f);
+}
+
+TEST(BoundaryWalls, FluidRestingOnTheFloorHasRestDensity) {
+  // A rest lattice of fluid whose bottom layer sits half a spacing above the
+  // floor of the domain (where collisions keep it and fill_box puts it),
+  // over the solver's own samples of the six walls.
+  const SolverConfig config = make_config();
+  CpuBackend backend(config);
+  const std::vector<Vec3> walls = pbf::sample_domain_walls(config);
+  backend.set_boundary_particles(walls.data(), walls.size());
+  const BoundarySamples b = backend.boundary_samples();
+  const KernelConstants k = KernelConstants::make(kRadius);
+  const double mass = pbf::particle_mass(config);
+  // Fluid neighbours of a bottom particle at p: the half lattice above it.
+  auto fluid_density = [&](Vec3 p) {
+    double sum = 0.0;
+    for (int x = -3; x <= 3; ++x)
+      for (int y = 0; y <= 3; ++y)
+        for (int z = -3; z <= 3; ++z) {
+          const Vec3 q{p.x + x * kSpacing, p.y + y * kSpacing, p.z + z * kSpacing};
+          sum += poly6(kRadius, dist2(p, q));
+        }
+    return mass * sum;
+  };
+  const float floor_y = config.domain_min.y + 0.5f * kSpacing;
+  double worst = 0.0;
+  for (const float x : {-0.45f, -0.05f, 0.0f, 0.35f})
+    for (const float z : {-0.25f, 0.05f, 0.5f}) {
+      const Vec3 p{x, floor_y, z};
+      const double without = fluid_density(p);
+      const double with = without + pbf::boundary_density(k, b, p);
+      // Without the wall the bottom layer lacks the lower half of its kernel: about 19 % at h = 2 s.
+      EXPECT_LT(without, 0.85 * 1000.0);
+      // The boundary density rises towards the wall, so the gradient points into it.
+      float rho_b = 0.0f;
+      Vec3 grad{};
+      pbf::boundary_density_gradient(k, b, p, rho_b, grad);
+      EXPECT_LT(grad.y, 0.0f);
+      EXPECT_LT(std::fabs(grad.x) + std::fabs(grad.z), 0.05f * std::fabs(grad.y));
+      worst = std::max(worst, std::fabs(with / 1000.0 - 1.0));
+    }
+  // 1 %: the wall's samples do not line up with the fluid lattice, and their
+  // step is rounded to fit the domain; the setback assumes the average alignment.
+  EXPECT_LT(worst, 0.01);
+}
+
+TEST(BoundaryWalls, SamplesCoverEveryWallOnceAtAboutTheSpacing) {
+  const SolverConfig config = make_config();
+  const float back = pbf::wall_sample_setback(kSpacing, kRadius);
+  // About 0.66 spacings at h = 2 s; never more than the kernel radius.
+  EXPECT_NEAR(back / kSpacing, 0.66, 0.02);
+  const std::vector<Vec3> walls = pbf::sample_domain_walls(config);
+  // The grown box is 2.13 m wide: 21 intervals of 0.1015 m on each axis, 22 points;
+  // its surface holds 22^3 - 20^3 lattice points.
+  EXPECT_EQ(walls.size(), size_t(22 * 22 * 22 - 20 * 20 * 20));
+  const float out = 1.0f + back;
+  for (const Vec3& s : walls) {
+    const float m = std::max(std::fabs(s.x), std::max(std::fabs(s.y), std::fabs(s.z)));
+    EXPECT_NEAR(m, out, 1e-5f);  // on the surface of the grown box
+  }
+  for (size_t i = 0; i < walls.size(); ++i)
+    for (size_t j = i + 1; j < walls.size(); ++j) ASSERT_GT(dist2(walls[i], walls[j]), 0.5 * kSpacing * kSpacing);
+}
+
+TEST(BoundaryNear, OnlyParticlesWithinReachOfASampleAreMarkedAndUnmarkedOnesSkipTheScan) {
+  CpuBackend backend(make_config());
+  const Vec3 sample{0.0f, 0.0f, 0.0f};
+  backend.set_boundary_particles(&sample, 1);
+  BoundarySamples b = backend.boundary_samples();
+  const float reach = pbf::kBoundaryNearReach * kRadius;
+  EXPECT_TRUE(pbf::boundary_within(b, Vec3{0.99f * reach, 0.0f, 0.0f}, reach));
+  EXPECT_FALSE(pbf::boundary_within(b, Vec3{0.0f, 1.01f * reach, 0.0f}, reach));
+  // A fluid particle at half the kernel radius: marked, it gets the sample's density; unmarked, none.
+  pbf::PbfParams params;
+  const pbf::PbfConstants c = pbf::make_pbf_constants(make_config(), params, 1.0f / 120.0f);
+  const Vec3 x[1] = {Vec3{0.5f * kRadius, 0.0f, 0.0f}};
+  const uint32_t index[1] = {0}, count[1] = {0};
+  const pbf::NeighborLists nb{index, count, 1};
+  const uint8_t marked[1] = {1}, unmarked[1] = {0};
+  b.near = marked;
+  const float with = pbf::density(c, 0, nb, x, b);
+  b.near = unmarked;
+  EXPECT_EQ(pbf::density(c, 0, nb, x, b), pbf::density(c, 0, nb, x));
+  EXPECT_GT(with, pbf::density(c, 0, nb, x));
+}
+
+// A random cloud of samples around a fluid point, and the point itself.
+struct Cloud {
+  SolverConfig config = make_config();
+  CpuBackend backend{config};
+  BoundarySamples b{};
+  Cloud() {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-0.25f, 0.25f);
+    std::vector<Vec3> samples(300);
+    for (Vec3& s : samples) s = Vec3{u(rng), u(rng) - 0.15f, u(rng)};
+    backend.set_boundary_particles(samples.data(), samples.size());
+    b = backend.boundary_samples();
+    b.near = nullptr;  // the fluid particles here are the test's own: every one scans
+  }
+};
+
+TEST(BoundaryTerms, DensityAndGradientMatchADirectEvaluation) {
+  Cloud cloud;
+  const KernelConstants k = KernelConstants::make(kRadius);
+  for (const Vec3 p : {Vec3{0.01f, 0.02f, -0.03f}, Vec3{0.1f, -0.05f, 0.07f}, Vec3{-0.12f, 0.11f, 0.0f}}) {
+    float rho = 0.0f;
+    Vec3 grad{};
+    pbf::boundary_density_gradient(k, cloud.b, p, rho, grad);
+    double rho_ref = 0.0;
+    for (uint32_t s = 0; s < cloud.b.count; ++s) rho_ref += cloud.b.psi[s] * poly6(kRadius, dist2(p, cloud.b.x[s]));
+    ASSERT_GT(rho_ref, 100.0);  // the point is well inside the cloud
+    EXPECT_NEAR(rho, rho_ref, 1e-5 * rho_ref);
+    EXPECT_NEAR(pbf::boundary_density(k, cloud.b, p), rho_ref, 1e-5 * rho_ref);
+
+    // The gradient is that of sum_b psi_b W_spiky(p - x_b), by central
+    // differences in double (step 1e-6 m: truncation ~1e-12, far below float).
+    auto spiky_sum = [&](double dx, double dy, double dz) {
+      double sum = 0.0;
+      for (uint32_t s = 0; s < cloud.b.count; ++s) {
+        const double x = p.x + dx - cloud.b.x[s].x, y = p.y + dy - cloud.b.x[s].y, z = p.z + dz - cloud.b.x[s].z;
+        sum += cloud.b.psi[s] * spiky(kRadius, std::sqrt(x * x + y * y + z * z));
+      }
+      return sum;
+    };
+    const double e = 1e-6;
+    const double fd[3] = {(spiky_sum(e, 0, 0) - spiky_sum(-e, 0, 0)) / (2 * e),
+                          (spiky_sum(0, e, 0) - spiky_sum(0, -e, 0)) / (2 * e),
+                          (spiky_sum(0, 0, e) - spiky_sum(0, 0, -e)) / (2 * e)};
+    const double scale = std::sqrt(fd[0] * fd[0] + fd[1] * fd[1] + fd[2] * fd[2]);
+    ASSERT_GT(scale, 0.0);
+    EXPECT_NEAR(grad.x, fd[0], 1e-4 * scale);
+    EXPECT_NEAR(grad.y, fd[1], 1e-4 * scale);
+    EXPECT_NEAR(grad.z, fd[2], 1e-4 * scale);
+
+  }
+}
+
+TEST(BoundaryTerms, TheConstraintAndTheCorrectionCarryTheBoundaryTerms) {
+  // One fluid particle (no fluid neighbours) inside the cloud: its density is
+  // m W(0) plus the boundary density; lambda = -C / (|grad_i C|^2 + eps) with
+  // grad_i C = (1/rho0) sum_b psi_b grad W_ib; dp = lambda grad_i C.
+  Cloud cloud;
+  pbf::PbfParams params;
+  const pbf::PbfConstants c = pbf::make_pbf_constants(cloud.config, params, 1.0f / 120.0f);
+  const Vec3 x[1] = {Vec3{0.01f, 0.02f, -0.03f}};
+  const uint32_t index[1] = {0}, count[1] = {0};
+  const pbf::NeighborLists nb{index, count, 1};
+  float rho = 0.0f, lambda = 0.0f;
+  pbf::density_lambda(c, 0, nb, x, cloud.b, rho, lambda);
+  float rho_b = 0.0f;
+  Vec3 grad_b{};
+  pbf::boundary_density_gradient(c.kernel, cloud.b, x[0], rho_b, grad_b);
+  const double rho_ref = c.mass * poly6(kRadius, 0.0) + rho_b;
+  EXPECT_NEAR(rho, rho_ref, 1e-5 * rho_ref);
+  EXPECT_NEAR(pbf::density(c, 0, nb, x, cloud.b), rho_ref, 1e-5 * rho_ref);
+  ASSERT_GT(rho_ref, 1000.0);  // compressed, so the unilateral constraint acts
+  const Vec3 g = grad_b * c.inv_rest_density;
+  const double lambda_ref = -(rho_ref / 1000.0 - 1.0) / (double(dot(g, g)) + c.cfm);
+  EXPECT_NEAR(lambda, lambda_ref, 1e-4 * std::fabs(lambda_ref));
+  const float lambdas[1] = {lambda};
+  const Vec3 dp = pbf::position_correction(c, 0, nb, x, lambdas, cloud.b);
+  EXPECT_NEAR(dp.x, lambda * g.x, 1e-5f * std::fabs(lambda) * length(g));
+  EXPECT_NEAR(dp.y, lambda * g.y, 1e-5f * std::fabs(lambda) * length(g));
+  EXPECT_NEAR(dp.z, lambda * g.z, 1e-5f * std::fabs(lambda) * length(g));
+  // The step lowers the density, to first order by |grad C|^2 lambda rho0.
+  const Vec3 moved[1] = {x[0] + dp};
+  EXPECT_LT(pbf::density(c, 0, nb, moved, cloud.b), rho);
+}
+
+}  // namespace
