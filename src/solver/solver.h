@@ -86,6 +86,7 @@ class Solver {
   std::vector<ObstacleRecord> obstacles_;
   std::vector<ObstaclePose> obstacle_poses_;  // one substep's poses, reused
   void upload_obstacle_fields();
+  void step_projective(float dt, uint32_t substeps);
   std::unique_ptr<Backend> backend_;
   StepStats stats_;
 };

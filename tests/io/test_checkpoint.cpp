@@ -200,9 +200,9 @@ TEST_F(CheckpointRefusal, AnEmptyFile) {
 
 TEST_F(CheckpointRefusal, AnotherFormatVersion) {
   std::vector<unsigned char> bytes = good_;
-  bytes[8] = 2;
+  bytes[8] = 7;
   write_file(path_, bytes);
-  expect_refused(PBF_ERROR_IO, "format version 2");
+  expect_refused(PBF_ERROR_IO, "format version 7");
 }
 
 TEST_F(CheckpointRefusal, EveryTruncation) {
@@ -246,11 +246,11 @@ TEST_F(CheckpointRefusal, AForgedFileWhoseIdsAreNotAPermutation) {
 }
 
 TEST_F(CheckpointRefusal, AForgedFileWithANaNPosition) {
-  // Payload: 12 config words, 14 param words, 1 plane count + 4 plane words,
-  // 16 stats words (7 of them doubles), the particle count (8 bytes), then
+  // Payload: 13 config words, 25 param words, 1 plane count + 4 plane words,
+  // 21 stats words (7 of them doubles), the particle count (8 bytes), then
   // positions. Overwrite the first position's x with NaN.
   std::vector<unsigned char> bytes = good_;
-  const size_t first_position = kHeaderBytes + 4 * (12 + 14 + 1 + 4 + 9) + 8 * 7 + 8;
+  const size_t first_position = kHeaderBytes + 4 * (13 + 25 + 1 + 4 + 9 + 5) + 8 * 7 + 8;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(&bytes[first_position], &nan, 4);
   rehash(bytes);
