@@ -347,31 +347,35 @@ void CpuBackend::projective_global_step(const StepContext& ctx, uint32_t max_ite
                                         uint32_t* iterations, float* residual) {
   const ProjectiveConstants& c = ctx.projective;
   const NeighborLists nb = neighbor_lists();
-  // Conjugate gradients (Shewchuk 1994) on A delta = r0 for the correction
-  // delta of the current iterate; A is applied row by row, never stored.
+  // Conjugate gradients (Shewchuk 1994) with the Jacobi preconditioner on
+  // A delta = r0 for the correction delta of the current iterate; A is
+  // applied row by row, never stored.
   for_each_particle([&](uint32_t l) {
     global_row(c, l, nb, pf_s_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(), pf_r_[l], pf_diag_[l]);
     pf_delta_[l] = Vec3{0.0f, 0.0f, 0.0f};
-    pf_p_[l] = pf_r_[l];
+    pf_p_[l] = pf_r_[l] * (1.0f / pf_diag_[l]);
   });
   const double rr0 = deterministic_sum([&](uint32_t l) { return static_cast<double>(length_squared(pf_r_[l])); });
+  double rz = deterministic_sum([&](uint32_t l) { return static_cast<double>(dot(pf_r_[l], pf_p_[l])); });
   double rr = rr0;
   uint32_t k = 0;
   while (rr0 > 0.0 && k < max_iterations && rr > double(tolerance) * tolerance * rr0) {
     for_each_particle([&](uint32_t l) { pf_q_[l] = pf_p_[l] * pf_diag_[l]; });
     const double pq = deterministic_sum([&](uint32_t l) { return static_cast<double>(dot(pf_p_[l], pf_q_[l])); });
     if (!(pq > 0.0)) break;
-    const float alpha = static_cast<float>(rr / pq);
+    const float alpha = static_cast<float>(rz / pq);
     for_each_particle([&](uint32_t l) {
       pf_delta_[l] += pf_p_[l] * alpha;
       pf_r_[l] -= pf_q_[l] * alpha;
     });
-    const double rr_next =
-        deterministic_sum([&](uint32_t l) { return static_cast<double>(length_squared(pf_r_[l])); });
-    const float beta = static_cast<float>(rr_next / rr);
-    rr = rr_next;
+    rr = deterministic_sum([&](uint32_t l) { return static_cast<double>(length_squared(pf_r_[l])); });
     ++k;
-    for_each_particle([&](uint32_t l) { pf_p_[l] = pf_r_[l] + pf_p_[l] * beta; });
+    if (rr <= double(tolerance) * tolerance * rr0) break;
+    const double rz_next =
+        deterministic_sum([&](uint32_t l) { return static_cast<double>(dot(pf_r_[l], pf_r_[l] * (1.0f / pf_diag_[l]))); });
+    const float beta = static_cast<float>(rz_next / rz);
+    rz = rz_next;
+    for_each_particle([&](uint32_t l) { pf_p_[l] = pf_r_[l] * (1.0f / pf_diag_[l]) + pf_p_[l] * beta; });
   }
   *iterations = k;
   *residual = rr0 > 0.0 ? static_cast<float>(std::sqrt(rr / rr0)) : 0.0f;

@@ -231,10 +231,18 @@ __global__ void k_pf_rows(size_t n, ProjectiveConstants c, NeighborLists nb, con
     r[l] = row;
     diag[l] = d;
     delta[l] = Vec3{0.0f, 0.0f, 0.0f};
-    p[l] = row;
+    p[l] = row * (1.0f / d);  // the Jacobi-preconditioned residual
     rr = length_squared(row);
   }
   block_reduce(rr, 0.0f, partials, nullptr);
+}
+
+// r . M^-1 r with the Jacobi preconditioner M = diag(A).
+__global__ void k_pf_rz(size_t n, const Vec3* r, const float* diag, double* partials) {
+  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  double rz = 0.0;
+  if (l < n) rz = dot(r[l], r[l] * (1.0f / diag[l]));
+  block_reduce(rz, 0.0f, partials, nullptr);
 }
 
 __global__ void k_pf_apply(size_t n, const Vec3* p, const float* diag, Vec3* q, double* partials) {
@@ -261,9 +269,9 @@ __global__ void k_pf_update(size_t n, float alpha, const Vec3* p, const Vec3* q,
   block_reduce(rr, 0.0f, partials, nullptr);
 }
 
-__global__ void k_pf_direction(size_t n, float beta, const Vec3* r, Vec3* p) {
+__global__ void k_pf_direction(size_t n, float beta, const Vec3* r, const float* diag, Vec3* p) {
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (l < n) p[l] = r[l] + p[l] * beta;
+  if (l < n) p[l] = r[l] * (1.0f / diag[l]) + p[l] * beta;
 }
 
 __global__ void k_pf_finish(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
@@ -753,6 +761,9 @@ void CudaBackend::projective_global_step(const StepContext& ctx, uint32_t max_it
                                         pf_delta_.data(), pf_p_.data(), pf_partials_.data());
   check_launch("k_pf_rows");
   const double rr0 = sum_partials(b);
+  k_pf_rz<<<b, kBlock, 0, stream_>>>(n_, pf_r_.data(), pf_diag_.data(), pf_partials_.data());
+  check_launch("k_pf_rz");
+  double rz = sum_partials(b);
   double rr = rr0;
   uint32_t k = 0;
   while (rr0 > 0.0 && k < max_iterations && rr > double(tolerance) * tolerance * rr0) {
@@ -760,15 +771,19 @@ void CudaBackend::projective_global_step(const StepContext& ctx, uint32_t max_it
     check_launch("k_pf_apply");
     const double pq = sum_partials(b);
     if (!(pq > 0.0)) break;
-    const float alpha = static_cast<float>(rr / pq);
+    const float alpha = static_cast<float>(rz / pq);
     k_pf_update<<<b, kBlock, 0, stream_>>>(n_, alpha, pf_p_.data(), pf_q_.data(), pf_delta_.data(), pf_r_.data(),
                                             pf_partials_.data());
     check_launch("k_pf_update");
-    const double rr_next = sum_partials(b);
-    const float beta = static_cast<float>(rr_next / rr);
-    rr = rr_next;
+    rr = sum_partials(b);
     ++k;
-    k_pf_direction<<<b, kBlock, 0, stream_>>>(n_, beta, pf_r_.data(), pf_p_.data());
+    if (rr <= double(tolerance) * tolerance * rr0) break;
+    k_pf_rz<<<b, kBlock, 0, stream_>>>(n_, pf_r_.data(), pf_diag_.data(), pf_partials_.data());
+    check_launch("k_pf_rz");
+    const double rz_next = sum_partials(b);
+    const float beta = static_cast<float>(rz_next / rz);
+    rz = rz_next;
+    k_pf_direction<<<b, kBlock, 0, stream_>>>(n_, beta, pf_r_.data(), pf_diag_.data(), pf_p_.data());
     check_launch("k_pf_direction");
   }
   *iterations = k;
