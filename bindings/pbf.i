@@ -38,6 +38,7 @@
 %unignore pbf_version_string;
 %unignore pbf_backend_available;
 %unignore pbf_backend_name;
+%unignore pbf_method_name;
 %unignore pbf_solver_create;
 %unignore pbf_solver_get_desc;
 %unignore pbf_solver_get_particle_mass;

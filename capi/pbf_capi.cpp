@@ -73,6 +73,8 @@ bool valid_backend(pbf_backend b) {
   return b == PBF_BACKEND_AUTO || b == PBF_BACKEND_CPU || b == PBF_BACKEND_CUDA;
 }
 
+bool valid_method(int m) { return m == PBF_METHOD_PBF || m == PBF_METHOD_PROJECTIVE; }
+
 SolverConfig config_from(const pbf_solver_desc& d) {
   require_struct_size(d.struct_size, sizeof(pbf_solver_desc), "desc");
   if (!valid_backend(d.backend))
@@ -106,7 +108,14 @@ SolverConfig config_from(const pbf_solver_desc& d) {
   if (d.max_neighbors != 0 && (d.max_neighbors < 8 || d.max_neighbors > 1024))
     reject(PBF_ERROR_INVALID_ARGUMENT,
            "desc->max_neighbors must be 0 (automatic) or in [8, 1024], got " + describe(d.max_neighbors));
+  int method = 0;
+  std::memcpy(&method, &d.method, sizeof method);
+  if (!valid_method(method))
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "desc->method has the value " + describe(method) + ", not a pbf_method (PBF_METHOD_PBF = 0, "
+           "PBF_METHOD_PROJECTIVE = 1)");
   SolverConfig c;
+  c.method = static_cast<Method>(method);
   c.backend = static_cast<BackendKind>(d.backend);
   c.device_index = d.device_index;
   c.max_particles = d.max_particles;
@@ -136,6 +145,28 @@ PbfParams params_from(const pbf_params& p) {
   require_in_range(p.restitution, 0.0f, 1.0f, "params->restitution");
   require_in_range(p.friction, 0.0f, 10.0f, "params->friction");
   require_positive(p.max_speed, "params->max_speed");
+  require_in_range(p.projective_stiffness, 1.0f, 1.0e9f, "params->projective_stiffness");
+  if (p.projective_iterations < 1 || p.projective_iterations > 1000)
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "params->projective_iterations must be in [1, 1000], got " + describe(p.projective_iterations));
+  require_in_range(p.projective_tolerance, 0.0f, 1.0f, "params->projective_tolerance");
+  if (p.cg_max_iterations < 1 || p.cg_max_iterations > 10000)
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "params->cg_max_iterations must be in [1, 10000], got " + describe(p.cg_max_iterations));
+  require_in_range(p.cg_tolerance, 0.0f, 1.0f, "params->cg_tolerance");
+  if (!(p.cg_tolerance > 0.0f))
+    reject(PBF_ERROR_INVALID_ARGUMENT, "params->cg_tolerance must be greater than 0, got " + describe(p.cg_tolerance));
+  if (p.newton_iterations < 1 || p.newton_iterations > 100)
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "params->newton_iterations must be in [1, 100], got " + describe(p.newton_iterations));
+  require_in_range(p.newton_tolerance, 0.0f, 1.0f, "params->newton_tolerance");
+  if (p.adaptive_dt != 0 && p.adaptive_dt != 1)
+    reject(PBF_ERROR_INVALID_ARGUMENT, "params->adaptive_dt must be 0 or 1, got " + describe(p.adaptive_dt));
+  require_in_range(p.cfl_number, 0.0f, 1.0f, "params->cfl_number");
+  if (!(p.cfl_number > 0.0f))
+    reject(PBF_ERROR_INVALID_ARGUMENT, "params->cfl_number must be greater than 0, got " + describe(p.cfl_number));
+  require_in_range(p.max_dt, 1.0e-6f, 1.0f, "params->max_dt");
+  require_in_range(p.projective_chebyshev_rho, 0.0f, 0.9999f, "params->projective_chebyshev_rho");
   PbfParams q;
   q.gravity = to_vec3(p.gravity);
   q.iterations = p.iterations;
@@ -149,6 +180,17 @@ PbfParams params_from(const pbf_params& p) {
   q.restitution = p.restitution;
   q.friction = p.friction;
   q.max_speed = p.max_speed;
+  q.projective_stiffness = p.projective_stiffness;
+  q.projective_iterations = p.projective_iterations;
+  q.projective_tolerance = p.projective_tolerance;
+  q.cg_max_iterations = p.cg_max_iterations;
+  q.cg_tolerance = p.cg_tolerance;
+  q.newton_iterations = p.newton_iterations;
+  q.newton_tolerance = p.newton_tolerance;
+  q.adaptive_dt = p.adaptive_dt != 0;
+  q.cfl_number = p.cfl_number;
+  q.max_dt = p.max_dt;
+  q.projective_chebyshev_rho = p.projective_chebyshev_rho;
   return q;
 }
 
@@ -166,6 +208,17 @@ void copy_params(const PbfParams& p, pbf_params& out) {
   out.restitution = p.restitution;
   out.friction = p.friction;
   out.max_speed = p.max_speed;
+  out.projective_stiffness = p.projective_stiffness;
+  out.projective_iterations = p.projective_iterations;
+  out.projective_tolerance = p.projective_tolerance;
+  out.cg_max_iterations = p.cg_max_iterations;
+  out.cg_tolerance = p.cg_tolerance;
+  out.newton_iterations = p.newton_iterations;
+  out.newton_tolerance = p.newton_tolerance;
+  out.adaptive_dt = p.adaptive_dt ? 1 : 0;
+  out.cfl_number = p.cfl_number;
+  out.max_dt = p.max_dt;
+  out.projective_chebyshev_rho = p.projective_chebyshev_rho;
 }
 
 // Positions must be finite and inside the domain; velocities finite.
@@ -282,6 +335,16 @@ const char* pbf_backend_name(pbf_backend backend) {
   return "unknown";
 }
 
+const char* pbf_method_name(pbf_method method) {
+  int m = 0;
+  std::memcpy(&m, &method, sizeof m);
+  switch (m) {
+    case PBF_METHOD_PBF: return "pbf";
+    case PBF_METHOD_PROJECTIVE: return "projective";
+  }
+  return "unknown";
+}
+
 pbf_status pbf_solver_create(const pbf_solver_desc* desc, pbf_solver** out_solver) {
   if (out_solver) *out_solver = nullptr;
   return guarded(__func__, [&] {
@@ -313,6 +376,7 @@ pbf_status pbf_solver_get_desc(const pbf_solver* solver, pbf_solver_desc* out) {
     from_vec3(c.domain_max, out->domain_max);
     out->thread_count = c.thread_count;
     out->max_neighbors = c.max_neighbors;
+    out->method = static_cast<pbf_method>(c.method);
   });
 }
 
@@ -735,6 +799,11 @@ pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out) {
     out->time_constraints_ms = s.time_constraints_ms;
     out->time_velocity_ms = s.time_velocity_ms;
     out->time_vorticity_viscosity_ms = s.time_vorticity_viscosity_ms;
+    out->local_global_iterations = s.local_global_iterations;
+    out->cg_iterations = s.cg_iterations;
+    out->cg_residual = s.cg_residual;
+    out->min_substep_dt = s.min_substep_dt;
+    out->max_substep_dt = s.max_substep_dt;
   });
 }
 

@@ -25,7 +25,7 @@ internal sealed class SolverHandle : SafeHandleZeroOrMinusOneIsInvalid {
   }
 }
 
-/// <summary>pbf_solver_desc, field for field (64 bytes on 64-bit platforms).</summary>
+/// <summary>pbf_solver_desc, field for field (72 bytes on 64-bit platforms).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct NativeSolverDesc {
   public UIntPtr struct_size;
@@ -39,6 +39,7 @@ internal struct NativeSolverDesc {
   public float domain_max_x, domain_max_y, domain_max_z;
   public int thread_count;
   public uint max_neighbors;
+  public int method;
 
   /// <summary>A zeroed struct with struct_size set, as the library requires.</summary>
   public static NativeSolverDesc Sized() {
@@ -64,6 +65,17 @@ internal struct NativeParams {
   public float restitution;
   public float friction;
   public float max_speed;
+  public float projective_stiffness;
+  public uint projective_iterations;
+  public float projective_tolerance;
+  public uint cg_max_iterations;
+  public float cg_tolerance;
+  public uint newton_iterations;
+  public float newton_tolerance;
+  public int adaptive_dt;
+  public float cfl_number;
+  public float max_dt;
+  public float projective_chebyshev_rho;
 
   /// <summary>A zeroed struct with struct_size set, as the library requires.</summary>
   public static NativeParams Sized() {
@@ -93,6 +105,11 @@ internal struct NativeStats {
   public double time_constraints_ms;
   public double time_velocity_ms;
   public double time_vorticity_viscosity_ms;
+  public uint local_global_iterations;
+  public uint cg_iterations;
+  public float cg_residual;
+  public float min_substep_dt;
+  public float max_substep_dt;
 
   /// <summary>A zeroed struct with struct_size set, as the library requires.</summary>
   public static NativeStats Sized() {

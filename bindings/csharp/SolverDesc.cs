@@ -39,6 +39,9 @@ public sealed class SolverDesc {
   /// <summary>Neighbours kept per particle, 0 = chosen from the kernel radius, else 8 .. 1024; default 0.</summary>
   public uint MaxNeighbors { get; set; } = 0u;
 
+  /// <summary>The simulation method; default <see cref="Method.Pbf"/>. It also sets the particle mass.</summary>
+  public Method Method { get; set; } = Method.Pbf;
+
   /// <summary>A copy with its own arrays.</summary>
   public SolverDesc Clone() {
     var copy = (SolverDesc)MemberwiseClone();
@@ -60,6 +63,7 @@ public sealed class SolverDesc {
     d.domain_max_x = hi[0]; d.domain_max_y = hi[1]; d.domain_max_z = hi[2];
     d.thread_count = ThreadCount;
     d.max_neighbors = MaxNeighbors;
+    d.method = (int)Method;
     return d;
   }
 
@@ -75,6 +79,7 @@ public sealed class SolverDesc {
       DomainMax = new[] { d.domain_max_x, d.domain_max_y, d.domain_max_z },
       ThreadCount = d.thread_count,
       MaxNeighbors = d.max_neighbors,
+      Method = (Method)d.method,
     };
   }
 

@@ -45,6 +45,39 @@ public sealed class SolverParams {
   /// <summary>Particle speeds are clamped to this [m/s], &gt; 0; default 100.</summary>
   public float MaxSpeed { get; set; } = 100.0f;
 
+  /// <summary>Projective Fluids: weight w of every density constraint [N/m], 1 .. 1e9; default 1e6.</summary>
+  public float ProjectiveStiffness { get; set; } = 1.0e6f;
+
+  /// <summary>Projective Fluids: local/global iterations per substep at most, 1 .. 1000; default 30.</summary>
+  public uint ProjectiveIterations { get; set; } = 30u;
+
+  /// <summary>Projective Fluids: mean compression that ends the iterations, 0 .. 1; default 1e-4.</summary>
+  public float ProjectiveTolerance { get; set; } = 1.0e-4f;
+
+  /// <summary>Projective Fluids: conjugate-gradient iterations per global step at most, 1 .. 10000; default 100.</summary>
+  public uint CgMaxIterations { get; set; } = 100u;
+
+  /// <summary>Projective Fluids: residual reduction that ends a global solve, (0, 1]; default 1e-4.</summary>
+  public float CgTolerance { get; set; } = 1.0e-4f;
+
+  /// <summary>Projective Fluids: Newton steps per constraint projection at most, 1 .. 100; default 5.</summary>
+  public uint NewtonIterations { get; set; } = 5u;
+
+  /// <summary>Projective Fluids: constraint value that ends a projection, 0 .. 1; default 1e-5.</summary>
+  public float NewtonTolerance { get; set; } = 1.0e-5f;
+
+  /// <summary>Projective Fluids: split substeps as the CFL condition asks; default true.</summary>
+  public bool AdaptiveDt { get; set; } = true;
+
+  /// <summary>Projective Fluids: fraction of a spacing a particle may travel per step, (0, 1]; default 0.4.</summary>
+  public float CflNumber { get; set; } = 0.4f;
+
+  /// <summary>Projective Fluids: the largest adaptive step [s], 1e-6 .. 1; default 0.01.</summary>
+  public float MaxDt { get; set; } = 0.01f;
+
+  /// <summary>Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.9999, 0 = off; default 0.9.</summary>
+  public float ProjectiveChebyshevRho { get; set; } = 0.9f;
+
   /// <summary>A copy with its own array.</summary>
   public SolverParams Clone() {
     var copy = (SolverParams)MemberwiseClone();
@@ -67,6 +100,17 @@ public sealed class SolverParams {
     p.restitution = Restitution;
     p.friction = Friction;
     p.max_speed = MaxSpeed;
+    p.projective_stiffness = ProjectiveStiffness;
+    p.projective_iterations = ProjectiveIterations;
+    p.projective_tolerance = ProjectiveTolerance;
+    p.cg_max_iterations = CgMaxIterations;
+    p.cg_tolerance = CgTolerance;
+    p.newton_iterations = NewtonIterations;
+    p.newton_tolerance = NewtonTolerance;
+    p.adaptive_dt = AdaptiveDt ? 1 : 0;
+    p.cfl_number = CflNumber;
+    p.max_dt = MaxDt;
+    p.projective_chebyshev_rho = ProjectiveChebyshevRho;
     return p;
   }
 
@@ -84,6 +128,17 @@ public sealed class SolverParams {
       Restitution = p.restitution,
       Friction = p.friction,
       MaxSpeed = p.max_speed,
+      ProjectiveStiffness = p.projective_stiffness,
+      ProjectiveIterations = p.projective_iterations,
+      ProjectiveTolerance = p.projective_tolerance,
+      CgMaxIterations = p.cg_max_iterations,
+      CgTolerance = p.cg_tolerance,
+      NewtonIterations = p.newton_iterations,
+      NewtonTolerance = p.newton_tolerance,
+      AdaptiveDt = p.adaptive_dt != 0,
+      CflNumber = p.cfl_number,
+      MaxDt = p.max_dt,
+      ProjectiveChebyshevRho = p.projective_chebyshev_rho,
     };
   }
 }

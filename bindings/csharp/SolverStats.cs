@@ -39,6 +39,16 @@ public sealed class SolverStats {
   public double TimeVelocityMs { get; private set; }
   /// <summary>Vorticity confinement and XSPH viscosity [ms].</summary>
   public double TimeVorticityViscosityMs { get; private set; }
+  /// <summary>Projective Fluids: local/global iterations, summed over the substeps.</summary>
+  public uint LocalGlobalIterations { get; private set; }
+  /// <summary>Projective Fluids: conjugate-gradient iterations, summed over the step.</summary>
+  public uint CgIterations { get; private set; }
+  /// <summary>Projective Fluids: residual of the last global solve relative to its first.</summary>
+  public float CgResidual { get; private set; }
+  /// <summary>Projective Fluids: smallest step taken [s].</summary>
+  public float MinSubstepDt { get; private set; }
+  /// <summary>Projective Fluids: largest step taken [s].</summary>
+  public float MaxSubstepDt { get; private set; }
 
   internal static SolverStats FromNative(NativeStats s) {
     return new SolverStats {
@@ -58,6 +68,11 @@ public sealed class SolverStats {
       TimeConstraintsMs = s.time_constraints_ms,
       TimeVelocityMs = s.time_velocity_ms,
       TimeVorticityViscosityMs = s.time_vorticity_viscosity_ms,
+      LocalGlobalIterations = s.local_global_iterations,
+      CgIterations = s.cg_iterations,
+      CgResidual = s.cg_residual,
+      MinSubstepDt = s.min_substep_dt,
+      MaxSubstepDt = s.max_substep_dt,
     };
   }
 }

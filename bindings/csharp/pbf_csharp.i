@@ -57,6 +57,11 @@ PBF_ENUM_VALUE(PBF_BACKEND_AUTO, Auto, "The fastest available: CUDA when a devic
 PBF_ENUM_VALUE(PBF_BACKEND_CPU, Cpu, "Multicore CPU (oneTBB).")
 PBF_ENUM_VALUE(PBF_BACKEND_CUDA, Cuda, "An NVIDIA GPU.")
 
+%rename(Method) pbf_method;
+%typemap(csclassmodifiers) pbf_method "/// <summary>How a solver keeps the fluid incompressible.</summary>\npublic enum"
+PBF_ENUM_VALUE(PBF_METHOD_PBF, Pbf, "Position Based Fluids (Macklin and Mueller 2013).")
+PBF_ENUM_VALUE(PBF_METHOD_PROJECTIVE, Projective, "Projective Fluids (Weiler, Koschier and Bender 2016).")
+
 /* The struct types are mirrored by blittable C# structs (NativeStructs.cs),
  * and their *_default() initialisers are inline in the header, not exported:
  * the C# defaults are checked against them by the tests. */

@@ -52,7 +52,12 @@
 %rename(CPU) PBF_BACKEND_CPU;
 %rename(CUDA) PBF_BACKEND_CUDA;
 
+%rename(Method) pbf_method;
+%rename(PBF) PBF_METHOD_PBF;
+%rename(PROJECTIVE) PBF_METHOD_PROJECTIVE;
+
 %typemap(javaclassmodifiers) pbf_status "public enum"
+%typemap(javaclassmodifiers) pbf_method "public enum"
 %typemap(javaclassmodifiers) pbf_backend "public enum"
 
 /* --- struct proxies, package-private ------------------------------------ */

@@ -1,7 +1,8 @@
 /*
  * pbf.h - the stable C interface of the pbf particle-fluid library.
  *
- * pbf simulates liquids with Position Based Fluids (Macklin & Mueller 2013).
+ * pbf simulates liquids with Position Based Fluids (Macklin & Mueller 2013)
+ * or Projective Fluids (Weiler, Koschier & Bender 2016); see pbf_method.
  * Everything is in SI units: metres, seconds, kilograms.
  *
  * Rules that hold for every function below:
@@ -125,6 +126,22 @@ PBF_API pbf_status pbf_backend_available(pbf_backend backend, int* available);
 PBF_API const char* pbf_backend_name(pbf_backend backend);
 
 /* ------------------------------------------------------------------------ */
+/* Methods                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** How a solver keeps the fluid incompressible; chosen when it is created. */
+typedef enum pbf_method PBF_ENUM_INT {
+  PBF_METHOD_PBF = 0,       /**< Position Based Fluids (Macklin & Mueller 2013): Jacobi iterations of
+                                 density constraints, Poly6/Spiky kernels */
+  PBF_METHOD_PROJECTIVE = 1 /**< Projective Fluids (Weiler, Koschier & Bender 2016): implicit Euler by
+                                 Projective Dynamics with local constraint projections and a global
+                                 conjugate-gradient solve, cubic spline kernel, adaptive time step */
+} pbf_method;
+
+/** A constant name for a method ("pbf", "projective"); "unknown" otherwise. Never NULL. */
+PBF_API const char* pbf_method_name(pbf_method method);
+
+/* ------------------------------------------------------------------------ */
 /* Solver description: what is fixed when a solver is created               */
 /* ------------------------------------------------------------------------ */
 
@@ -153,6 +170,10 @@ typedef struct pbf_solver_desc {
   uint32_t max_neighbors;    /**< neighbours kept per particle, 0 = chosen from kernel_radius,
                                   else 8 .. 1024; default 0. Overflows are counted in pbf_stats.
                                   max_particles x max_neighbors x 4 bytes may not exceed 16 GiB. */
+  pbf_method method;         /**< the simulation method; default PBF_METHOD_PBF. It also sets the
+                                  particle mass (each method's density kernel gives the lattice at
+                                  particle_spacing the rest density). PBF_METHOD_PROJECTIVE keeps
+                                  (max_neighbors + 1) x 12 bytes of constraint projections per particle. */
 } pbf_solver_desc;
 
 /** A description with every default filled in. */
@@ -169,6 +190,7 @@ static inline pbf_solver_desc pbf_solver_desc_default(void) {
   d.domain_max[0] = 1.0f; d.domain_max[1] = 1.0f; d.domain_max[2] = 1.0f;
   d.thread_count = 0;
   d.max_neighbors = 0u;
+  d.method = PBF_METHOD_PBF;
   return d;
 }
 
@@ -177,8 +199,12 @@ static inline pbf_solver_desc pbf_solver_desc_default(void) {
 /* ------------------------------------------------------------------------ */
 
 /**
- * Tunable physics. Defaults follow Macklin & Mueller (2013). A feature whose
- * strength is 0 is switched off and costs nothing.
+ * Tunable physics. Defaults follow Macklin & Mueller (2013) and, for the
+ * fields marked "Projective Fluids", Weiler et al. (2016). A feature whose
+ * strength is 0 is switched off and costs nothing. Fields of one method are
+ * checked but ignored by the other. Projective Fluids uses gravity,
+ * xsph_viscosity, restitution, friction and max_speed too; PBF's iterations,
+ * relaxation, unilateral, artificial pressure and vorticity do not apply to it.
  */
 typedef struct pbf_params {
   size_t struct_size;            /**< sizeof(pbf_params); set by pbf_params_default() */
@@ -199,6 +225,33 @@ typedef struct pbf_params {
   float restitution;             /**< normal bounce off walls and planes, 0 .. 1; default 0 */
   float friction;                /**< Coulomb friction against walls and planes, 0 .. 10; default 0 */
   float max_speed;               /**< particle speeds are clamped to this [m/s], > 0; default 100 */
+  float projective_stiffness;    /**< Projective Fluids: weight w of every density constraint [N/m],
+                                      1 .. 1e9; default 1e6. Higher is less compressible (the constraints
+                                      are soft); the step stays stable at any value */
+  uint32_t projective_iterations; /**< Projective Fluids: local/global iterations per substep at most,
+                                      1 .. 1000; default 30 */
+  float projective_tolerance;    /**< Projective Fluids: the iterations stop once the mean compression
+                                      (rho - rho0) / rho0 of the iterate is at most this, 0 .. 1;
+                                      default 1e-4 (0.01 %) */
+  uint32_t cg_max_iterations;    /**< Projective Fluids: conjugate-gradient iterations per global step
+                                      at most, 1 .. 10000; default 100 */
+  float cg_tolerance;            /**< Projective Fluids: a global solve stops once its residual is this
+                                      fraction of the first, 0 .. 1 (exclusive of 0); default 1e-4 */
+  uint32_t newton_iterations;    /**< Projective Fluids: Newton steps per constraint projection at most,
+                                      1 .. 100; default 5 */
+  float newton_tolerance;        /**< Projective Fluids: a projection stops once the constraint
+                                      rho / rho0 - 1 is at most this, 0 .. 1; default 1e-5 */
+  int32_t adaptive_dt;           /**< Projective Fluids: 1 = split each substep further as the CFL
+                                      condition asks, 0 = take the substeps as given; default 1 */
+  float cfl_number;              /**< Projective Fluids: a particle travels at most cfl_number x
+                                      particle_spacing per step (with adaptive_dt), 0 .. 1 (exclusive
+                                      of 0); default 0.4 */
+  float max_dt;                  /**< Projective Fluids: the largest adaptive step [s], 1e-6 .. 1;
+                                      default 0.01 */
+  float projective_chebyshev_rho; /**< Projective Fluids: estimated spectral radius of the local/global
+                                      iteration for Chebyshev acceleration (Wang 2015), 0 .. 0.9999;
+                                      0 = the paper's plain alternation. Too high a value makes the
+                                      iterations oscillate; default 0.9 */
 } pbf_params;
 
 /** Parameters with every default filled in. */
@@ -217,6 +270,17 @@ static inline pbf_params pbf_params_default(void) {
   p.restitution = 0.0f;
   p.friction = 0.0f;
   p.max_speed = 100.0f;
+  p.projective_stiffness = 1.0e6f;
+  p.projective_iterations = 30u;
+  p.projective_tolerance = 1.0e-4f;
+  p.cg_max_iterations = 100u;
+  p.cg_tolerance = 1.0e-4f;
+  p.newton_iterations = 5u;
+  p.newton_tolerance = 1.0e-5f;
+  p.adaptive_dt = 1;
+  p.cfl_number = 0.4f;
+  p.max_dt = 0.01f;
+  p.projective_chebyshev_rho = 0.9f;
   return p;
 }
 
@@ -249,6 +313,14 @@ typedef struct pbf_stats {
   double time_constraints_ms;    /**< density iterations, including collisions */
   double time_velocity_ms;       /**< velocity update, density for statistics */
   double time_vorticity_viscosity_ms; /**< vorticity confinement and XSPH viscosity */
+  uint32_t local_global_iterations; /**< Projective Fluids: local/global iterations, summed over the
+                                         substeps (0 for PBF) */
+  uint32_t cg_iterations;        /**< Projective Fluids: conjugate-gradient iterations, summed over
+                                      every global step */
+  float cg_residual;             /**< Projective Fluids: residual of the last global solve relative to
+                                      its first */
+  float min_substep_dt;          /**< Projective Fluids: smallest step taken [s] (adaptive_dt) */
+  float max_substep_dt;          /**< Projective Fluids: largest step taken [s] */
 } pbf_stats;
 
 /** Zeroed statistics with struct_size set. */
@@ -262,6 +334,8 @@ static inline pbf_stats pbf_stats_default(void) {
   s.time_total_ms = 0.0; s.time_predict_ms = 0.0; s.time_grid_ms = 0.0;
   s.time_neighbors_ms = 0.0; s.time_constraints_ms = 0.0; s.time_velocity_ms = 0.0;
   s.time_vorticity_viscosity_ms = 0.0;
+  s.local_global_iterations = 0u; s.cg_iterations = 0u; s.cg_residual = 0.0f;
+  s.min_substep_dt = 0.0f; s.max_substep_dt = 0.0f;
   return s;
 }
 
@@ -533,7 +607,10 @@ PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
 /**
  * Advances the simulation by `dt` seconds in `substeps` equal substeps
  * (dt > 0 and finite, at most 10 s; substeps 1 .. 1000). An empty solver
- * steps successfully and does nothing.
+ * steps successfully and does nothing. With PBF_METHOD_PROJECTIVE and
+ * params.adaptive_dt, each substep is split further into equal steps of at
+ * most params.max_dt that satisfy the CFL condition (pbf_stats.substeps
+ * counts the steps taken).
  */
 PBF_API pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps);
 

@@ -13,6 +13,7 @@
 #include "core/obstacle.h"
 #include "core/particle_state.h"
 #include "solver/pbf/pbf_equations.h"
+#include "solver/projective/projective_equations.h"
 
 namespace pbf {
 
@@ -24,6 +25,7 @@ enum class Field { Position, Velocity, Density };
 // set_obstacle_fields() and the pose obstacle_poses[k] for this substep.
 struct StepContext {
   PbfConstants constants;
+  ProjectiveConstants projective;  // Projective Fluids substeps only
   const Plane* planes;
   uint32_t plane_count;
   const ObstaclePose* obstacle_poses;
@@ -84,6 +86,23 @@ class Backend {
   virtual void apply_vorticity_viscosity(const StepContext& ctx) = 0;
   // Density error, neighbour counts and speeds of the current state.
   virtual void measure(StepStats& stats) const = 0;
+
+  // --- the stages of a Projective Fluids substep (solver/projective/) ---
+  // After predict, build_grid and find_neighbors: keeps the predicted
+  // positions as the inertial target s and as the first iterate.
+  virtual void projective_begin(const StepContext& ctx) = 0;
+  // Local step: projects every density constraint at the current iterate.
+  // Returns the mean compression there (deterministic for any thread count)
+  // and its largest value in *max_compression.
+  virtual float projective_local_step(const StepContext& ctx, float* max_compression) = 0;
+  // Global step: the system of eq. 5 by matrix-free conjugate gradients from
+  // the current iterate y_k, giving y; then the Chebyshev extrapolation
+  // y_k-1 + omega (y - y_k-1) (omega = 1: none) and collisions. Reports the
+  // CG iterations and the final residual relative to the first.
+  virtual void projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
+                                      uint32_t* iterations, float* residual) = 0;
+  // v = (x - x_n) / dt with restitution, x_n+1 = x, cubic-spline density.
+  virtual void projective_update_velocities(const StepContext& ctx) = 0;
 };
 
 // The one place that knows which backends exist. Throws Error with

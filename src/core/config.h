@@ -10,6 +10,10 @@ namespace pbf {
 
 enum class BackendKind : int { Auto = 0, Cpu = 1, Cuda = 2 };
 
+// The simulation method: Position Based Fluids (Macklin & Mueller 2013) or
+// Projective Fluids (Weiler, Koschier & Bender 2016).
+enum class Method : int { Pbf = 0, Projective = 1 };
+
 // What a solver is created with; every automatic value already resolved.
 struct SolverConfig {
   BackendKind backend = BackendKind::Cpu;
@@ -22,6 +26,7 @@ struct SolverConfig {
   Vec3 domain_max{0, 0, 0};        // [m]
   int thread_count = 1;            // CPU worker threads
   uint32_t max_neighbors = 0;      // neighbour list capacity per particle
+  Method method = Method::Pbf;
 };
 
 // Parameters that may change between steps (see pbf_params for meaning and ranges).
@@ -38,6 +43,18 @@ struct PbfParams {
   float restitution = 0.0f;
   float friction = 0.0f;
   float max_speed = 100.0f;
+  // Projective Fluids only.
+  float projective_stiffness = 1.0e6f;     // w [N/m]
+  uint32_t projective_iterations = 30;     // local/global iterations per substep, at most
+  float projective_tolerance = 1.0e-4f;    // mean compression that ends the iterations
+  uint32_t cg_max_iterations = 100;
+  float cg_tolerance = 1.0e-4f;            // residual reduction that ends a CG solve
+  uint32_t newton_iterations = 5;          // per constraint projection, at most
+  float newton_tolerance = 1.0e-5f;        // constraint value that ends a projection
+  bool adaptive_dt = true;
+  float projective_chebyshev_rho = 0.9f;   // spectral radius estimate; 0 = plain alternation
+  float cfl_number = 0.4f;
+  float max_dt = 0.01f;                    // [s]
 };
 
 // The most planes a user may add; a solver also has the domain's six walls.
@@ -68,6 +85,12 @@ struct StepStats {
   double time_constraints_ms = 0.0;
   double time_velocity_ms = 0.0;
   double time_vorticity_viscosity_ms = 0.0;
+  // Projective Fluids only (zero for PBF).
+  uint32_t local_global_iterations = 0;  // summed over the substeps
+  uint32_t cg_iterations = 0;            // summed over every CG solve of the step
+  float cg_residual = 0.0f;              // relative residual of the last CG solve
+  float min_substep_dt = 0.0f;           // [s]
+  float max_substep_dt = 0.0f;           // [s]
 };
 
 }  // namespace pbf

@@ -25,4 +25,17 @@ inline LatticeSums lattice_sums(float spacing, const KernelConstants& k) {
   return s;
 }
 
+// sum_j W(x_j) of the cubic spline over the lattice, self included [1/m^3].
+inline double cubic_lattice_sum(float spacing, const CubicKernel& k) {
+  double sum = 0.0;
+  const int n = static_cast<int>(std::ceil(k.h / spacing)) + 1;
+  for (int z = -n; z <= n; ++z)
+    for (int y = -n; y <= n; ++y)
+      for (int x = -n; x <= n; ++x) {
+        const Vec3 r{x * spacing, y * spacing, z * spacing};
+        sum += cubic(k, length_squared(r));
+      }
+  return sum;
+}
+
 }  // namespace pbf

@@ -1,6 +1,7 @@
 // sph_kernels.h - the SPH smoothing kernels of Mueller et al. (2003) that PBF
-// uses: Poly6 for density, Spiky for gradients. Written once, compiled for
-// the host and for CUDA.
+// uses (Poly6 for density, Spiky for gradients) and the cubic spline that
+// Projective Fluids uses for both. Written once, compiled for the host and
+// for CUDA.
 #pragma once
 
 #include "core/hd.h"
@@ -48,5 +49,51 @@ PBF_HD float spiky_gradient_scale(const KernelConstants& k, float r2) {
 PBF_HD Vec3 spiky_gradient(const KernelConstants& k, Vec3 r) {
   return r * spiky_gradient_scale(k, length_squared(r));
 }
+
+// The cubic spline kernel (Monaghan 1992) with support radius h, q = |r| / h:
+//   W(q) = sigma (6 q^3 - 6 q^2 + 1)   for q <= 1/2
+//   W(q) = sigma 2 (1 - q)^3           for 1/2 < q <= 1,    sigma = 8 / (pi h^3),
+// so that its integral over the ball of radius h is one.
+struct CubicKernel {
+  float h;        // support radius [m]
+  float h2;       // h^2
+  float inv_h;    // 1 / h
+  float sigma;    // 8 / (pi h^3) [1/m^3]
+  float grad;     // 48 / (pi h^4): sigma * 6 / h [1/m^4]
+
+  static CubicKernel make(float radius) {
+    CubicKernel k;
+    k.h = radius;
+    k.h2 = radius * radius;
+    k.inv_h = 1.0f / radius;
+    const double h = radius;
+    k.sigma = static_cast<float>(8.0 / (3.14159265358979323846 * h * h * h));
+    k.grad = static_cast<float>(48.0 / (3.14159265358979323846 * h * h * h * h));
+    return k;
+  }
+};
+
+// Cubic spline W(r) from the squared distance; zero outside the support.
+PBF_HD float cubic(const CubicKernel& k, float r2) {
+  if (r2 >= k.h2) return 0.0f;
+  const float q = sqrtf(r2) * k.inv_h;
+  if (q <= 0.5f) return k.sigma * (6.0f * q * q * (q - 1.0f) + 1.0f);
+  const float d = 1.0f - q;
+  return k.sigma * 2.0f * d * d * d;
+}
+
+// The cubic spline gradient is grad W(r) = cubic_gradient_scale(|r|^2) * r
+// for r = p_i - p_j; zero at r = 0 and outside the support.
+PBF_HD float cubic_gradient_scale(const CubicKernel& k, float r2) {
+  if (r2 >= k.h2 || r2 <= 0.0f) return 0.0f;
+  const float len = sqrtf(r2);
+  const float q = len * k.inv_h;
+  // dW/dq = sigma (18 q^2 - 12 q) below 1/2, -6 sigma (1 - q)^2 above; grad = dW/dq / (h |r|) r.
+  const float dwdq = q <= 0.5f ? q * (3.0f * q - 2.0f) : -(1.0f - q) * (1.0f - q);
+  return k.grad * dwdq / len;
+}
+
+// Cubic spline gradient grad W(r) with respect to the first point, r = p_i - p_j.
+PBF_HD Vec3 cubic_gradient(const CubicKernel& k, Vec3 r) { return r * cubic_gradient_scale(k, length_squared(r)); }
 
 }  // namespace pbf

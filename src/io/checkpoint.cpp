@@ -97,6 +97,7 @@ void encode(const Checkpoint& c, Writer& w) {
   w.vec3(c.config.domain_min);
   w.vec3(c.config.domain_max);
   w.u32(c.config.max_neighbors);
+  w.u32(static_cast<uint32_t>(c.config.method));
 
   const PbfParams& p = c.params;
   w.vec3(p.gravity);
@@ -111,6 +112,17 @@ void encode(const Checkpoint& c, Writer& w) {
   w.f32(p.restitution);
   w.f32(p.friction);
   w.f32(p.max_speed);
+  w.f32(p.projective_stiffness);
+  w.u32(p.projective_iterations);
+  w.f32(p.projective_tolerance);
+  w.u32(p.cg_max_iterations);
+  w.f32(p.cg_tolerance);
+  w.u32(p.newton_iterations);
+  w.f32(p.newton_tolerance);
+  w.u32(p.adaptive_dt ? 1u : 0u);
+  w.f32(p.cfl_number);
+  w.f32(p.max_dt);
+  w.f32(p.projective_chebyshev_rho);
 
   w.u32(static_cast<uint32_t>(c.planes.size()));
   for (const Plane& plane : c.planes) {
@@ -134,6 +146,11 @@ void encode(const Checkpoint& c, Writer& w) {
     std::memcpy(&bits, &t, 8);
     w.u64(bits);
   }
+  w.u32(s.local_global_iterations);
+  w.u32(s.cg_iterations);
+  w.f32(s.cg_residual);
+  w.f32(s.min_substep_dt);
+  w.f32(s.max_substep_dt);
 
   const ParticleState& ps = c.particles;
   const size_t n = ps.positions.size();
@@ -160,6 +177,9 @@ Checkpoint decode(Reader& r) {
   c.config.domain_min = r.vec3();
   c.config.domain_max = r.vec3();
   c.config.max_neighbors = r.u32();
+  const uint32_t method = r.u32();
+  if (method > static_cast<uint32_t>(Method::Projective)) r.corrupt("unknown method " + std::to_string(method));
+  c.config.method = static_cast<Method>(method);
 
   PbfParams& p = c.params;
   p.gravity = r.vec3();
@@ -176,6 +196,19 @@ Checkpoint decode(Reader& r) {
   p.restitution = r.f32();
   p.friction = r.f32();
   p.max_speed = r.f32();
+  p.projective_stiffness = r.f32();
+  p.projective_iterations = r.u32();
+  p.projective_tolerance = r.f32();
+  p.cg_max_iterations = r.u32();
+  p.cg_tolerance = r.f32();
+  p.newton_iterations = r.u32();
+  p.newton_tolerance = r.f32();
+  const uint32_t adaptive = r.u32();
+  if (adaptive > 1) r.corrupt("adaptive_dt is " + std::to_string(adaptive));
+  p.adaptive_dt = adaptive == 1;
+  p.cfl_number = r.f32();
+  p.max_dt = r.f32();
+  p.projective_chebyshev_rho = r.f32();
 
   const uint32_t planes = r.u32();
   r.need(static_cast<size_t>(planes) * 16);
@@ -203,6 +236,11 @@ Checkpoint decode(Reader& r) {
     const uint64_t bits = r.u64();
     std::memcpy(t, &bits, 8);
   }
+  s.local_global_iterations = r.u32();
+  s.cg_iterations = r.u32();
+  s.cg_residual = r.f32();
+  s.min_substep_dt = r.f32();
+  s.max_substep_dt = r.f32();
 
   const uint64_t n = r.u64();
   if (n > (uint64_t(1) << 28) || n * 32 != r.remaining())

@@ -20,7 +20,8 @@
 
 namespace pbf {
 
-constexpr uint32_t kCheckpointVersion = 1;
+// Version 2 added the method, the Projective Fluids parameters and statistics.
+constexpr uint32_t kCheckpointVersion = 2;
 
 struct Checkpoint {
   SolverConfig config;        // as resolved; thread_count and device_index are not stored

@@ -12,6 +12,8 @@
 #include "solver/boundary/boundary_sampling.h"
 #include "solver/pbf/pbf_equations.h"
 #include "solver/pbf/pbf_step.h"
+#include "solver/projective/projective_equations.h"
+#include "solver/projective/projective_step.h"
 
 namespace pbf {
 
@@ -255,6 +257,10 @@ void Solver::clear_boundary_particles() {
 }
 
 void Solver::step(float dt, uint32_t substeps) {
+  if (config_.method == Method::Projective) {
+    step_projective(dt, substeps);
+    return;
+  }
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
   s.substeps = substeps;
@@ -278,6 +284,70 @@ void Solver::step(float dt, uint32_t substeps) {
     }
   }
   // The obstacles have arrived where the user placed them (with or without particles to move).
+  for (ObstacleRecord& o : obstacles_) {
+    std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
+    o.translation = o.target_translation;
+  }
+  backend_->measure(s);
+  s.time_total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stats_ = s;
+}
+
+// Projective Fluids: each of the `substeps` intervals is one implicit Euler
+// step, or, with adaptive_dt, as many equal steps as the CFL condition asks
+// for (re-evaluated after every step from the largest speed), each at most
+// max_dt. Obstacles move a fraction of the way per step, as in PBF.
+void Solver::step_projective(float dt, uint32_t substeps) {
+  const auto start = std::chrono::steady_clock::now();
+  StepStats s;
+  s.iterations = params_.projective_iterations;
+  uint32_t steps = 0;
+  if (size() > 0) {
+    StepContext ctx{};
+    ctx.planes = planes_.data();
+    ctx.plane_count = static_cast<uint32_t>(planes_.size());
+    ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
+    obstacle_poses_.resize(obstacles_.size());
+    ctx.obstacle_poses = obstacle_poses_.data();
+    const double interval = static_cast<double>(dt) / substeps;
+    const float gravity = length(params_.gravity);
+    for (uint32_t k = 0; k < substeps; ++k) {
+      double used = 0.0;
+      // At most 1000 steps per interval, whatever the speeds.
+      for (uint32_t piece = 0; used < interval; ++piece) {
+        double h = interval - used;
+        if (params_.adaptive_dt && piece < 999) {
+          StepStats now;
+          backend_->measure(now);
+          const float speed = now.max_speed + gravity * params_.max_dt;
+          const double limit =
+              std::max<double>(cfl_time_step(params_.cfl_number, config_.particle_spacing, speed, params_.max_dt),
+                               interval / 1000.0);
+          if (h > limit) h = (interval - used) / std::ceil((interval - used) / limit);
+        }
+        const float s0 = static_cast<float>((k + used / interval) / substeps);
+        used = (h == interval - used) ? interval : used + h;
+        const float s1 = static_cast<float>((k + used / interval) / substeps);
+        for (size_t b = 0; b < obstacles_.size(); ++b) {
+          const ObstacleRecord& o = obstacles_[b];
+          obstacle_poses_[b].start = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s0);
+          obstacle_poses_[b].end = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s1);
+        }
+        const float step_dt = static_cast<float>(h);
+        ctx.constants = make_pbf_constants(config_, params_, step_dt);
+        ctx.projective = make_projective_constants(config_, params_, step_dt);
+        // The method's own mass and density kernel; vorticity confinement belongs to PBF.
+        ctx.constants.mass = ctx.projective.mass;
+        ctx.constants.mass_over_rho0 = ctx.projective.mass_over_rho0;
+        ctx.constants.vorticity = 0.0f;
+        projective_substep(*backend_, ctx, params_, s);
+        s.min_substep_dt = steps == 0 ? step_dt : std::min(s.min_substep_dt, step_dt);
+        s.max_substep_dt = std::max(s.max_substep_dt, step_dt);
+        ++steps;
+      }
+    }
+  }
+  s.substeps = size() > 0 ? steps : substeps;
   for (ObstacleRecord& o : obstacles_) {
     std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
     o.translation = o.target_translation;
@@ -326,6 +396,7 @@ void Solver::restore(const Checkpoint& c, const std::string& path) {
   }
   require_same(static_cast<float>(s.max_neighbors), static_cast<float>(config_.max_neighbors), "max_neighbors",
                path);
+  require_same(static_cast<float>(s.method), static_cast<float>(config_.method), "method", path);
   const size_t n = c.particles.positions.size();
   if (n > config_.max_particles) {
     std::ostringstream msg;

@@ -105,6 +105,7 @@ class Solver {
   std::vector<Vec3> boundary_;  // boundary samples in the order added [m]
   // Makes `samples` the boundary set, on the backend first.
   void replace_boundary(std::vector<Vec3>&& samples);
+  void step_projective(float dt, uint32_t substeps);
   std::unique_ptr<Backend> backend_;
   StepStats stats_;
 };

@@ -52,6 +52,11 @@ pbf_params custom_params() {
   p.restitution = 0.1f;
   p.friction = 0.2f;
   p.max_speed = 50.0f;
+  p.projective_stiffness = 2.0e5f;
+  p.projective_iterations = 12;
+  p.cg_tolerance = 1e-3f;
+  p.adaptive_dt = 0;
+  p.max_dt = 0.005f;
   return p;
 }
 
@@ -124,6 +129,17 @@ void expect_params_equal(const pbf_params& a, const pbf_params& b) {
   EXPECT_EQ(a.restitution, b.restitution);
   EXPECT_EQ(a.friction, b.friction);
   EXPECT_EQ(a.max_speed, b.max_speed);
+  EXPECT_EQ(a.projective_stiffness, b.projective_stiffness);
+  EXPECT_EQ(a.projective_iterations, b.projective_iterations);
+  EXPECT_EQ(a.projective_tolerance, b.projective_tolerance);
+  EXPECT_EQ(a.cg_max_iterations, b.cg_max_iterations);
+  EXPECT_EQ(a.cg_tolerance, b.cg_tolerance);
+  EXPECT_EQ(a.newton_iterations, b.newton_iterations);
+  EXPECT_EQ(a.newton_tolerance, b.newton_tolerance);
+  EXPECT_EQ(a.adaptive_dt, b.adaptive_dt);
+  EXPECT_EQ(a.cfl_number, b.cfl_number);
+  EXPECT_EQ(a.max_dt, b.max_dt);
+  EXPECT_EQ(a.projective_chebyshev_rho, b.projective_chebyshev_rho);
 }
 
 void expect_desc_equal(const pbf_solver_desc& a, const pbf_solver_desc& b) {
@@ -140,6 +156,7 @@ void expect_desc_equal(const pbf_solver_desc& a, const pbf_solver_desc& b) {
   }
   EXPECT_EQ(a.thread_count, b.thread_count);
   EXPECT_EQ(a.max_neighbors, b.max_neighbors);
+  EXPECT_EQ(a.method, b.method);
 }
 
 void expect_stats_equal(const pbf_stats& a, const pbf_stats& b) {
@@ -440,6 +457,10 @@ TEST_P(CApiCreateDesc, RefusesTheFieldAndSetsOutSolverToNull) {
 
 const DescCase kDescCases[] = {
     {"struct_size_zero", [](pbf_solver_desc& d) { d.struct_size = 0; }, PBF_ERROR_VERSION_MISMATCH, "struct_size"},
+    {"method_2", [](pbf_solver_desc& d) { d.method = static_cast<pbf_method>(2); }, PBF_ERROR_INVALID_ARGUMENT,
+     "method"},
+    {"method_minus_1", [](pbf_solver_desc& d) { d.method = static_cast<pbf_method>(-1); }, PBF_ERROR_INVALID_ARGUMENT,
+     "method"},
     {"struct_size_larger", [](pbf_solver_desc& d) { d.struct_size = sizeof(pbf_solver_desc) + 8; },
      PBF_ERROR_VERSION_MISMATCH, "struct_size"},
     {"struct_size_smaller", [](pbf_solver_desc& d) { d.struct_size = sizeof(pbf_solver_desc) - 4; },
@@ -774,6 +795,33 @@ TEST_P(CApiSetParams, RefusesTheFieldAndKeepsThePreviousParams) {
 
 const ParamsCase kParamsCases[] = {
     {"struct_size_zero", [](pbf_params& p) { p.struct_size = 0; }, PBF_ERROR_VERSION_MISMATCH, "struct_size"},
+    {"projective_stiffness_zero", [](pbf_params& p) { p.projective_stiffness = 0.0f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "projective_stiffness"},
+    {"projective_stiffness_nan", [](pbf_params& p) { p.projective_stiffness = kNaN; }, PBF_ERROR_INVALID_ARGUMENT,
+     "projective_stiffness"},
+    {"projective_stiffness_2e9", [](pbf_params& p) { p.projective_stiffness = 2e9f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "projective_stiffness"},
+    {"projective_iterations_zero", [](pbf_params& p) { p.projective_iterations = 0; }, PBF_ERROR_INVALID_ARGUMENT,
+     "projective_iterations"},
+    {"projective_iterations_1001", [](pbf_params& p) { p.projective_iterations = 1001; }, PBF_ERROR_INVALID_ARGUMENT,
+     "projective_iterations"},
+    {"projective_tolerance_negative", [](pbf_params& p) { p.projective_tolerance = -1e-3f; },
+     PBF_ERROR_INVALID_ARGUMENT, "projective_tolerance"},
+    {"cg_max_iterations_zero", [](pbf_params& p) { p.cg_max_iterations = 0; }, PBF_ERROR_INVALID_ARGUMENT,
+     "cg_max_iterations"},
+    {"cg_tolerance_zero", [](pbf_params& p) { p.cg_tolerance = 0.0f; }, PBF_ERROR_INVALID_ARGUMENT, "cg_tolerance"},
+    {"cg_tolerance_inf", [](pbf_params& p) { p.cg_tolerance = kInf; }, PBF_ERROR_INVALID_ARGUMENT, "cg_tolerance"},
+    {"newton_iterations_101", [](pbf_params& p) { p.newton_iterations = 101; }, PBF_ERROR_INVALID_ARGUMENT,
+     "newton_iterations"},
+    {"newton_tolerance_nan", [](pbf_params& p) { p.newton_tolerance = kNaN; }, PBF_ERROR_INVALID_ARGUMENT,
+     "newton_tolerance"},
+    {"adaptive_dt_2", [](pbf_params& p) { p.adaptive_dt = 2; }, PBF_ERROR_INVALID_ARGUMENT, "adaptive_dt"},
+    {"cfl_number_zero", [](pbf_params& p) { p.cfl_number = 0.0f; }, PBF_ERROR_INVALID_ARGUMENT, "cfl_number"},
+    {"cfl_number_above_1", [](pbf_params& p) { p.cfl_number = 1.5f; }, PBF_ERROR_INVALID_ARGUMENT, "cfl_number"},
+    {"max_dt_zero", [](pbf_params& p) { p.max_dt = 0.0f; }, PBF_ERROR_INVALID_ARGUMENT, "max_dt"},
+    {"max_dt_2", [](pbf_params& p) { p.max_dt = 2.0f; }, PBF_ERROR_INVALID_ARGUMENT, "max_dt"},
+    {"chebyshev_rho_1", [](pbf_params& p) { p.projective_chebyshev_rho = 1.0f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "projective_chebyshev_rho"},
     {"struct_size_larger", [](pbf_params& p) { p.struct_size = sizeof(pbf_params) + 8; }, PBF_ERROR_VERSION_MISMATCH,
      "struct_size"},
     {"gravity_x_nan", [](pbf_params& p) { p.gravity[0] = kNaN; }, PBF_ERROR_INVALID_ARGUMENT, "gravity[0]"},

@@ -57,6 +57,12 @@ static void check_enum_values(void) {
   CHECK(sizeof(pbf_backend) == sizeof(int32_t) && sizeof(pbf_status) == sizeof(int32_t)); /* C++ sees : int */
   CHECK(strcmp(pbf_status_string(PBF_ERROR_IO), "PBF_ERROR_IO") == 0);
   CHECK(strcmp(pbf_backend_name(PBF_BACKEND_CPU), "cpu") == 0);
+  CHECK(PBF_METHOD_PBF == 0);
+  CHECK(PBF_METHOD_PROJECTIVE == 1);
+  CHECK(sizeof(pbf_method) == sizeof(int32_t));
+  CHECK(strcmp(pbf_method_name(PBF_METHOD_PROJECTIVE), "projective") == 0);
+  CHECK(strcmp(pbf_method_name(PBF_METHOD_PBF), "pbf") == 0);
+  CHECK(strcmp(pbf_method_name((pbf_method)7), "unknown") == 0);
 }
 
 static void check_defaults(void) {
@@ -73,6 +79,19 @@ static void check_defaults(void) {
   CHECK(params.iterations == 4u);
   CHECK(params.gravity[1] == -9.81f);
   CHECK(stats.particle_count == 0u);
+  CHECK(desc.method == PBF_METHOD_PBF);
+  CHECK(params.projective_stiffness == 1.0e6f);
+  CHECK(params.projective_iterations == 30u);
+  CHECK(params.cg_max_iterations == 100u);
+  CHECK(params.newton_iterations == 5u);
+  CHECK(params.adaptive_dt == 1);
+  CHECK(params.max_dt == 0.01f);
+  CHECK(stats.cg_iterations == 0u);
+  /* Fields are only appended: the new ones come last. */
+  CHECK(offsetof(pbf_solver_desc, method) > offsetof(pbf_solver_desc, max_neighbors));
+  CHECK(offsetof(pbf_params, projective_stiffness) > offsetof(pbf_params, max_speed));
+  CHECK(offsetof(pbf_params, projective_chebyshev_rho) > offsetof(pbf_params, max_dt));
+  CHECK(offsetof(pbf_stats, local_global_iterations) > offsetof(pbf_stats, time_vorticity_viscosity_ms));
 }
 
 static void check_solver(void) {

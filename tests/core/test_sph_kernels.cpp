@@ -220,3 +220,83 @@ TEST(SphKernels, SpikyGradientMagnitudeMatchesTheClosedForm) {
 }
 
 }  // namespace
+
+// --- the cubic spline of Projective Fluids (Weiler et al. 2016, eq. 7) ---
+
+TEST(CubicKernel, ConstantsMatchTheirFormulas) {
+  for (float h : {0.05f, 0.2f, 1.0f}) {
+    const pbf::CubicKernel k = pbf::CubicKernel::make(h);
+    const double hd = h;
+    EXPECT_NEAR(k.sigma, 8.0 / (kPiD * hd * hd * hd), 1e-6 * k.sigma) << "h = " << h;
+    EXPECT_NEAR(k.grad, 48.0 / (kPiD * hd * hd * hd * hd), 1e-6 * k.grad) << "h = " << h;
+    EXPECT_NEAR(pbf::cubic(k, 0.0f), k.sigma, 1e-6 * k.sigma);
+  }
+}
+
+TEST(CubicKernel, IntegratesToOneByRadialQuadrature) {
+  for (float h : {0.05f, 0.2f, 1.0f}) {
+    const pbf::CubicKernel k = pbf::CubicKernel::make(h);
+    // Simpson on each half of [0, h] separately: W is a cubic polynomial on
+    // each, so the rule is exact up to float evaluation of W (1e-6 relative).
+    const int n = 1000;
+    double integral = 0.0;
+    for (int half = 0; half < 2; ++half) {
+      const double a = half * 0.5 * h, dr = 0.5 * h / n;
+      double sum = 0.0;
+      for (int i = 0; i <= n; ++i) {
+        const double r = a + i * dr;
+        const double f = 4.0 * kPiD * r * r * pbf::cubic(k, static_cast<float>(r * r));
+        sum += f * (i == 0 || i == n ? 1.0 : (i % 2 == 1 ? 4.0 : 2.0));
+      }
+      integral += sum * dr / 3.0;
+    }
+    EXPECT_NEAR(integral, 1.0, 1e-5) << "h = " << h;
+  }
+}
+
+TEST(CubicKernel, IsContinuousAtTheJoinAndZeroAtTheSupport) {
+  const pbf::CubicKernel k = pbf::CubicKernel::make(0.1f);
+  // At q = 1/2 both pieces give sigma / 4.
+  EXPECT_NEAR(pbf::cubic(k, 0.05f * 0.05f), 0.25f * k.sigma, 1e-5f * k.sigma);
+  EXPECT_EQ(pbf::cubic(k, 0.1f * 0.1f), 0.0f);
+  EXPECT_EQ(pbf::cubic(k, 0.2f * 0.2f), 0.0f);
+  EXPECT_EQ(pbf::cubic_gradient_scale(k, 0.0f), 0.0f);
+  EXPECT_EQ(pbf::cubic_gradient_scale(k, 0.2f * 0.2f), 0.0f);
+}
+
+TEST(CubicKernel, GradientMatchesFiniteDifferences) {
+  std::mt19937 rng(4242);
+  for (float h : {0.1f, 1.0f}) {
+    const pbf::CubicKernel k = pbf::CubicKernel::make(h);
+    // max |grad W| = sigma * 6 / h * max(q (2 - 3q)) = sigma * 2 / h, at q = 1/3.
+    const double gmax = 2.0 * k.sigma / h;
+    for (int trial = 0; trial < 1000; ++trial) {
+      const Vec3 p = random_point_in_ball(rng, 0.01f * h, 0.99f * h);
+      const Vec3 g = pbf::cubic_gradient(k, p);
+      const float ga[3] = {g.x, g.y, g.z};
+      const float step = 1e-3f * h;
+      for (int a = 0; a < 3; ++a) {
+        Vec3 pp = p, pm = p;
+        (a == 0 ? pp.x : a == 1 ? pp.y : pp.z) += step;
+        (a == 0 ? pm.x : a == 1 ? pm.y : pm.z) -= step;
+        const double actual_step = 0.5 * ((a == 0 ? pp.x - pm.x : a == 1 ? pp.y - pm.y : pp.z - pm.z));
+        const double fd = (static_cast<double>(pbf::cubic(k, pbf::length_squared(pp))) -
+                           static_cast<double>(pbf::cubic(k, pbf::length_squared(pm)))) /
+                          (2.0 * actual_step);
+        // Float round-off of W over the step (~1e-4 of gmax) and the kink of
+        // the second derivative at q = 1/2 (O(step) there) bound the error.
+        EXPECT_NEAR(ga[a], fd, 2e-3 * gmax) << "h = " << h << " axis " << a;
+      }
+    }
+  }
+}
+
+TEST(CubicKernel, GradientPointsTowardTheNeighbourAndIsAntisymmetric) {
+  const pbf::CubicKernel k = pbf::CubicKernel::make(0.1f);
+  const Vec3 r{0.03f, -0.02f, 0.01f};
+  const Vec3 g = pbf::cubic_gradient(k, r), gm = pbf::cubic_gradient(k, -r);
+  EXPECT_LT(pbf::dot(g, r), 0.0f);  // W falls with distance: its gradient points back to the neighbour
+  EXPECT_FLOAT_EQ(g.x, -gm.x);
+  EXPECT_FLOAT_EQ(g.y, -gm.y);
+  EXPECT_FLOAT_EQ(g.z, -gm.z);
+}

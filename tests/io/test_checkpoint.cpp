@@ -200,9 +200,9 @@ TEST_F(CheckpointRefusal, AnEmptyFile) {
 
 TEST_F(CheckpointRefusal, AnotherFormatVersion) {
   std::vector<unsigned char> bytes = good_;
-  bytes[8] = 2;
+  bytes[8] = 7;
   write_file(path_, bytes);
-  expect_refused(PBF_ERROR_IO, "format version 2");
+  expect_refused(PBF_ERROR_IO, "format version 7");
 }
 
 TEST_F(CheckpointRefusal, EveryTruncation) {
@@ -246,16 +246,55 @@ TEST_F(CheckpointRefusal, AForgedFileWhoseIdsAreNotAPermutation) {
 }
 
 TEST_F(CheckpointRefusal, AForgedFileWithANaNPosition) {
-  // Payload: 12 config words, 14 param words, 1 plane count + 4 plane words,
-  // 16 stats words (7 of them doubles), the particle count (8 bytes), then
+  // Payload: 13 config words, 25 param words, 1 plane count + 4 plane words,
+  // 21 stats words (7 of them doubles), the particle count (8 bytes), then
   // positions. Overwrite the first position's x with NaN.
   std::vector<unsigned char> bytes = good_;
-  const size_t first_position = kHeaderBytes + 4 * (12 + 14 + 1 + 4 + 9) + 8 * 7 + 8;
+  const size_t first_position = kHeaderBytes + 4 * (13 + 25 + 1 + 4 + 9 + 5) + 8 * 7 + 8;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(&bytes[first_position], &nan, 4);
   rehash(bytes);
   write_file(path_, bytes);
   expect_refused(PBF_ERROR_IO, "non-finite");
+}
+
+TEST(Checkpoint, AProjectiveFluidsRunResumesBitIdentically) {
+  const std::string path = temp_path("resume_projective.pbfc");
+  pbf_solver_desc d = scene_desc(2);
+  d.method = PBF_METHOD_PROJECTIVE;
+  pbf_solver* original = nullptr;
+  ASSERT_EQ(pbf_solver_create(&d, &original), PBF_OK) << pbf_last_error();
+  const float lo[3] = {0, 0, 0}, hi[3] = {0.4f, 0.5f, 0.4f};
+  ASSERT_EQ(pbf_solver_fill_box(original, lo, hi, nullptr, nullptr), PBF_OK);
+  pbf_params p = pbf_params_default();
+  p.projective_iterations = 7;
+  p.projective_stiffness = 3e5f;
+  ASSERT_EQ(pbf_solver_set_params(original, &p), PBF_OK);
+  for (int k = 0; k < 5; ++k) ASSERT_EQ(pbf_solver_step(original, kDt, 1), PBF_OK);
+  ASSERT_EQ(pbf_solver_save_checkpoint(original, path.c_str()), PBF_OK) << pbf_last_error();
+  for (int k = 0; k < 5; ++k) ASSERT_EQ(pbf_solver_step(original, kDt, 1), PBF_OK);
+
+  d.thread_count = 1;
+  pbf_solver* resumed = nullptr;
+  ASSERT_EQ(pbf_solver_create(&d, &resumed), PBF_OK);
+  ASSERT_EQ(pbf_solver_load_checkpoint(resumed, path.c_str()), PBF_OK) << pbf_last_error();
+  pbf_params q = pbf_params_default();
+  ASSERT_EQ(pbf_solver_get_params(resumed, &q), PBF_OK);
+  EXPECT_EQ(q.projective_iterations, 7u);
+  EXPECT_EQ(q.projective_stiffness, 3e5f);
+  for (int k = 0; k < 5; ++k) ASSERT_EQ(pbf_solver_step(resumed, kDt, 1), PBF_OK);
+  EXPECT_TRUE(state_of(original) == state_of(resumed)) << "the resumed run drifted from the original";
+
+  // A PBF solver of the same description refuses the checkpoint, naming the method.
+  d.method = PBF_METHOD_PBF;
+  pbf_solver* other = nullptr;
+  ASSERT_EQ(pbf_solver_create(&d, &other), PBF_OK);
+  EXPECT_EQ(pbf_solver_load_checkpoint(other, path.c_str()), PBF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(pbf_last_error()).find("method"), std::string::npos) << pbf_last_error();
+  pbf_solver_destroy(other);
+  pbf_solver_destroy(original);
+  pbf_solver_destroy(resumed);
+  std::remove(path.c_str());
 }
 
 TEST_F(CheckpointRefusal, ASolverOfAnotherSpacing) {

@@ -50,6 +50,31 @@ TEST(StepAllocations, StepsAfterTheFirstAllocateNothing) {
   pbf_solver_destroy(solver);
 }
 
+TEST(StepAllocations, ProjectiveFluidsStepsAfterTheFirstAllocateNothing) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.method = PBF_METHOD_PROJECTIVE;
+  desc.particle_spacing = 0.05f;
+  pbf_solver* solver = nullptr;
+  ASSERT_EQ(pbf_solver_create(&desc, &solver), PBF_OK) << pbf_last_error();
+  const float lo[3] = {0, 0, 0}, hi[3] = {0.5f, 0.6f, 0.5f};
+  ASSERT_EQ(pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr), PBF_OK);
+  pbf_params params = pbf_params_default();
+  params.projective_iterations = 5;  // the work does not matter, only its allocations
+  ASSERT_EQ(pbf_solver_set_params(solver, &params), PBF_OK);
+  ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 1), PBF_OK);
+
+  pbf_stats stats = pbf_stats_default();
+  const long before = g_allocations.load();
+  for (int frame = 0; frame < 10; ++frame) {
+    ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 1), PBF_OK);
+    ASSERT_EQ(pbf_solver_get_stats(solver, &stats), PBF_OK);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0) << "operator new calls during 10 steps";
+  EXPECT_GT(stats.local_global_iterations, 0u);
+  pbf_solver_destroy(solver);
+}
+
 TEST(StepAllocations, AFailedAllocationWhileAddingParticlesKeepsTheSolver) {
   pbf_solver_desc desc = pbf_solver_desc_default();
   desc.backend = PBF_BACKEND_CPU;

@@ -9,6 +9,7 @@ package pbf;
  */
 public final class SolverDesc implements Cloneable {
   private Backend backend = Backend.AUTO;
+  private Method method = Method.PBF;
   private int deviceIndex = 0;
   private int maxParticles = 1000000;
   private float particleSpacing = 0.025f;
@@ -74,6 +75,11 @@ public final class SolverDesc implements Cloneable {
   /** @param value 0 = automatic, else 8 .. 1024 @return this */
   public SolverDesc setMaxNeighbors(int value) { maxNeighbors = Checks.count(value, "maxNeighbors"); return this; }
 
+  /** @return the simulation method; default {@link Method#PBF} */
+  public Method getMethod() { return method; }
+  /** @param value the simulation method; it also sets the particle mass @return this */
+  public SolverDesc setMethod(Method value) { method = Checks.nonNull(value, "method"); return this; }
+
   /** @return a copy */
   @Override
   public SolverDesc clone() {
@@ -91,6 +97,7 @@ public final class SolverDesc implements Cloneable {
   NativeSolverDesc toNative() {
     NativeSolverDesc d = PbfNative.pbf_solver_desc_default();
     d.setBackend(backend);
+    d.setMethod(method);
     d.setDevice_index(deviceIndex);
     d.setMax_particles(maxParticles);
     d.setParticle_spacing(particleSpacing);
@@ -106,6 +113,7 @@ public final class SolverDesc implements Cloneable {
   static SolverDesc fromNative(NativeSolverDesc d) {
     SolverDesc desc = new SolverDesc();
     desc.backend = d.getBackend();
+    desc.method = d.getMethod();
     desc.deviceIndex = d.getDevice_index();
     desc.maxParticles = (int) d.getMax_particles();
     desc.particleSpacing = d.getParticle_spacing();

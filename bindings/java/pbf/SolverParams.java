@@ -21,6 +21,17 @@ public final class SolverParams implements Cloneable {
   private float restitution = 0.0f;
   private float friction = 0.0f;
   private float maxSpeed = 100.0f;
+  private float projectiveStiffness = 1.0e6f;
+  private int projectiveIterations = 30;
+  private float projectiveTolerance = 1.0e-4f;
+  private int cgMaxIterations = 100;
+  private float cgTolerance = 1.0e-4f;
+  private int newtonIterations = 5;
+  private float newtonTolerance = 1.0e-5f;
+  private boolean adaptiveDt = true;
+  private float cflNumber = 0.4f;
+  private float maxDt = 0.01f;
+  private float projectiveChebyshevRho = 0.9f;
 
   /** @return a copy of the body acceleration [m/s^2]; default (0, -9.81, 0) */
   public float[] getGravity() { return gravity.clone(); }
@@ -82,6 +93,61 @@ public final class SolverParams implements Cloneable {
   /** @param value speed limit [m/s], &gt; 0 @return this */
   public SolverParams setMaxSpeed(float value) { maxSpeed = value; return this; }
 
+  /** @return Projective Fluids: weight w of every density constraint [N/m], 1 .. 1e9; default 1e6. */
+  public float getProjectiveStiffness() { return projectiveStiffness; }
+  /** @param value see the getter @return this */
+  public SolverParams setProjectiveStiffness(float value) { projectiveStiffness = value; return this; }
+
+  /** @return Projective Fluids: local/global iterations per substep at most, 1 .. 1000; default 30. */
+  public int getProjectiveIterations() { return projectiveIterations; }
+  /** @param value see the getter @return this */
+  public SolverParams setProjectiveIterations(int value) { projectiveIterations = Checks.count(value, "projectiveIterations"); return this; }
+
+  /** @return Projective Fluids: mean compression that ends the iterations, 0 .. 1; default 1e-4. */
+  public float getProjectiveTolerance() { return projectiveTolerance; }
+  /** @param value see the getter @return this */
+  public SolverParams setProjectiveTolerance(float value) { projectiveTolerance = value; return this; }
+
+  /** @return Projective Fluids: conjugate-gradient iterations per global step at most, 1 .. 10000; default 100. */
+  public int getCgMaxIterations() { return cgMaxIterations; }
+  /** @param value see the getter @return this */
+  public SolverParams setCgMaxIterations(int value) { cgMaxIterations = Checks.count(value, "cgMaxIterations"); return this; }
+
+  /** @return Projective Fluids: residual reduction that ends a global solve, (0, 1]; default 1e-4. */
+  public float getCgTolerance() { return cgTolerance; }
+  /** @param value see the getter @return this */
+  public SolverParams setCgTolerance(float value) { cgTolerance = value; return this; }
+
+  /** @return Projective Fluids: Newton steps per constraint projection at most, 1 .. 100; default 5. */
+  public int getNewtonIterations() { return newtonIterations; }
+  /** @param value see the getter @return this */
+  public SolverParams setNewtonIterations(int value) { newtonIterations = Checks.count(value, "newtonIterations"); return this; }
+
+  /** @return Projective Fluids: constraint value that ends a projection, 0 .. 1; default 1e-5. */
+  public float getNewtonTolerance() { return newtonTolerance; }
+  /** @param value see the getter @return this */
+  public SolverParams setNewtonTolerance(float value) { newtonTolerance = value; return this; }
+
+  /** @return Projective Fluids: split substeps as the CFL condition asks; default true. */
+  public boolean getAdaptiveDt() { return adaptiveDt; }
+  /** @param value see the getter @return this */
+  public SolverParams setAdaptiveDt(boolean value) { adaptiveDt = value; return this; }
+
+  /** @return Projective Fluids: fraction of a spacing a particle may travel per step, (0, 1]; default 0.4. */
+  public float getCflNumber() { return cflNumber; }
+  /** @param value see the getter @return this */
+  public SolverParams setCflNumber(float value) { cflNumber = value; return this; }
+
+  /** @return Projective Fluids: the largest adaptive step [s], 1e-6 .. 1; default 0.01. */
+  public float getMaxDt() { return maxDt; }
+  /** @param value see the getter @return this */
+  public SolverParams setMaxDt(float value) { maxDt = value; return this; }
+
+  /** @return Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.9999, 0 = off; default 0.9. */
+  public float getProjectiveChebyshevRho() { return projectiveChebyshevRho; }
+  /** @param value see the getter @return this */
+  public SolverParams setProjectiveChebyshevRho(float value) { projectiveChebyshevRho = value; return this; }
+
   /** @return a copy */
   @Override
   public SolverParams clone() {
@@ -109,6 +175,17 @@ public final class SolverParams implements Cloneable {
     p.setRestitution(restitution);
     p.setFriction(friction);
     p.setMax_speed(maxSpeed);
+    p.setProjective_stiffness(projectiveStiffness);
+    p.setProjective_iterations(projectiveIterations);
+    p.setProjective_tolerance(projectiveTolerance);
+    p.setCg_max_iterations(cgMaxIterations);
+    p.setCg_tolerance(cgTolerance);
+    p.setNewton_iterations(newtonIterations);
+    p.setNewton_tolerance(newtonTolerance);
+    p.setAdaptive_dt(adaptiveDt ? 1 : 0);
+    p.setCfl_number(cflNumber);
+    p.setMax_dt(maxDt);
+    p.setProjective_chebyshev_rho(projectiveChebyshevRho);
     return p;
   }
 
@@ -126,6 +203,17 @@ public final class SolverParams implements Cloneable {
     params.restitution = p.getRestitution();
     params.friction = p.getFriction();
     params.maxSpeed = p.getMax_speed();
+    params.projectiveStiffness = p.getProjective_stiffness();
+    params.projectiveIterations = (int) p.getProjective_iterations();
+    params.projectiveTolerance = p.getProjective_tolerance();
+    params.cgMaxIterations = (int) p.getCg_max_iterations();
+    params.cgTolerance = p.getCg_tolerance();
+    params.newtonIterations = (int) p.getNewton_iterations();
+    params.newtonTolerance = p.getNewton_tolerance();
+    params.adaptiveDt = p.getAdaptive_dt() != 0;
+    params.cflNumber = p.getCfl_number();
+    params.maxDt = p.getMax_dt();
+    params.projectiveChebyshevRho = p.getProjective_chebyshev_rho();
     return params;
   }
 }

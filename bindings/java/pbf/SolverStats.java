@@ -16,6 +16,11 @@ public final class SolverStats {
   private int maxNeighbors;
   private int neighborOverflows;
   private float maxSpeed;
+  private int localGlobalIterations;
+  private int cgIterations;
+  private float cgResidual;
+  private float minSubstepDt;
+  private float maxSubstepDt;
   private double timeTotalMs;
   private double timePredictMs;
   private double timeGridMs;
@@ -58,6 +63,16 @@ public final class SolverStats {
   public double getTimeVelocityMs() { return timeVelocityMs; }
   /** @return vorticity confinement and XSPH viscosity [ms] */
   public double getTimeVorticityViscosityMs() { return timeVorticityViscosityMs; }
+  /** @return Projective Fluids: local/global iterations, summed over the substeps. */
+  public int getLocalGlobalIterations() { return localGlobalIterations; }
+  /** @return Projective Fluids: conjugate-gradient iterations, summed over the step. */
+  public int getCgIterations() { return cgIterations; }
+  /** @return Projective Fluids: residual of the last global solve relative to its first. */
+  public float getCgResidual() { return cgResidual; }
+  /** @return Projective Fluids: smallest step taken [s]. */
+  public float getMinSubstepDt() { return minSubstepDt; }
+  /** @return Projective Fluids: largest step taken [s]. */
+  public float getMaxSubstepDt() { return maxSubstepDt; }
 
   static SolverStats fromNative(NativeStats s) {
     SolverStats stats = new SolverStats();
@@ -77,6 +92,11 @@ public final class SolverStats {
     stats.timeConstraintsMs = s.getTime_constraints_ms();
     stats.timeVelocityMs = s.getTime_velocity_ms();
     stats.timeVorticityViscosityMs = s.getTime_vorticity_viscosity_ms();
+    stats.localGlobalIterations = (int) s.getLocal_global_iterations();
+    stats.cgIterations = (int) s.getCg_iterations();
+    stats.cgResidual = s.getCg_residual();
+    stats.minSubstepDt = s.getMin_substep_dt();
+    stats.maxSubstepDt = s.getMax_substep_dt();
     return stats;
   }
 }

@@ -49,6 +49,22 @@ void CpuBackend::for_each_particle(Body&& body) const {
   });
 }
 
+template <class Term>
+double CpuBackend::deterministic_sum(Term&& term) const {
+  const size_t n = x_.size();
+  double total = 0.0;
+  arena_.execute([&] {
+    total = tbb::parallel_deterministic_reduce(
+        tbb::blocked_range<size_t>(0, n, 4096), 0.0,
+        [&](const tbb::blocked_range<size_t>& r, double acc) {
+          for (size_t i = r.begin(); i < r.end(); ++i) acc += term(static_cast<uint32_t>(i));
+          return acc;
+        },
+        [](double a, double b) { return a + b; }, tbb::simple_partitioner());
+  });
+  return total;
+}
+
 void CpuBackend::resize(size_t n) {
   // Reserve everything first: if an allocation fails, every array still has
   // its old size and the solver its old state. Afterwards nothing allocates,
@@ -58,6 +74,14 @@ void CpuBackend::resize(size_t n) {
   for (auto* a : {&id_, &order_, &id_scratch_, &nb_count_}) a->reserve(n);
   boundary_near_.reserve(n);
   nb_index_.reserve(n * static_cast<size_t>(stride_));
+  const bool projective = config_.method == Method::Projective;
+  const size_t slots = static_cast<size_t>(stride_) + 1;
+  if (projective) {
+    for (auto* a : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) a->reserve(n);
+    for (auto* a : {&pf_diag_, &pf_compression_}) a->reserve(n);
+    pf_active_.reserve(n);
+    pf_disp_.reserve(n * slots);
+  }
   grid_.reserve(n);
   for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->resize(n);
   rho_.resize(n);
@@ -68,6 +92,12 @@ void CpuBackend::resize(size_t n) {
   nb_count_.assign(n, 0u);
   boundary_near_.assign(n, 1u);
   nb_index_.resize(n * static_cast<size_t>(stride_));
+  if (projective) {
+    for (auto* a : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) a->resize(n);
+    for (auto* a : {&pf_diag_, &pf_compression_}) a->resize(n);
+    pf_active_.resize(n);
+    pf_disp_.resize(n * slots);
+  }
 }
 
 void CpuBackend::append(const float* positions, const float* velocities, size_t n) {
@@ -331,6 +361,89 @@ void CpuBackend::measure(StepStats& stats) const {
   stats.max_neighbors = m.neighbor_max;
   stats.neighbor_overflows = overflows_;
   stats.max_speed = std::sqrt(m.speed2_max);
+}
+
+// ---------------------------------------------------------------- Projective Fluids
+
+void CpuBackend::projective_begin(const StepContext&) {
+  for_each_particle([&](uint32_t i) {
+    pf_s_[i] = xp_[i];
+    pf_prev_[i] = xp_[i];
+  });
+}
+
+float CpuBackend::projective_local_step(const StepContext& ctx, float* max_compression) {
+  const ProjectiveConstants& c = ctx.projective;
+  const NeighborLists nb = neighbor_lists();
+  for_each_particle([&](uint32_t i) {
+    const Projection p =
+        project_density_constraint(c, i, nb, xp_.data(), pf_disp_.data() + static_cast<size_t>(i) * c.slots);
+    pf_compression_[i] = p.compression;
+    pf_active_[i] = p.steps > 0 ? 1 : 0;
+    rho_[i] = p.density;
+  });
+  const size_t n = x_.size();
+  float largest = 0.0f;
+  for (size_t i = 0; i < n; ++i) largest = std::max(largest, pf_compression_[i]);  // max is order-free
+  if (max_compression) *max_compression = largest;
+  const double sum = deterministic_sum([&](uint32_t i) { return static_cast<double>(pf_compression_[i]); });
+  return n > 0 ? static_cast<float>(sum / static_cast<double>(n)) : 0.0f;
+}
+
+void CpuBackend::projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
+                                        uint32_t* iterations, float* residual) {
+  const ProjectiveConstants& c = ctx.projective;
+  const NeighborLists nb = neighbor_lists();
+  // Conjugate gradients (Shewchuk 1994) with the Jacobi preconditioner on
+  // A delta = r0 for the correction delta of the current iterate; A is
+  // applied row by row, never stored.
+  for_each_particle([&](uint32_t l) {
+    global_row(c, l, nb, pf_s_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(), pf_r_[l], pf_diag_[l]);
+    pf_delta_[l] = Vec3{0.0f, 0.0f, 0.0f};
+    pf_p_[l] = pf_r_[l] * (1.0f / pf_diag_[l]);
+  });
+  const double rr0 = deterministic_sum([&](uint32_t l) { return static_cast<double>(length_squared(pf_r_[l])); });
+  double rz = deterministic_sum([&](uint32_t l) { return static_cast<double>(dot(pf_r_[l], pf_p_[l])); });
+  double rr = rr0;
+  uint32_t k = 0;
+  while (rr0 > 0.0 && k < max_iterations && rr > double(tolerance) * tolerance * rr0) {
+    for_each_particle([&](uint32_t l) { pf_q_[l] = pf_p_[l] * pf_diag_[l]; });
+    const double pq = deterministic_sum([&](uint32_t l) { return static_cast<double>(dot(pf_p_[l], pf_q_[l])); });
+    if (!(pq > 0.0)) break;
+    const float alpha = static_cast<float>(rz / pq);
+    for_each_particle([&](uint32_t l) {
+      pf_delta_[l] += pf_p_[l] * alpha;
+      pf_r_[l] -= pf_q_[l] * alpha;
+    });
+    rr = deterministic_sum([&](uint32_t l) { return static_cast<double>(length_squared(pf_r_[l])); });
+    ++k;
+    if (rr <= double(tolerance) * tolerance * rr0) break;
+    const double rz_next =
+        deterministic_sum([&](uint32_t l) { return static_cast<double>(dot(pf_r_[l], pf_r_[l] * (1.0f / pf_diag_[l]))); });
+    const float beta = static_cast<float>(rz_next / rz);
+    rz = rz_next;
+    for_each_particle([&](uint32_t l) { pf_p_[l] = pf_r_[l] * (1.0f / pf_diag_[l]) + pf_p_[l] * beta; });
+  }
+  *iterations = k;
+  *residual = rr0 > 0.0 ? static_cast<float>(std::sqrt(rr / rr0)) : 0.0f;
+  const PbfConstants& pc = ctx.constants;
+  const Obstacle* obstacles = obstacles_for(ctx);
+  for_each_particle([&](uint32_t l) {
+    const Vec3 solved = xp_[l] + pf_delta_[l];
+    const Vec3 extrapolated = pf_prev_[l] + (solved - pf_prev_[l]) * omega;
+    pf_prev_[l] = xp_[l];
+    xp_[l] = collide(pc, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, extrapolated, x_[l]);
+  });
+}
+
+void CpuBackend::projective_update_velocities(const StepContext& ctx) {
+  const PbfConstants& c = ctx.constants;
+  const NeighborLists nb = neighbor_lists();
+  for_each_particle([&](uint32_t i) {
+    v_[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x_[i], xp_[i], v_[i]);
+    x_[i] = xp_[i];
+  });
+  for_each_particle([&](uint32_t i) { rho_[i] = cubic_density(ctx.projective, i, nb, xp_.data()); });
 }
 
 }  // namespace pbf

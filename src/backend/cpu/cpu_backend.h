@@ -39,6 +39,12 @@ class CpuBackend final : public Backend {
   void apply_vorticity_viscosity(const StepContext& ctx) override;
   void measure(StepStats& stats) const override;
 
+  void projective_begin(const StepContext& ctx) override;
+  float projective_local_step(const StepContext& ctx, float* max_compression) override;
+  void projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
+                              uint32_t* iterations, float* residual) override;
+  void projective_update_velocities(const StepContext& ctx) override;
+
   // Internal state in cell order, for tests of single stages.
   const std::vector<Vec3>& predicted_positions() const { return xp_; }
   const std::vector<float>& lambdas() const { return lambda_; }
@@ -47,10 +53,18 @@ class CpuBackend final : public Backend {
   NeighborLists neighbor_lists() const { return NeighborLists{nb_index_.data(), nb_count_.data(), stride_}; }
   // The boundary samples in cell order, with their pseudo-masses (count 0 when there are none).
   BoundarySamples boundary_samples() const;
+  // Projective Fluids: the inertial target, constraint displacements and active flags, in cell order.
+  const std::vector<Vec3>& projective_target() const { return pf_s_; }
+  const std::vector<Vec3>& projective_displacements() const { return pf_disp_; }
+  const std::vector<uint8_t>& projective_active() const { return pf_active_; }
 
  private:
   template <class Body>
   void for_each_particle(Body&& body) const;
+  // sum_i term(i) in double over fixed blocks joined in a fixed order: the
+  // same result for any thread count.
+  template <class Term>
+  double deterministic_sum(Term&& term) const;
   // The obstacles of the substep `ctx` describes, in obstacles_.
   const Obstacle* obstacles_for(const StepContext& ctx);
   void resize(size_t n);
@@ -77,6 +91,13 @@ class CpuBackend final : public Backend {
   std::vector<Vec3> boundary_x_;
   std::vector<float> boundary_psi_;
   std::vector<uint8_t> boundary_near_;  // per particle: a sample within reach at the neighbour search
+
+  // Projective Fluids only (empty for PBF): inertial target s, CG vectors,
+  // the global system's diagonal, each constraint's compression and
+  // displacements (max_neighbors + 1 slots per constraint).
+  std::vector<Vec3> pf_s_, pf_prev_, pf_delta_, pf_r_, pf_p_, pf_q_, pf_disp_;
+  std::vector<float> pf_diag_, pf_compression_;
+  std::vector<uint8_t> pf_active_;
 };
 
 }  // namespace pbf

@@ -193,6 +193,121 @@ __global__ void k_measure(size_t n, float inv_rho0, const float* rho, const uint
     partials[blockIdx.x] = CudaMeasures{error_sum[0], neighbor_sum[0], error_max[0], speed2_max[0], neighbor_max[0]};
 }
 
+// ---------------------------------------------------------------- Projective Fluids kernels
+
+// Sums `value` (and takes the max of `largest`) over the block in a fixed
+// tree order; thread 0 writes the block's results. Every thread must call it.
+__device__ void block_reduce(double value, float largest, double* partials, float* partial_max) {
+  __shared__ double sum[kBlock];
+  __shared__ float top[kBlock];
+  const unsigned t = threadIdx.x;
+  sum[t] = value;
+  top[t] = largest;
+  __syncthreads();
+  for (unsigned half = kBlock / 2; half > 0; half /= 2) {
+    if (t < half) {
+      sum[t] += sum[t + half];
+      top[t] = fmaxf(top[t], top[t + half]);
+    }
+    __syncthreads();
+  }
+  if (t == 0) {
+    partials[blockIdx.x] = sum[0];
+    if (partial_max) partial_max[blockIdx.x] = top[0];
+  }
+}
+
+__global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, const Vec3* xp, Vec3* disp,
+                           uint8_t* active, float* rho, double* partials, float* partial_max) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  float e = 0.0f;
+  if (i < n) {
+    const Projection p = project_density_constraint(c, static_cast<uint32_t>(i), nb, xp, disp + i * c.slots);
+    active[i] = p.steps > 0 ? 1 : 0;
+    rho[i] = p.density;
+    e = p.compression;
+  }
+  block_reduce(e, e, partials, partial_max);
+}
+
+__global__ void k_pf_rows(size_t n, ProjectiveConstants c, NeighborLists nb, const Vec3* s, const Vec3* xp,
+                          const Vec3* disp, const uint8_t* active, Vec3* r, float* diag, Vec3* delta, Vec3* p,
+                          double* partials) {
+  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  double rr = 0.0;
+  if (l < n) {
+    Vec3 row;
+    float d;
+    global_row(c, static_cast<uint32_t>(l), nb, s, xp, disp, active, row, d);
+    r[l] = row;
+    diag[l] = d;
+    delta[l] = Vec3{0.0f, 0.0f, 0.0f};
+    p[l] = row * (1.0f / d);  // the Jacobi-preconditioned residual
+    rr = length_squared(row);
+  }
+  block_reduce(rr, 0.0f, partials, nullptr);
+}
+
+// r . M^-1 r with the Jacobi preconditioner M = diag(A).
+__global__ void k_pf_rz(size_t n, const Vec3* r, const float* diag, double* partials) {
+  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  double rz = 0.0;
+  if (l < n) rz = dot(r[l], r[l] * (1.0f / diag[l]));
+  block_reduce(rz, 0.0f, partials, nullptr);
+}
+
+__global__ void k_pf_apply(size_t n, const Vec3* p, const float* diag, Vec3* q, double* partials) {
+  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  double pq = 0.0;
+  if (l < n) {
+    const Vec3 a = p[l] * diag[l];
+    q[l] = a;
+    pq = dot(p[l], a);
+  }
+  block_reduce(pq, 0.0f, partials, nullptr);
+}
+
+__global__ void k_pf_update(size_t n, float alpha, const Vec3* p, const Vec3* q, Vec3* delta, Vec3* r,
+                            double* partials) {
+  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  double rr = 0.0;
+  if (l < n) {
+    delta[l] += p[l] * alpha;
+    const Vec3 next = r[l] - q[l] * alpha;
+    r[l] = next;
+    rr = length_squared(next);
+  }
+  block_reduce(rr, 0.0f, partials, nullptr);
+}
+
+__global__ void k_pf_direction(size_t n, float beta, const Vec3* r, const float* diag, Vec3* p) {
+  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (l < n) p[l] = r[l] * (1.0f / diag[l]) + p[l] * beta;
+}
+
+__global__ void k_pf_finish(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
+                            uint32_t obstacle_count, float omega, const Vec3* delta, const Vec3* x, Vec3* prev,
+                            Vec3* xp) {
+  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (l >= n) return;
+  const Vec3 solved = xp[l] + delta[l];
+  const Vec3 extrapolated = prev[l] + (solved - prev[l]) * omega;
+  prev[l] = xp[l];
+  xp[l] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, extrapolated, x[l]);
+}
+
+__global__ void k_pf_velocity(size_t n, PbfConstants c, PlaneSet planes, Vec3* x, const Vec3* xp, Vec3* v) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  v[i] = updated_velocity(c, planes.plane, planes.count, x[i], xp[i], v[i]);
+  x[i] = xp[i];
+}
+
+__global__ void k_pf_density(size_t n, ProjectiveConstants c, NeighborLists nb, const Vec3* xp, float* rho) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) rho[i] = cubic_density(c, static_cast<uint32_t>(i), nb, xp);
+}
+
 void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); }
 
 }  // namespace
@@ -288,6 +403,17 @@ void CudaBackend::reserve(size_t n) {
   const size_t blocks = std::max<size_t>(1, blocks_for(n, kMeasureBlock));
   partials_.reserve(blocks, 0);
   if (host_partials_.size() < blocks) host_partials_.resize(blocks);
+  if (config_.method == Method::Projective) {
+    for (auto* b : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) b->reserve(n, 0);
+    for (auto* b : {&pf_diag_, &pf_compression_}) b->reserve(n, 0);
+    pf_active_.reserve(n, 0);
+    pf_disp_.reserve(n * (static_cast<size_t>(stride_) + 1), 0);
+    const size_t pf_blocks = std::max<size_t>(1, blocks_for(n));
+    pf_partials_.reserve(pf_blocks, 0);
+    pf_partial_max_.reserve(pf_blocks, 0);
+    if (pf_host_partials_.size() < pf_blocks) pf_host_partials_.resize(pf_blocks);
+    if (pf_host_partial_max_.size() < pf_blocks) pf_host_partial_max_.resize(pf_blocks);
+  }
   // CUB's scratch for the sort of n keys and the scan of the cell counts.
   size_t sort_bytes = 0, scan_bytes = 0;
   cuda_check(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(), keys_sorted_.data(), places_.data(),
@@ -660,6 +786,97 @@ void CudaBackend::measure(StepStats& stats) const {
   stats.avg_neighbors = static_cast<float>(m.neighbor_sum / count);
   stats.max_neighbors = m.neighbor_max;
   stats.max_speed = std::sqrt(m.speed2_max);
+}
+
+// ---------------------------------------------------------------- Projective Fluids
+
+double CudaBackend::sum_partials(unsigned blocks) const {
+  cuda_check(cudaMemcpyAsync(pf_host_partials_.data(), pf_partials_.data(), blocks * sizeof(double),
+                             cudaMemcpyDeviceToHost, stream_),
+             "cudaMemcpy (partial sums)");
+  finish("projective reduction");
+  double total = 0.0;
+  for (unsigned k = 0; k < blocks; ++k) total += pf_host_partials_[k];
+  return total;
+}
+
+void CudaBackend::projective_begin(const StepContext&) {
+  use_device();
+  cuda_check(cudaMemcpyAsync(pf_s_.data(), xp_.data(), n_ * sizeof(Vec3), cudaMemcpyDeviceToDevice, stream_),
+             "cudaMemcpy (inertial target)");
+  cuda_check(cudaMemcpyAsync(pf_prev_.data(), xp_.data(), n_ * sizeof(Vec3), cudaMemcpyDeviceToDevice, stream_),
+             "cudaMemcpy (previous iterate)");
+  finish("projective_begin");
+}
+
+float CudaBackend::projective_local_step(const StepContext& ctx, float* max_compression) {
+  use_device();
+  const unsigned b = blocks_for(n_);
+  k_pf_local<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), xp_.data(), pf_disp_.data(),
+                                         pf_active_.data(), rho_.data(), pf_partials_.data(),
+                                         pf_partial_max_.data());
+  check_launch("k_pf_local");
+  cuda_check(cudaMemcpyAsync(pf_host_partial_max_.data(), pf_partial_max_.data(), b * sizeof(float),
+                             cudaMemcpyDeviceToHost, stream_),
+             "cudaMemcpy (partial maxima)");
+  const double sum = sum_partials(b);
+  float largest = 0.0f;
+  for (unsigned k = 0; k < b; ++k) largest = std::max(largest, pf_host_partial_max_[k]);
+  if (max_compression) *max_compression = largest;
+  return n_ > 0 ? static_cast<float>(sum / static_cast<double>(n_)) : 0.0f;
+}
+
+void CudaBackend::projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
+                                         uint32_t* iterations, float* residual) {
+  use_device();
+  const unsigned b = blocks_for(n_);
+  k_pf_rows<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), pf_s_.data(), xp_.data(),
+                                        pf_disp_.data(), pf_active_.data(), pf_r_.data(), pf_diag_.data(),
+                                        pf_delta_.data(), pf_p_.data(), pf_partials_.data());
+  check_launch("k_pf_rows");
+  const double rr0 = sum_partials(b);
+  k_pf_rz<<<b, kBlock, 0, stream_>>>(n_, pf_r_.data(), pf_diag_.data(), pf_partials_.data());
+  check_launch("k_pf_rz");
+  double rz = sum_partials(b);
+  double rr = rr0;
+  uint32_t k = 0;
+  while (rr0 > 0.0 && k < max_iterations && rr > double(tolerance) * tolerance * rr0) {
+    k_pf_apply<<<b, kBlock, 0, stream_>>>(n_, pf_p_.data(), pf_diag_.data(), pf_q_.data(), pf_partials_.data());
+    check_launch("k_pf_apply");
+    const double pq = sum_partials(b);
+    if (!(pq > 0.0)) break;
+    const float alpha = static_cast<float>(rz / pq);
+    k_pf_update<<<b, kBlock, 0, stream_>>>(n_, alpha, pf_p_.data(), pf_q_.data(), pf_delta_.data(), pf_r_.data(),
+                                            pf_partials_.data());
+    check_launch("k_pf_update");
+    rr = sum_partials(b);
+    ++k;
+    if (rr <= double(tolerance) * tolerance * rr0) break;
+    k_pf_rz<<<b, kBlock, 0, stream_>>>(n_, pf_r_.data(), pf_diag_.data(), pf_partials_.data());
+    check_launch("k_pf_rz");
+    const double rz_next = sum_partials(b);
+    const float beta = static_cast<float>(rz_next / rz);
+    rz = rz_next;
+    k_pf_direction<<<b, kBlock, 0, stream_>>>(n_, beta, pf_r_.data(), pf_diag_.data(), pf_p_.data());
+    check_launch("k_pf_direction");
+  }
+  *iterations = k;
+  *residual = rr0 > 0.0 ? static_cast<float>(std::sqrt(rr / rr0)) : 0.0f;
+  const Obstacle* obstacles = obstacles_for(ctx);
+  k_pf_finish<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), obstacles, ctx.obstacle_count, omega,
+                                          pf_delta_.data(), x_.data(), pf_prev_.data(), xp_.data());
+  check_launch("k_pf_finish");
+  finish("projective_global_step");
+}
+
+void CudaBackend::projective_update_velocities(const StepContext& ctx) {
+  use_device();
+  const unsigned b = blocks_for(n_);
+  k_pf_velocity<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), x_.data(), xp_.data(), v_.data());
+  check_launch("k_pf_velocity");
+  k_pf_density<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), xp_.data(), rho_.data());
+  check_launch("k_pf_density");
+  finish("projective_update_velocities");
 }
 
 }  // namespace pbf

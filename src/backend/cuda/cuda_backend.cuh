@@ -51,6 +51,12 @@ class CudaBackend final : public Backend {
   void apply_vorticity_viscosity(const StepContext& ctx) override;
   void measure(StepStats& stats) const override;
 
+  void projective_begin(const StepContext& ctx) override;
+  float projective_local_step(const StepContext& ctx, float* max_compression) override;
+  void projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
+                              uint32_t* iterations, float* residual) override;
+  void projective_update_velocities(const StepContext& ctx) override;
+
  private:
   void use_device() const;
   // Waits for the stream; a failed kernel surfaces here as an Error.
@@ -60,6 +66,9 @@ class CudaBackend final : public Backend {
   NeighborLists neighbor_lists() const;
   // The boundary samples on the GPU (count 0 when there are none).
   BoundarySamples boundary_samples() const;
+  // The per-block partial sums of the last reduction kernel, added on the
+  // host in block order (deterministic).
+  double sum_partials(unsigned blocks) const;
   // Uploads the obstacles of the substep `ctx` describes; returns them on the GPU.
   const Obstacle* obstacles_for(const StepContext& ctx);
 
@@ -96,6 +105,15 @@ class CudaBackend final : public Backend {
   DeviceBuffer<float> boundary_psi_;
   DeviceBuffer<uint8_t> boundary_near_;    // per particle: a sample within reach at the neighbour search
   size_t boundary_n_ = 0;
+  // Projective Fluids only (empty for PBF): inertial target, CG vectors,
+  // diagonal, compression and displacements (max_neighbors + 1 slots each),
+  // and per-block partial sums with their host copies.
+  DeviceBuffer<Vec3> pf_s_, pf_prev_, pf_delta_, pf_r_, pf_p_, pf_q_, pf_disp_;
+  DeviceBuffer<float> pf_diag_, pf_compression_, pf_partial_max_;
+  DeviceBuffer<uint8_t> pf_active_;
+  DeviceBuffer<double> pf_partials_;
+  mutable std::vector<double> pf_host_partials_;
+  mutable std::vector<float> pf_host_partial_max_;
 };
 
 }  // namespace pbf

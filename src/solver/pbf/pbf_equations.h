@@ -40,8 +40,14 @@ struct PbfConstants {
   Vec3 box_max;
 };
 
-// Particle mass so that the ideal lattice at `spacing` has density rho0.
+// Particle mass so that the ideal lattice at `spacing` has density rho0,
+// measured with the density kernel of the solver's method (Poly6 for PBF,
+// the cubic spline for Projective Fluids).
 inline float particle_mass(const SolverConfig& config) {
+  if (config.method == Method::Projective) {
+    const CubicKernel k = CubicKernel::make(config.kernel_radius);
+    return static_cast<float>(config.rest_density / cubic_lattice_sum(config.particle_spacing, k));
+  }
   const KernelConstants k = KernelConstants::make(config.kernel_radius);
   return static_cast<float>(config.rest_density / lattice_sums(config.particle_spacing, k).sum_w);
 }

@@ -75,6 +75,36 @@ TEST_F(CudaBackend, TheFirstStepsAgreeWithTheCpuWithinRoundOff) {
   EXPECT_NEAR(a.avg_density_error, b.avg_density_error, 1e-4f);
 }
 
+// Projective Fluids on both backends: the same local/global iterations and
+// block-ordered CG sums, so the first steps agree within round-off too.
+TEST_F(CudaBackend, ProjectiveFluidsAgreesWithTheCpuOverTheFirstSteps) {
+  auto make = [](pbf_backend backend) {
+    pbf_solver_desc desc = pbf_solver_desc_default();
+    desc.backend = backend;
+    desc.method = PBF_METHOD_PROJECTIVE;
+    desc.particle_spacing = 0.04f;
+    for (int a = 0; a < 3; ++a) desc.domain_max[a] = kBox[a];
+    desc.max_particles = 20000;
+    SolverPtr s = make_solver(desc);
+    const float lo[3] = {0.0f, 0.0f, 0.0f};
+    EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, kBlock, nullptr, nullptr), PBF_OK) << pbf_last_error();
+    pbf_params p = pbf_params_default();
+    p.adaptive_dt = 0;
+    p.projective_iterations = 10;
+    EXPECT_EQ(pbf_solver_set_params(s.get(), &p), PBF_OK) << pbf_last_error();
+    return s;
+  };
+  SolverPtr cpu = make(PBF_BACKEND_CPU), gpu = make(PBF_BACKEND_CUDA);
+  for (int step = 1; step <= 5; ++step) {
+    PBF_ASSERT_OK(pbf_solver_step(cpu.get(), 1.0f / 240.0f, 1));
+    PBF_ASSERT_OK(pbf_solver_step(gpu.get(), 1.0f / 240.0f, 1));
+    EXPECT_LT(max_difference(positions_of(cpu.get()), positions_of(gpu.get())), 1e-4f) << "step " << step;
+  }
+  const pbf_stats a = stats_of(cpu.get()), b = stats_of(gpu.get());
+  EXPECT_EQ(a.local_global_iterations, b.local_global_iterations);
+  EXPECT_NEAR(a.avg_density_error, b.avg_density_error, 1e-3f);
+}
+
 TEST_F(CudaBackend, AfterTwoSecondsTheFlowAgreesStatistically) {
   SolverPtr cpu = dam_break(PBF_BACKEND_CPU), gpu = dam_break(PBF_BACKEND_CUDA);
   for (int frame = 0; frame < 120; ++frame) {

@@ -1,0 +1,188 @@
+// projective_equations.h - the per-particle equations of Projective Fluids
+// (Weiler, Koschier & Bender 2016), written once for every backend.
+//
+// One substep is an implicit Euler step (eq. 1) found as the minimum of
+//   1/(2 dt^2) |M^1/2 (x - s)|^2 + sum_i w/2 |S_i x - p_i|^2      (eq. 4, D = P = I)
+// where s is the inertial prediction x + dt v + dt^2 g, S_i selects particle i
+// and its neighbours (the particles of density constraint i) and p_i is their
+// projection onto the constraint C_i = rho_i / rho0 - 1 <= 0 (eq. 6-8,
+// clamped to compression). Local step: project every constraint with a few
+// Newton steps (Algorithm 1). Global step: solve
+//   (M/dt^2 + sum_i w S_i^T S_i) x = M/dt^2 s + sum_i w S_i^T p_i    (eq. 5)
+// by matrix-free conjugate gradients. Every function below writes only to
+// its own particle (or its own constraint's slots), so results do not depend
+// on the order or the thread count.
+#pragma once
+
+#include <cstdint>
+
+#include "core/config.h"
+#include "core/hd.h"
+#include "core/lattice.h"
+#include "core/sph_kernels.h"
+#include "solver/pbf/pbf_equations.h"
+
+namespace pbf {
+
+// Constants of one Projective Fluids substep.
+struct ProjectiveConstants {
+  CubicKernel kernel;
+  float mass;               // particle mass [kg]
+  float mass_over_rho0;     // m / rho0 [m^3]
+  float stiffness;          // w of eq. 3 [N/m]
+  float inertia;            // m / dt^2 [N/m]
+  uint32_t newton_iterations;
+  float newton_tolerance;   // projection ends once C_i is at most this
+  uint32_t slots;           // displacement slots per constraint: max_neighbors + 1 (itself first)
+  float max_projection;     // longest displacement of one Newton step (half a spacing) [m]
+};
+
+inline ProjectiveConstants make_projective_constants(const SolverConfig& config, const PbfParams& p, float dt) {
+  ProjectiveConstants c{};
+  c.kernel = CubicKernel::make(config.kernel_radius);
+  c.mass = particle_mass(config);
+  c.mass_over_rho0 = c.mass / config.rest_density;
+  c.stiffness = p.projective_stiffness;
+  c.inertia = c.mass / (dt * dt);
+  c.newton_iterations = p.newton_iterations;
+  c.newton_tolerance = p.newton_tolerance;
+  c.slots = config.max_neighbors + 1;
+  c.max_projection = 0.5f * config.particle_spacing;
+  return c;
+}
+
+// The cubic spline gradient grad_i W(x_i - x_j) of the pair (i, j). Where
+// two particles coincide the gradient vanishes; as in pair_gradient() of PBF
+// the pair then gets an antisymmetric direction drawn from its indices, here
+// with the kernel's largest gradient magnitude, so that the projection can
+// separate them.
+PBF_HD Vec3 cubic_pair_gradient(const CubicKernel& k, Vec3 r, float r2, uint32_t i, uint32_t j) {
+  if (r2 > 0.0f) return r * cubic_gradient_scale(k, r2);
+  const Vec3 u = pair_gradient(KernelConstants{1.0f, 1.0f, 0.0f, 1.0f}, r, 0.0f, i, j);  // unit-free direction
+  const float len = length(u);
+  return u * ((2.0f * k.sigma * k.inv_h) / len);
+}
+
+// SPH density with the cubic spline (eq. 7), self term included.
+PBF_HD float cubic_density(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x) {
+  const Vec3 xi = x[i];
+  float sum = cubic(c.kernel, 0.0f);
+  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
+  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) sum += cubic(c.kernel, length_squared(xi - x[list[k]]));
+  return c.mass * sum;
+}
+
+// What the local step found for one constraint.
+struct Projection {
+  float compression;  // C_i at the current positions, clamped to >= 0 (eq. 8)
+  float remaining;    // C_i after the Newton steps (<= newton_tolerance when converged)
+  float density;      // rho_i at the current positions [kg/m^3]
+  uint32_t steps;     // Newton steps taken
+};
+
+// Local step of constraint i (Algorithm 1): starting from p = S_i x, the
+// positions of particle i and its neighbours, repeat the linearised step
+// p <- p - C(p) / |grad C(p)|^2 grad C(p) (eq. 9-11), at most
+// max_projection long, until C(p) is at most the tolerance or the Newton
+// iterations are used up. Writes the
+// displacements p - S_i x to d[0] (particle i) and d[1 + k] (its k-th
+// neighbour); a constraint that is not compressed is already on its
+// manifold and gets zero displacements.
+PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
+                                             const Vec3* x, Vec3* d) {
+  const uint32_t n = nb.count[i];
+  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
+  const Vec3 xi = x[i];
+  for (uint32_t k = 0; k <= n; ++k) d[k] = Vec3{0.0f, 0.0f, 0.0f};
+  const float self = c.mass_over_rho0 * cubic(c.kernel, 0.0f);
+  Projection out{0.0f, 0.0f, 0.0f, 0u};
+  for (uint32_t step = 0;; ++step) {
+    const Vec3 pi = xi + d[0];
+    float constraint = self - 1.0f;
+    Vec3 grad_i{0.0f, 0.0f, 0.0f};
+    float grad2 = 0.0f;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint32_t j = list[k];
+      const Vec3 r = pi - (x[j] + d[1 + k]);
+      const float r2 = length_squared(r);
+      constraint += c.mass_over_rho0 * cubic(c.kernel, r2);
+      const Vec3 g = cubic_pair_gradient(c.kernel, r, r2, i, j) * c.mass_over_rho0;  // -grad_{p_j} C_i
+      grad_i += g;
+      grad2 += length_squared(g);
+    }
+    grad2 += length_squared(grad_i);
+    if (step == 0) {
+      out.density = (constraint + 1.0f) / c.mass_over_rho0 * c.mass;
+      out.compression = constraint > 0.0f ? constraint : 0.0f;
+    }
+    out.remaining = constraint;
+    if (constraint <= c.newton_tolerance || step >= c.newton_iterations || !(grad2 > 0.0f)) break;
+    // The cubic spline's gradient vanishes as two particles meet, so a
+    // crowded constraint could ask for an arbitrarily long step; its length
+    // C / |grad C| is capped at half a spacing.
+    float s = constraint / grad2;
+    const float step_length = constraint / sqrtf(grad2);
+    if (step_length > c.max_projection) s *= c.max_projection / step_length;
+    d[0] -= grad_i * s;
+    for (uint32_t k = 0; k < n; ++k) {
+      const Vec3 r = pi - (x[list[k]] + d[1 + k]);
+      const float r2 = length_squared(r);
+      d[1 + k] += cubic_pair_gradient(c.kernel, r, r2, i, list[k]) * (c.mass_over_rho0 * s);
+    }
+    out.steps = step + 1;
+  }
+  return out;
+}
+
+// The place of particle `l` in the (ascending) neighbour list of `i`, or
+// UINT32_MAX when the list does not hold it (it overflowed).
+PBF_HD uint32_t neighbor_slot(const NeighborLists& nb, uint32_t i, uint32_t l) {
+  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
+  uint32_t lo = 0, hi = nb.count[i];
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (list[mid] < l) lo = mid + 1;
+    else hi = mid;
+  }
+  return (lo < nb.count[i] && list[lo] == l) ? lo : 0xFFFFFFFFu;
+}
+
+// Row l of the global system (eq. 5) as a residual at the current iterate
+// x: r_l = m/dt^2 (s_l - x_l) + w sum_{i : l in C_i} (p_{i,l} - x_l), and the
+// diagonal A_ll = m/dt^2 + w |{i : l in C_i}|. With D = P = I every S_i^T S_i
+// is diagonal, so A is too; it is never assembled. Writing the right-hand
+// side relative to x (a warm start at the previous iterate) keeps the large
+// terms w x_l from cancelling in float. Constraint l itself holds l; so does
+// the constraint of each neighbour whose list holds l. `d` holds the
+// displacements of project_density_constraint(), `slots` per constraint;
+// `active[i]` is zero where constraint i was not compressed (zero displacements).
+PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb, const Vec3* s,
+                       const Vec3* x, const Vec3* d, const uint8_t* active, Vec3& residual, float& diagonal) {
+  Vec3 pull{0.0f, 0.0f, 0.0f};
+  uint32_t members = 0;
+  if (active[l]) {
+    pull = d[static_cast<size_t>(l) * c.slots];
+    members = 1;
+  }
+  const uint32_t* list = nb.index + static_cast<size_t>(l) * nb.stride;
+  for (uint32_t k = 0, n = nb.count[l]; k < n; ++k) {
+    const uint32_t i = list[k];
+    if (!active[i]) continue;
+    const uint32_t slot = neighbor_slot(nb, i, l);
+    if (slot == 0xFFFFFFFFu) continue;
+    ++members;
+    pull += d[static_cast<size_t>(i) * c.slots + 1 + slot];
+  }
+  diagonal = c.inertia + c.stiffness * static_cast<float>(members);
+  residual = (s[l] - x[l]) * c.inertia + pull * c.stiffness;
+}
+
+// Largest stable substep by the CFL condition: a particle may travel
+// cfl x spacing in one substep at `speed` [m/s]; at most max_dt.
+inline float cfl_time_step(float cfl, float spacing, float speed, float max_dt) {
+  if (!(speed > 0.0f)) return max_dt;
+  const float dt = cfl * spacing / speed;
+  return dt < max_dt ? dt : max_dt;
+}
+
+}  // namespace pbf
