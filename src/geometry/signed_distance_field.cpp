@@ -163,7 +163,7 @@ class MeshScene {
     if (!device_) throw Error(Status::Internal, "Embree could not create a device");
     scene_.reset(rtcNewScene(device_.get()));
     check_embree(device_.get(), "create a scene");
-    rtcSetSceneFlags(scene_.get(), RTC_SCENE_FLAG_ROBUST);  // rays along edges still count one crossing
+    rtcSetSceneFlags(scene_.get(), RTC_SCENE_FLAG_ROBUST);  // the exact tests, for rays passing close to edges
     RTCGeometry geometry = rtcNewGeometry(device_.get(), RTC_GEOMETRY_TYPE_TRIANGLE);
     check_embree(device_.get(), "create a triangle geometry");
     float* v = static_cast<float*>(rtcSetNewGeometryBuffer(geometry, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,

@@ -44,15 +44,15 @@ constexpr float kMinBandCells = 2.0f;
 // The signed distance field of `mesh` over its bounds grown by `margin`
 // cells. Distances are exact (to float precision) within the band: the
 // distance to the closest point of any triangle, found with Embree's point
-// queries. The sign comes from rays: a sample is inside when most of five
-// rays in fixed directions cross the surface an odd number of times, which
-// tolerates open meshes, small holes, self-intersections and inconsistent
-// triangle orientation (the ray vote does not read orientation). Samples far
-// from the surface take the sign of their neighbour along x, as no surface
-// lies between them. Parallel over z-slices; the result does not depend on
-// the thread count. Throws Error (InvalidArgument) for a bad cell, band or
-// margin, a mesh without triangles or with non-finite vertices or indices
-// out of range, or a grid of more than kMaxSdfSamples samples.
+// queries. The sign comes from rays: along each axis one ray runs through
+// every line of samples and Embree reports all its crossings; each sample
+// gets six votes (the parity of the crossings on either side of it on each of
+// its three lines) and is inside when at least four say so. This tolerates
+// open meshes, small holes, and inconsistent triangle orientation (the vote
+// does not read orientation). Parallel over z-slices; the result does not
+// depend on the thread count. Throws Error (InvalidArgument) for a bad cell,
+// band or margin, a mesh without triangles or with non-finite vertices or
+// indices out of range, or a grid of more than kMaxSdfSamples samples.
 SignedDistanceField build_sdf(const TriangleMesh& mesh, const SdfOptions& options);
 
 // Exact signed distance fields of a box with the given half extents [m] and

@@ -136,11 +136,51 @@ static void check_solver(void) {
   CHECK_OK(pbf_solver_destroy(NULL));
 }
 
+static void check_sdf(void) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  pbf_solver* solver = NULL;
+  pbf_sdf* ball = NULL;
+  const float centre[3] = {0.5f, 0.5f, 0.5f};
+  const float inside[3] = {0.1f, 0.0f, 0.0f};
+  uint32_t dims[3] = {0u, 0u, 0u};
+  uint32_t index = 99u;
+  float distance = 1.0f;
+  size_t added = 0;
+
+  desc.max_particles = 1000;
+  desc.particle_spacing = 0.05f;
+  CHECK_OK(pbf_solver_create(&desc, &solver));
+  CHECK_OK(pbf_sdf_sphere(0.2f, 0.02f, &ball));
+  if (solver == NULL || ball == NULL) {
+    fprintf(stderr, "no solver or field: %s\n", pbf_last_error());
+    ++g_failures;
+    pbf_solver_destroy(solver);
+    pbf_sdf_destroy(ball);
+    return;
+  }
+  CHECK_OK(pbf_sdf_get_grid(ball, dims, NULL, NULL));
+  CHECK(dims[0] >= 20u + 8u);
+  CHECK_OK(pbf_sdf_distance(ball, inside, &distance));
+  CHECK(distance < -0.097f && distance > -0.103f); /* trilinear: within a tenth of a cell */
+  CHECK_OK(pbf_solver_fill_sdf(solver, ball, NULL, centre, NULL, &added));
+  CHECK(added > 100u && added < 400u); /* 4/3 pi 0.2^3 / 0.05^3 = 268 */
+  CHECK_OK(pbf_solver_add_obstacle(solver, ball, NULL, centre, &index));
+  CHECK(index == 0u);
+  CHECK_OK(pbf_sdf_destroy(ball)); /* the solver keeps its own copy */
+  CHECK(pbf_sdf_sphere(-1.0f, 0.02f, &ball) == PBF_ERROR_INVALID_ARGUMENT);
+  CHECK(ball == NULL);
+  CHECK(strstr(pbf_last_error(), "radius") != NULL);
+  CHECK_OK(pbf_sdf_destroy(NULL));
+  CHECK_OK(pbf_solver_step(solver, 1.0f / 60.0f, 1));
+  CHECK_OK(pbf_solver_destroy(solver));
+}
+
 int main(void) {
   check_version();
   check_enum_values();
   check_defaults();
   check_solver();
+  check_sdf();
   if (g_failures != 0) {
     fprintf(stderr, "test_header_c: %d check(s) failed\n", g_failures);
     return 1;
