@@ -620,10 +620,23 @@ pbf_status pbf_solver_clear_obstacles(pbf_solver* solver) {
   });
 }
 
+namespace {
+
+// Boundary particles enter PBF's density constraints only: refuse them rather than ignore them.
+void require_pbf_method(const pbf_solver* solver) {
+  if (solver->impl.config().method != Method::Pbf)
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "solver: boundary particles act in the PBF method only; this solver uses Projective Fluids "
+           "(PBF_METHOD_PROJECTIVE), whose density does not include them");
+}
+
+}  // namespace
+
 pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const float* positions, size_t count) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_pbf_method(solver);
     if (count == 0) return;
     require_not_null(positions, "positions");
     const size_t held = solver->impl.boundary_particle_count();
@@ -656,6 +669,7 @@ pbf_status pbf_solver_add_domain_boundary_particles(pbf_solver* solver, size_t* 
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
+    require_pbf_method(solver);
     const size_t added = solver->impl.add_domain_boundary_particles();
     if (out_added) *out_added = added;
   });

@@ -24,6 +24,7 @@ using pbf_sim::SceneRunner;
 struct Options {
   std::string scene;  // empty: the built-in dam break
   std::string backend = "auto";
+  std::string method = "pbf";
   int frames = 120;
   float fps = 60.0f;
   int substeps = 4;
@@ -64,9 +65,13 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
   const Scene& scene = runner.scene();
   const pbf_solver_desc& desc = runner.desc();
   size_t n = runner.particle_count();
-  std::printf("pbf %s  %s: %zu particles, backend %s, %d threads, %d frames of %d substeps x %u iterations\n",
-              pbf_version_string(), scene_name(scene, builtin).c_str(), n, pbf_backend_name(desc.backend),
-              desc.thread_count, scene.time.frames, scene.time.substeps, scene.params.iterations);
+  const bool projective = desc.method == PBF_METHOD_PROJECTIVE;
+  std::printf("pbf %s  %s: %zu particles, %s, backend %s, %d threads, %d frames of %d substeps x %u iterations%s\n",
+              pbf_version_string(), scene_name(scene, builtin).c_str(), n,
+              projective ? "Projective Fluids" : "Position Based Fluids", pbf_backend_name(desc.backend),
+              desc.thread_count, scene.time.frames, scene.time.substeps,
+              projective ? scene.params.projective_iterations : scene.params.iterations,
+              projective ? " at most" : "");
   if (!builtin && !scene.description.empty()) std::printf("  %s\n", scene.description.c_str());
   if (!runner.emitters().empty()) {
     for (size_t i = 0; i < runner.emitters().size(); ++i)
@@ -194,6 +199,8 @@ int main(int argc, char** argv) {
   app.add_option("scene", o.scene, "scene file (JSON); samples/scenes/ has examples")->check(CLI::ExistingFile);
   app.add_option("--backend", o.backend, "auto, cpu or cuda (overrides the scene)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  app.add_option("--method", o.method, "pbf or projective (overrides the scene)")
+      ->check(CLI::IsMember({"pbf", "projective"}));
   app.add_option("--frames", o.frames, "frames to simulate (overrides time.frames; default 120)")
       ->check(CLI::Range(1, 1000000));
   app.add_option("--fps", o.fps, "frames per simulated second (overrides time.fps; default 60)")
@@ -240,6 +247,7 @@ int main(int argc, char** argv) {
     Scene scene = builtin ? pbf_sim::builtin_dam_break(o.spacing) : pbf_sim::load_scene(o.scene);
     if (!builtin && app.count("--spacing")) pbf_sim::set_spacing(scene, o.spacing);
     if (app.count("--backend")) scene.backend = parse_backend(o.backend);
+    if (app.count("--method")) scene.method = o.method == "projective" ? PBF_METHOD_PROJECTIVE : PBF_METHOD_PBF;
     if (app.count("--frames")) scene.time.frames = o.frames;
     if (app.count("--fps")) scene.time.fps = o.fps;
     if (app.count("--substeps")) scene.time.substeps = o.substeps;

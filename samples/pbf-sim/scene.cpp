@@ -285,19 +285,38 @@ json parse_json(const std::string& text, const std::string& source) {
 void read_params(const Reader& r, const json& j, const std::string& path, pbf_params& p) {
   r.object(j, path,
            {"gravity", "iterations", "relaxation", "unilateral", "artificial_pressure_k", "artificial_pressure_n",
-            "artificial_pressure_dq", "xsph_viscosity", "vorticity_epsilon", "restitution", "friction", "max_speed"});
+            "artificial_pressure_dq", "xsph_viscosity", "vorticity_epsilon", "restitution", "friction", "max_speed",
+            "projective_stiffness", "projective_iterations", "projective_tolerance", "cg_max_iterations",
+            "cg_tolerance", "newton_iterations", "newton_tolerance", "adaptive_dt", "cfl_number", "max_dt",
+            "projective_chebyshev_rho"});
   if (const json* v = r.find(j, "gravity")) {
     const Vec3 g = r.vec3(*v, join(path, "gravity"));
     for (int a = 0; a < 3; ++a) p.gravity[a] = g[a];
   }
   if (const json* v = r.find(j, "iterations"))
     p.iterations = static_cast<uint32_t>(r.integer(*v, join(path, "iterations"), 1, 100));
-  if (const json* v = r.find(j, "unilateral")) {
-    if (v->is_boolean())
-      p.unilateral = v->get<bool>() ? 1 : 0;
-    else
-      p.unilateral = static_cast<int32_t>(r.integer(*v, join(path, "unilateral"), 0, 1));
-  }
+  // Flags: true/false, or 1/0.
+  struct Flag {
+    const char* key;
+    int32_t* value;
+  };
+  for (const Flag& f : {Flag{"unilateral", &p.unilateral}, Flag{"adaptive_dt", &p.adaptive_dt}})
+    if (const json* v = r.find(j, f.key)) {
+      if (v->is_boolean())
+        *f.value = v->get<bool>() ? 1 : 0;
+      else
+        *f.value = static_cast<int32_t>(r.integer(*v, join(path, f.key), 0, 1));
+    }
+  // Counts; their ranges are the library's.
+  struct Count {
+    const char* key;
+    uint32_t* value;
+  };
+  for (const Count& c : {Count{"projective_iterations", &p.projective_iterations},
+                         Count{"cg_max_iterations", &p.cg_max_iterations},
+                         Count{"newton_iterations", &p.newton_iterations}})
+    if (const json* v = r.find(j, c.key))
+      *c.value = static_cast<uint32_t>(r.integer(*v, join(path, c.key), 1, 1000000));
   // Ranges of the remaining fields are the library's: pbf_solver_set_params names the field.
   struct Field {
     const char* key;
@@ -311,7 +330,14 @@ void read_params(const Reader& r, const json& j, const std::string& path, pbf_pa
                           {"vorticity_epsilon", &p.vorticity_epsilon},
                           {"restitution", &p.restitution},
                           {"friction", &p.friction},
-                          {"max_speed", &p.max_speed}};
+                          {"max_speed", &p.max_speed},
+                          {"projective_stiffness", &p.projective_stiffness},
+                          {"projective_tolerance", &p.projective_tolerance},
+                          {"cg_tolerance", &p.cg_tolerance},
+                          {"newton_tolerance", &p.newton_tolerance},
+                          {"cfl_number", &p.cfl_number},
+                          {"max_dt", &p.max_dt},
+                          {"projective_chebyshev_rho", &p.projective_chebyshev_rho}};
   for (const Field& f : fields)
     if (const json* v = r.find(j, f.key)) *f.value = r.real(*v, join(path, f.key));
 }
@@ -513,8 +539,8 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
   const json root = parse_json(text, source);
   const Reader r(source);
   r.object(root, "",
-           {"description", "domain", "backend", "spacing", "kernel_radius", "rest_density", "max_particles",
-            "parameters", "time", "fluid", "planes", "obstacles", "emitters", "sinks", "output"});
+           {"description", "domain", "backend", "method", "spacing", "kernel_radius", "rest_density", "max_particles",
+            "boundary_particles", "parameters", "time", "fluid", "planes", "obstacles", "emitters", "sinks", "output"});
   Scene s;
   s.source = source;
   s.base_dir = base_dir;
@@ -531,6 +557,16 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
     else
       r.fail("backend", "expected \"auto\", \"cpu\" or \"cuda\", got " + describe(*v));
   }
+  if (const json* v = r.find(root, "method")) {
+    const std::string name = r.text(*v, "method");
+    if (name == "pbf")
+      s.method = PBF_METHOD_PBF;
+    else if (name == "projective")
+      s.method = PBF_METHOD_PROJECTIVE;
+    else
+      r.fail("method", "expected \"pbf\" or \"projective\", got " + describe(*v));
+  }
+  if (const json* v = r.find(root, "boundary_particles")) s.boundary_particles = r.boolean(*v, "boundary_particles");
   s.spacing = r.positive(r.require(root, "", "spacing"), "spacing");
   if (const json* v = r.find(root, "kernel_radius")) s.kernel_radius = r.non_negative(*v, "kernel_radius");
   if (const json* v = r.find(root, "rest_density")) s.rest_density = r.positive(*v, "rest_density");

@@ -134,6 +134,8 @@ struct Scene {
   std::string base_dir;                       ///< the scene file's folder: mesh files are found from here ("" = working directory)
   Box domain;                                 ///< the box the fluid is kept in; max > min
   pbf_backend backend = PBF_BACKEND_AUTO;
+  pbf_method method = PBF_METHOD_PBF;         ///< Position Based Fluids or Projective Fluids
+  bool boundary_particles = false;            ///< sample the domain walls with boundary particles (Akinci et al. 2012)
   float spacing = 0.025f;                     ///< particle spacing [m], > 0
   float kernel_radius = 0.0f;                 ///< SPH radius h [m]; 0 = 2 x spacing
   float rest_density = 1000.0f;               ///< [kg/m^3], > 0

@@ -41,6 +41,7 @@ bool inside(const Box& b, const float* p) {
 SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(scene)), options_(std::move(options)) {
   pbf_solver_desc d = pbf_solver_desc_default();
   d.backend = scene_.backend;
+  d.method = scene_.method;
   d.max_particles = scene_.max_particles;
   d.particle_spacing = scene_.spacing;
   d.kernel_radius = scene_.kernel_radius;
@@ -58,6 +59,8 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
     for (size_t i = 0; i < scene_.planes.size(); ++i)
       check(pbf_solver_add_plane(solver_, scene_.planes[i].normal.data(), scene_.planes[i].offset, nullptr),
             scene_.source + ": " + block_key("planes", i));
+    if (scene_.boundary_particles)
+      check(pbf_solver_add_domain_boundary_particles(solver_, nullptr), scene_.source + ": boundary_particles");
     add_obstacles(0.0);
     for (size_t i = 0; i < scene_.fluid.size(); ++i) {
       const FluidBlock& b = scene_.fluid[i];

@@ -181,4 +181,25 @@ TEST_F(CApiBoundary, SamplesUnderRestingFluidHoldItUpAndClearingThemLetsItSettle
   EXPECT_LT(x[1], 0.03f);  // on the floor, half a spacing up
 }
 
+
+TEST(CApiBoundaryMethod, AProjectiveFluidsSolverRefusesBoundaryParticlesInsteadOfIgnoringThem) {
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.max_particles = 64;
+  d.particle_spacing = 0.05f;
+  d.method = PBF_METHOD_PROJECTIVE;
+  const SolverPtr solver = pbf_test::make_solver(d);
+  ASSERT_TRUE(solver);
+  const float p[3] = {0.5f, 0.0f, 0.5f};
+  expect_refused(pbf_solver_add_boundary_particles(solver.get(), p, 1), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_add_boundary_particles", "PBF_METHOD_PROJECTIVE");
+  size_t added = 7;
+  expect_refused(pbf_solver_add_domain_boundary_particles(solver.get(), &added), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_add_domain_boundary_particles", "PBF method only");
+  EXPECT_EQ(added, 7u) << "nothing written on failure";
+  size_t count = 1;
+  ASSERT_EQ(pbf_solver_get_boundary_particle_count(solver.get(), &count), PBF_OK);
+  EXPECT_EQ(count, 0u);
+}
+
 }  // namespace
