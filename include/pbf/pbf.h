@@ -592,7 +592,9 @@ PBF_API pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const f
  * spacing has exactly the rest density. The number added goes to
  * *out_added when out_added is not NULL. Call it once: a second call adds
  * the walls a second time. pbf_solver_clear_boundary_particles() switches
- * them off (with every other boundary particle).
+ * them off (with every other boundary particle). Fails with
+ * PBF_ERROR_CAPACITY_EXCEEDED, adding nothing, when the walls would take the
+ * solver past PBF_MAX_BOUNDARY_PARTICLES (a large domain at a fine spacing).
  */
 PBF_API pbf_status pbf_solver_add_domain_boundary_particles(pbf_solver* solver, size_t* out_added);
 

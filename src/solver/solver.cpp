@@ -242,7 +242,8 @@ void Solver::add_boundary_particles(const float* positions, size_t n) {
 }
 
 size_t Solver::add_domain_boundary_particles() {
-  const std::vector<Vec3> walls = sample_domain_walls(config_);
+  const std::vector<Vec3> walls =
+      sample_domain_walls(config_, kMaxBoundaryParticles - std::min(kMaxBoundaryParticles, boundary_.size()));
   std::vector<Vec3> samples;
   samples.reserve(boundary_.size() + walls.size());
   samples = boundary_;

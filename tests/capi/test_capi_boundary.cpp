@@ -138,6 +138,27 @@ TEST_F(CApiBoundary, DomainWallsAreSampledAndCountedAndClearingRemovesEverything
   EXPECT_EQ(count(), 0u);
 }
 
+TEST(CApiBoundaryWalls, WallsNeedingMoreThanTheCapacityAreRefusedAndNothingIsAdded) {
+  // A flat 80 x 0.02 x 80 m domain at 1 cm: 16 million grid cells, but about
+  // 128 million wall samples, more than PBF_MAX_BOUNDARY_PARTICLES.
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.max_particles = 16;
+  d.particle_spacing = 0.01f;
+  d.domain_max[0] = 80.0f;
+  d.domain_max[1] = 0.02f;
+  d.domain_max[2] = 80.0f;
+  SolverPtr s = pbf_test::make_solver(d);
+  ASSERT_TRUE(s);
+  size_t added = 7;
+  expect_refused(pbf_solver_add_domain_boundary_particles(s.get(), &added), PBF_ERROR_CAPACITY_EXCEEDED,
+                 "pbf_solver_add_domain_boundary_particles", "boundary particles");
+  EXPECT_EQ(added, 7u);
+  size_t n = 99;
+  ASSERT_EQ(pbf_solver_get_boundary_particle_count(s.get(), &n), PBF_OK);
+  EXPECT_EQ(n, 0u);
+}
+
 TEST_F(CApiBoundary, CallsDuringAnAsynchronousStepAreRefusedAsBusy) {
   const float lo[3] = {0.2f, 0.2f, 0.2f}, hi[3] = {0.4f, 0.4f, 0.4f};
   ASSERT_EQ(pbf_solver_fill_box(solver_.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();

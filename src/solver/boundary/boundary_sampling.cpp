@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
+#include "core/error.h"
 #include "core/sph_kernels.h"
 
 namespace pbf {
@@ -61,7 +63,7 @@ float wall_sample_setback(float spacing, float kernel_radius) {
   return static_cast<float>(std::max(0.0, 0.5 * (lo + hi) - 0.5 * s));
 }
 
-std::vector<Vec3> sample_domain_walls(const SolverConfig& config) {
+std::vector<Vec3> sample_domain_walls(const SolverConfig& config, size_t max_count) {
   const float back = wall_sample_setback(config.particle_spacing, config.kernel_radius);
   const double lo[3] = {double(config.domain_min.x) - back, double(config.domain_min.y) - back,
                         double(config.domain_min.z) - back};
@@ -71,10 +73,19 @@ std::vector<Vec3> sample_domain_walls(const SolverConfig& config) {
   long intervals[3];
   for (int a = 0; a < 3; ++a)
     intervals[a] = std::max(1L, std::lround((hi[a] - lo[a]) / config.particle_spacing));
+  const double nx = double(intervals[0]), ny = double(intervals[1]), nz = double(intervals[2]);
+  const double count = 2.0 * (ny + 1.0) * (nz + 1.0) + 2.0 * (nx - 1.0) * (nz + 1.0) + 2.0 * (nx - 1.0) * (ny - 1.0);
+  if (count > double(max_count)) {
+    std::ostringstream msg;
+    msg << "solver: the domain walls need " << std::llround(count) << " boundary particles at the spacing "
+        << config.particle_spacing << " m, more than the " << max_count << " a solver holds";
+    throw Error(Status::CapacityExceeded, msg.str());
+  }
   auto at = [&](int a, long i) {
     return i == intervals[a] ? hi[a] : lo[a] + (hi[a] - lo[a]) * double(i) / double(intervals[a]);
   };
   std::vector<Vec3> out;
+  out.reserve(static_cast<size_t>(count));
   auto emit = [&](double x, double y, double z) {
     out.push_back(Vec3{static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)});
   };

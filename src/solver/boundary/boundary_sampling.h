@@ -25,6 +25,8 @@ float wall_sample_setback(float spacing, float kernel_radius);
 // wall_sample_setback(): the faces of the grown box, each on a square-ish
 // lattice whose step is the particle spacing rounded so that the edges are
 // sampled too, with every edge and corner point held by one face only.
-std::vector<Vec3> sample_domain_walls(const SolverConfig& config);
+// Throws Error(CapacityExceeded), before allocating them, when there would be
+// more than max_count samples.
+std::vector<Vec3> sample_domain_walls(const SolverConfig& config, size_t max_count);
 
 }  // namespace pbf

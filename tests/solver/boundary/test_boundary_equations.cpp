@@ -10,6 +10,7 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "core/config.h"
+#include "core/error.h"
 #include "solver/boundary/boundary_equations.h"
 #include "solver/boundary/boundary_sampling.h"
 #include "solver/pbf/pbf_equations.h"
@@ -95,7 +96,7 @@ TEST(BoundaryWalls, FluidRestingOnTheFloorHasRestDensity) {
   // over the solver's own samples of the six walls.
   const SolverConfig config = make_config();
   CpuBackend backend(config);
-  const std::vector<Vec3> walls = pbf::sample_domain_walls(config);
+  const std::vector<Vec3> walls = pbf::sample_domain_walls(config, size_t(1) << 26);
   backend.set_boundary_particles(walls.data(), walls.size());
   const BoundarySamples b = backend.boundary_samples();
   const KernelConstants k = KernelConstants::make(kRadius);
@@ -138,7 +139,7 @@ TEST(BoundaryWalls, SamplesCoverEveryWallOnceAtAboutTheSpacing) {
   const float back = pbf::wall_sample_setback(kSpacing, kRadius);
   // About 0.66 spacings at h = 2 s; never more than the kernel radius.
   EXPECT_NEAR(back / kSpacing, 0.66, 0.02);
-  const std::vector<Vec3> walls = pbf::sample_domain_walls(config);
+  const std::vector<Vec3> walls = pbf::sample_domain_walls(config, size_t(1) << 26);
   // The grown box is 2.13 m wide: 21 intervals of 0.1015 m on each axis, 22 points;
   // its surface holds 22^3 - 20^3 lattice points.
   EXPECT_EQ(walls.size(), size_t(22 * 22 * 22 - 20 * 20 * 20));
@@ -147,6 +148,8 @@ TEST(BoundaryWalls, SamplesCoverEveryWallOnceAtAboutTheSpacing) {
     const float m = std::max(std::fabs(s.x), std::max(std::fabs(s.y), std::fabs(s.z)));
     EXPECT_NEAR(m, out, 1e-5f);  // on the surface of the grown box
   }
+  // More samples than allowed are refused before they are made.
+  EXPECT_THROW(pbf::sample_domain_walls(config, walls.size() - 1), pbf::Error);
   for (size_t i = 0; i < walls.size(); ++i)
     for (size_t j = i + 1; j < walls.size(); ++j) ASSERT_GT(dist2(walls[i], walls[j]), 0.5 * kSpacing * kSpacing);
 }
