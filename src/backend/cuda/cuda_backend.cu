@@ -405,7 +405,7 @@ void CudaBackend::reserve(size_t n) {
   if (host_partials_.size() < blocks) host_partials_.resize(blocks);
   if (config_.method == Method::Projective) {
     for (auto* b : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) b->reserve(n, 0);
-    for (auto* b : {&pf_diag_, &pf_compression_}) b->reserve(n, 0);
+    pf_diag_.reserve(n, 0);
     pf_active_.reserve(n, 0);
     pf_disp_.reserve(n * (static_cast<size_t>(stride_) + 1), 0);
     const size_t pf_blocks = std::max<size_t>(1, blocks_for(n));

@@ -109,7 +109,7 @@ class CudaBackend final : public Backend {
   // diagonal, compression and displacements (max_neighbors + 1 slots each),
   // and per-block partial sums with their host copies.
   DeviceBuffer<Vec3> pf_s_, pf_prev_, pf_delta_, pf_r_, pf_p_, pf_q_, pf_disp_;
-  DeviceBuffer<float> pf_diag_, pf_compression_, pf_partial_max_;
+  DeviceBuffer<float> pf_diag_, pf_partial_max_;
   DeviceBuffer<uint8_t> pf_active_;
   DeviceBuffer<double> pf_partials_;
   mutable std::vector<double> pf_host_partials_;

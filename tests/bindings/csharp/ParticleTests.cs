@@ -37,6 +37,29 @@ public sealed class ParticleTests {
   }
 
   [Test]
+  public void ProjectiveFluidsStepsAndReportsItsIterations() {
+    using (var solver = new Solver(new SolverDesc { ParticleSpacing = 0.1f, MaxParticles = 1000,
+                                                    Method = Method.Projective })) {
+      Expect.Equal(Method.Projective, solver.GetDesc().Method, "method");
+      solver.FillBox(new[] { 0f, 0f, 0f }, new[] { 0.5f, 0.5f, 0.5f });
+      var p = new SolverParams { ProjectiveIterations = 6, ProjectiveStiffness = 2e5f, AdaptiveDt = false,
+                                 MaxDt = 0.005f, ProjectiveChebyshevRho = 0.5f };
+      solver.SetParams(p);
+      SolverParams q = solver.GetParams();
+      Expect.Equal(6u, q.ProjectiveIterations, "projective iterations");
+      Expect.Equal(2e5f, q.ProjectiveStiffness, "stiffness");
+      Expect.Equal(false, q.AdaptiveDt, "adaptive dt");
+      Expect.Equal(0.005f, q.MaxDt, "max dt");
+      Expect.Equal(0.5f, q.ProjectiveChebyshevRho, "chebyshev rho");
+      solver.Step(1f / 60f, 2);
+      SolverStats s = solver.GetStats();
+      Expect.Equal(2u, s.Substeps, "steps taken");
+      Expect.True(s.LocalGlobalIterations > 0 && s.CgIterations > 0, "iterations reported");
+      Expect.True(s.MaxSubstepDt > 0f, "step size reported");
+    }
+  }
+
+  [Test]
   public void PositionsAndVelocitiesCanBeOverwritten() {
     using (Solver solver = Empty()) {
       Expect.Equal(8, solver.FillBox(new[] { 0f, 0f, 0f }, new[] { 0.2f, 0.2f, 0.2f }, new[] { 1f, 0f, 0f }), "added");

@@ -59,6 +59,28 @@ class ParticleTest {
   }
 
   @Test
+  void projectiveFluidsStepsAndReportsItsIterations() {
+    try (Solver solver = new Solver(new SolverDesc().setParticleSpacing(0.1f).setMaxParticles(1000)
+        .setMethod(Method.PROJECTIVE))) {
+      assertEquals(Method.PROJECTIVE, solver.getDesc().getMethod());
+      solver.fillBox(new float[] {0, 0, 0}, new float[] {0.5f, 0.5f, 0.5f});
+      solver.setParams(new SolverParams().setProjectiveIterations(6).setProjectiveStiffness(2e5f)
+          .setAdaptiveDt(false).setMaxDt(0.005f).setProjectiveChebyshevRho(0.5f));
+      SolverParams q = solver.getParams();
+      assertEquals(6, q.getProjectiveIterations());
+      assertEquals(2e5f, q.getProjectiveStiffness());
+      assertFalse(q.getAdaptiveDt());
+      assertEquals(0.005f, q.getMaxDt());
+      assertEquals(0.5f, q.getProjectiveChebyshevRho());
+      solver.step(1f / 60f, 2);
+      SolverStats s = solver.getStats();
+      assertEquals(2, s.getSubsteps());
+      assertTrue(s.getLocalGlobalIterations() > 0 && s.getCgIterations() > 0);
+      assertTrue(s.getMaxSubstepDt() > 0f);
+    }
+  }
+
+  @Test
   void aStepFillsStatisticsAndDensities() {
     try (Solver solver = empty()) {
       solver.fillBox(new float[] {0, 0, 0}, new float[] {0.5f, 0.5f, 0.5f});
