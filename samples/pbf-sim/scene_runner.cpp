@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <system_error>
+
+#include <nlohmann/json.hpp>
 
 #include "render.h"
 #include "surface_mesh.h"
@@ -192,6 +195,26 @@ void SceneRunner::resume(const std::string& checkpoint, int start_frame) {
   check(pbf_solver_load_checkpoint(solver_, checkpoint.c_str()), "");
   frame_ = first_frame_ = start_frame;
   if (!scene_.obstacles.empty()) add_obstacles(time());
+  // Keep the earlier run's frames up to this one in the manifest.
+  manifest_.clear();
+  std::ifstream in(manifest_path());
+  if (in) {
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    if (doc.is_object() && doc.contains("frames") && doc["frames"].is_array())
+      for (const nlohmann::json& f : doc["frames"]) {
+        if (!f.is_object() || !f.contains("frame") || !f["frame"].is_number_integer()) continue;
+        ManifestEntry e;
+        e.frame = f["frame"].get<int>();
+        if (e.frame > start_frame) continue;
+        if (f.contains("time") && f["time"].is_number()) e.time = f["time"].get<double>();
+        if (f.contains("particles") && f["particles"].is_number_unsigned()) e.particles = f["particles"].get<size_t>();
+        for (const char* kind : {"ply", "vtp", "surface", "png"})
+          if (f.contains(kind) && f[kind].is_string()) e.files.emplace_back(kind, f[kind].get<std::string>());
+        manifest_.push_back(std::move(e));
+      }
+    std::sort(manifest_.begin(), manifest_.end(),
+              [](const ManifestEntry& a, const ManifestEntry& b) { return a.frame < b.frame; });
+  }
   for (Emitter& e : emitters_) e.start_at(time());
   totals_.initial_particles = particle_count();
   // Keep the earlier run's VTP frames in the collection.
@@ -313,8 +336,14 @@ void SceneRunner::write_output() {
     if (ec) throw RunError("cannot create the folder '" + scene_.output.dir + "': " + ec.message());
     output_ready_ = true;
   }
+  ManifestEntry written;
+  written.frame = frame_;
+  written.time = time();
+  written.particles = particle_count();
+  auto name_of = [](const std::string& path) { return std::filesystem::path(path).filename().string(); };
   if (scene_.output.ply) {
     check(pbf_solver_write_ply(solver_, frame_path("ply").c_str()), "");
+    written.files.emplace_back("ply", name_of(frame_path("ply")));
     ++totals_.ply_files;
   }
   if (scene_.output.vtp) {
@@ -339,6 +368,7 @@ void SceneRunner::write_output() {
     } catch (const std::runtime_error& e) {
       throw RunError(e.what());
     }
+    written.files.emplace_back("vtp", name_of(path));
     ++totals_.vtp_files;
   }
   if (scene_.output.surface) {
@@ -358,6 +388,7 @@ void SceneRunner::write_output() {
     } catch (const std::exception& e) {
       throw RunError(std::string("surface mesh: ") + e.what());
     }
+    written.files.emplace_back("surface", name_of(path));
     ++totals_.surface_files;
   }
   if (scene_.output.png) {
@@ -388,7 +419,43 @@ void SceneRunner::write_output() {
       throw RunError(std::string("picture: ") + e.what());
     }
     if (std::find(png_paths_.begin(), png_paths_.end(), path) == png_paths_.end()) png_paths_.push_back(path);
+    written.files.emplace_back("png", name_of(path));
     ++totals_.png_files;
+  }
+  write_manifest(std::move(written));
+}
+
+std::string SceneRunner::manifest_path() const {
+  return (std::filesystem::path(scene_.output.dir) / "frames.json").string();
+}
+
+void SceneRunner::write_manifest(ManifestEntry entry) {
+  // A resumed run may rewrite a frame already listed: replace it, keep frame order.
+  manifest_.erase(std::remove_if(manifest_.begin(), manifest_.end(),
+                                 [&](const ManifestEntry& e) { return e.frame == entry.frame; }),
+                  manifest_.end());
+  const auto at = std::upper_bound(manifest_.begin(), manifest_.end(), entry.frame,
+                                   [](int f, const ManifestEntry& e) { return f < e.frame; });
+  manifest_.insert(at, std::move(entry));
+  nlohmann::ordered_json doc;
+  doc["format"] = "pbf-sim frames";
+  doc["version"] = 1;
+  doc["scene"] = scene_.source;
+  doc["fps"] = scene_.time.fps;
+  doc["spacing"] = scene_.spacing;
+  doc["frames"] = nlohmann::ordered_json::array();
+  for (const ManifestEntry& e : manifest_) {
+    nlohmann::ordered_json f;
+    f["frame"] = e.frame;
+    f["time"] = e.time;
+    f["particles"] = e.particles;
+    for (const auto& [kind, file] : e.files) f[kind] = file;
+    doc["frames"].push_back(std::move(f));
+  }
+  try {
+    write_text_atomically(manifest_path(), doc.dump(1) + "\n");
+  } catch (const std::runtime_error& e) {
+    throw RunError(e.what());
   }
 }
 

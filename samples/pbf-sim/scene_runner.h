@@ -123,6 +123,14 @@ class SceneRunner {
   std::string pvd_path() const;
 
   /**
+   * The path of the manifest (output.dir/frames.json): every frame written,
+   * with its number, time, particle count and the file of each kind ("ply",
+   * "vtp", "surface", "png"), rewritten atomically after each frame. A
+   * resumed run keeps the earlier run's frames up to its first one.
+   */
+  std::string manifest_path() const;
+
+  /**
    * With output.contact_sheet, tiles up to 16 of the pictures written so far
    * into output.dir/contact_sheet.png and returns its path; otherwise, or
    * without pictures, writes nothing and returns "".
@@ -153,6 +161,14 @@ class SceneRunner {
   bool capacity_notice_ = false;
   bool output_ready_ = false;
   std::vector<PvdEntry> pvd_;
+  struct ManifestEntry {
+    int frame = 0;
+    double time = 0.0;
+    size_t particles = 0;
+    std::vector<std::pair<std::string, std::string>> files;  // kind, file name in output.dir
+  };
+  std::vector<ManifestEntry> manifest_;  // in frame order
+  void write_manifest(ManifestEntry entry);
   std::vector<pbf_sdf*> obstacle_fields_;         // one per scene obstacle, owned
   std::vector<SurfaceMesh> obstacle_meshes_;      // their surfaces in their own frames, for pictures
   bool moving_obstacles_ = false;
