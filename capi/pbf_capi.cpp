@@ -40,6 +40,13 @@ void require_vec3_finite(const float v[3], const std::string& name) {
   for (int a = 0; a < 3; ++a) require_finite(v[a], name + "[" + std::to_string(a) + "]");
 }
 
+void require_pbf_method(const pbf_solver* solver) {
+  if (solver->impl.config().method != Method::Pbf)
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "solver: boundary particles act in the PBF method only; this solver uses Projective Fluids "
+           "(PBF_METHOD_PROJECTIVE), whose density does not include them");
+}
+
 void read_pose(const float rotation[4], const float translation[3], float q[4], Vec3& t) {
   if (rotation) {
     double norm = 0.0;
@@ -619,18 +626,6 @@ pbf_status pbf_solver_clear_obstacles(pbf_solver* solver) {
     solver->impl.clear_obstacles();
   });
 }
-
-namespace {
-
-// Boundary particles enter PBF's density constraints only: refuse them rather than ignore them.
-void require_pbf_method(const pbf_solver* solver) {
-  if (solver->impl.config().method != Method::Pbf)
-    reject(PBF_ERROR_INVALID_ARGUMENT,
-           "solver: boundary particles act in the PBF method only; this solver uses Projective Fluids "
-           "(PBF_METHOD_PROJECTIVE), whose density does not include them");
-}
-
-}  // namespace
 
 pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const float* positions, size_t count) {
   return guarded(__func__, [&] {

@@ -1,6 +1,8 @@
 // pbf_capi_geometry.cpp - the C API of signed distance fields: from mesh
 // files, from analytic shapes and from saved files; as obstacles and as
-// shapes to fill with fluid.
+// shapes to fill with fluid and as surfaces sampled into boundary particles.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "geometry/sdf_file.h"
 #include "geometry/signed_distance_field.h"
 #include "pbf/pbf.h"
+#include "solver/boundary/boundary_sampling.h"
 
 struct pbf_sdf {
   pbf::SignedDistanceField field;
@@ -229,3 +232,46 @@ pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const flo
 }
 
 }  // extern "C"
+
+pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_sdf* sdf, const float rotation[4],
+                                                 const float translation[3], size_t* out_added) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_not_null(sdf, "sdf");
+    require_pbf_method(solver);
+    float q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    Vec3 t{0.0f, 0.0f, 0.0f};
+    read_pose(rotation, translation, q, t);
+    double norm = 0.0;
+    for (float c : q) norm += double(c) * c;
+    norm = std::sqrt(norm);
+    for (float& c : q) c = float(c / norm);
+    const SolverConfig& config = solver->impl.config();
+    // Set back inside the solid as the domain walls' samples are, so that fluid resting on a flat
+    // face at the collision distance has the rest density.
+    const float depth = wall_sample_setback(config.particle_spacing, config.kernel_radius);
+    const std::vector<Vec3> samples =
+        sample_surface(sdf->field.view(), rigid_transform(q, t), config.particle_spacing, depth);
+    // Only samples that can reach the fluid: within a kernel radius of the domain.
+    const float reach = config.kernel_radius;
+    std::vector<float> kept;
+    kept.reserve(3 * samples.size());
+    for (const Vec3& p : samples)
+      if (p.x >= config.domain_min.x - reach && p.x <= config.domain_max.x + reach &&
+          p.y >= config.domain_min.y - reach && p.y <= config.domain_max.y + reach &&
+          p.z >= config.domain_min.z - reach && p.z <= config.domain_max.z + reach) {
+        kept.push_back(p.x);
+        kept.push_back(p.y);
+        kept.push_back(p.z);
+      }
+    const size_t n = kept.size() / 3;
+    const size_t held = solver->impl.boundary_particle_count();
+    if (n > PBF_MAX_BOUNDARY_PARTICLES - std::min<size_t>(PBF_MAX_BOUNDARY_PARTICLES, held))
+      reject(PBF_ERROR_CAPACITY_EXCEEDED, "sdf: its " + describe(n) + " surface samples and the " + describe(held) +
+                                              " boundary particles held would exceed PBF_MAX_BOUNDARY_PARTICLES (" +
+                                              describe(PBF_MAX_BOUNDARY_PARTICLES) + ")");
+    if (n > 0) solver->impl.add_boundary_particles(kept.data(), n);
+    if (out_added) *out_added = n;
+  });
+}

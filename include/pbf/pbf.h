@@ -824,6 +824,26 @@ PBF_API pbf_status pbf_solver_add_obstacle(pbf_solver* solver, const pbf_sdf* sd
 PBF_API pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const float rotation[4],
                                        const float translation[3], const float velocity[3], size_t* out_added);
 
+/**
+ * Adds boundary particles (see "Boundary particles") for the surface of the
+ * solid of `sdf`, placed by `rotation` and `translation` (as for
+ * pbf_solver_add_obstacle()): points spread evenly, about the solver's
+ * particle spacing apart (no two closer than 0.8 spacings), one layer set
+ * back inside the solid by the distance the domain walls' samples are set
+ * back (pbf_solver_add_domain_boundary_particles()), so that fluid resting
+ * on a flat face has the rest density. Points farther
+ * than a kernel radius outside the domain are left out. The number added
+ * goes to *out_added when it is not NULL. For solids that stay where they
+ * are: the samples do not follow an obstacle moved by
+ * pbf_solver_set_obstacle_pose(). Fails without adding anything:
+ * PBF_ERROR_INVALID_ARGUMENT for a solver of PBF_METHOD_PROJECTIVE (whose
+ * density does not include boundary particles) or a bad pose,
+ * PBF_ERROR_CAPACITY_EXCEEDED past PBF_MAX_BOUNDARY_PARTICLES.
+ */
+PBF_API pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_sdf* sdf,
+                                                         const float rotation[4], const float translation[3],
+                                                         size_t* out_added);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -12,6 +12,7 @@
 #include <new>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 
 #include "core/error.h"
 
@@ -468,6 +469,81 @@ std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& pl
   points.reserve(3 * n);
   for (const auto& plane : planes) points.insert(points.end(), plane.begin(), plane.end());
   return points;
+}
+
+}  // namespace pbf
+
+namespace pbf {
+
+std::vector<Vec3> sample_surface(const SdfGridView& field, const RigidTransform& placement, float spacing,
+                                 float depth) {
+  if (!(std::isfinite(spacing) && spacing > 0.0f)) invalid("spacing must be a finite size > 0 m, got " + str(spacing));
+  if (!(std::isfinite(depth) && depth >= 0.0f)) invalid("depth must be a finite distance >= 0 m, got " + str(depth));
+  // Candidates: the lattice at `spacing` over the grid box, in the field's frame.
+  const double extent[3] = {double(field.nx - 1) * field.cell, double(field.ny - 1) * field.cell,
+                            double(field.nz - 1) * field.cell};
+  int64_t count[3];
+  double candidates = 1.0;
+  for (int a = 0; a < 3; ++a) {
+    count[a] = int64_t(std::floor(extent[a] / spacing)) + 1;
+    candidates *= double(count[a]);
+  }
+  if (candidates > double(kMaxFillCandidates))
+    invalid("spacing: the field's box spans " + str(candidates) + " lattice points at " + str(spacing) +
+            " m, more than " + std::to_string(kMaxFillCandidates) + "; choose a larger spacing");
+  // Project each candidate near the surface onto it; one list per plane, in lattice order.
+  std::vector<std::vector<Vec3>> planes(static_cast<size_t>(count[2]));
+  tbb::parallel_for(int64_t(0), count[2], [&](int64_t kz) {
+    std::vector<Vec3>& out = planes[size_t(kz)];
+    for (int64_t ky = 0; ky < count[1]; ++ky)
+      for (int64_t kx = 0; kx < count[0]; ++kx) {
+        Vec3 q = field.origin + Vec3{float(kx * double(spacing)), float(ky * double(spacing)), float(kz * double(spacing))};
+        Vec3 g;
+        // d: the distance to the level the samples go to, depth inside the surface.
+        float d = sdf_sample(field, q, &g) + depth;
+        if (!(std::fabs(d) < spacing)) continue;
+        for (int it = 0; it < 4 && std::fabs(d) > 1e-4f * spacing; ++it) {
+          const float g2 = length_squared(g);
+          if (!(g2 > 0.0f)) break;
+          q -= g * (d / g2);
+          d = sdf_sample(field, q, &g) + depth;
+        }
+        if (std::fabs(d) <= 0.05f * spacing) out.push_back(q);
+      }
+  });
+  // Thinning in lattice order: a point is kept unless a kept point lies within 0.8 spacings.
+  const float min_d = 0.8f * spacing, min_d2 = min_d * min_d;
+  std::unordered_map<uint64_t, std::vector<Vec3>> buckets;
+  auto key = [&](int64_t i, int64_t j, int64_t k) {
+    return (uint64_t(i + (1 << 20)) << 42) | (uint64_t(j + (1 << 20)) << 21) | uint64_t(k + (1 << 20));
+  };
+  auto cell_of = [&](Vec3 p, int64_t c[3]) {
+    const float u[3] = {(p.x - field.origin.x) / min_d, (p.y - field.origin.y) / min_d, (p.z - field.origin.z) / min_d};
+    for (int a = 0; a < 3; ++a) c[a] = int64_t(std::floor(u[a]));
+  };
+  std::vector<Vec3> kept;
+  for (const std::vector<Vec3>& plane : planes)
+    for (const Vec3& p : plane) {
+      int64_t c[3];
+      cell_of(p, c);
+      bool crowded = false;
+      for (int64_t dk = -1; dk <= 1 && !crowded; ++dk)
+        for (int64_t dj = -1; dj <= 1 && !crowded; ++dj)
+          for (int64_t di = -1; di <= 1 && !crowded; ++di) {
+            const auto it = buckets.find(key(c[0] + di, c[1] + dj, c[2] + dk));
+            if (it == buckets.end()) continue;
+            for (const Vec3& o : it->second)
+              if (length_squared(o - p) < min_d2) {
+                crowded = true;
+                break;
+              }
+          }
+      if (crowded) continue;
+      buckets[key(c[0], c[1], c[2])].push_back(p);
+      kept.push_back(p);
+    }
+  for (Vec3& p : kept) p = to_world(placement, p);
+  return kept;
 }
 
 }  // namespace pbf

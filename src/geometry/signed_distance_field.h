@@ -82,4 +82,18 @@ std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& pl
 // The most lattice points fill_solid() tests (2^31).
 constexpr uint64_t kMaxFillCandidates = uint64_t(1) << 31;
 
+// Points spread evenly over the surface of the solid a field describes, or
+// over the level `depth` [m] inside it (field = -depth), about `spacing`
+// apart, in the world (x_world = R x_field + t): boundary particles for it
+// (Akinci et al. 2012). Lattice points of the field's grid box at `spacing`
+// within a spacing of that level are moved onto it along the field's
+// gradient (a few Newton steps on the trilinear field), kept when they land
+// within 5 % of a spacing of it, and then thinned in lattice order so that
+// no two kept points are closer than 0.8 spacings. The result is
+// deterministic. Throws Error (InvalidArgument) for a spacing that is not
+// > 0 or that would test more than kMaxFillCandidates points, or a negative
+// depth.
+std::vector<Vec3> sample_surface(const SdfGridView& field, const RigidTransform& placement, float spacing,
+                                 float depth = 0.0f);
+
 }  // namespace pbf

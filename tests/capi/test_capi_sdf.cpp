@@ -337,4 +337,46 @@ TEST_F(CApiSdfSolver, AFieldBecomesAnObstacleThatKeepsParticlesOut) {
   EXPECT_GT(std::sqrt(dx * dx + dy * dy + dz * dz), 0.2f);
 }
 
+
+TEST_F(CApiSdfSolver, ASolidsSurfaceBecomesBoundaryParticles) {
+  const SdfPtr ball = sphere(0.2f, 0.02f);
+  const float at[3] = {0.5f, 0.5f, 0.5f};
+  size_t added = 0;
+  ASSERT_EQ(pbf_solver_add_sdf_boundary_particles(solver_.get(), ball.get(), nullptr, at, &added), PBF_OK)
+      << pbf_last_error();
+  // About one sample per spacing^2 of the sphere's surface.
+  const double area = 4.0 * M_PI * 0.2 * 0.2 / (0.02 * 0.02);  // the fixture's spacing: 0.02 m
+  EXPECT_GT(double(added), 0.8 * area);
+  EXPECT_LT(double(added), 1.6 * area);
+  size_t count = 0;
+  ASSERT_EQ(pbf_solver_get_boundary_particle_count(solver_.get(), &count), PBF_OK);
+  EXPECT_EQ(count, added);
+}
+
+TEST_F(CApiSdfSolver, SurfaceSamplingErrorsNameTheArgumentAndAddNothing) {
+  const SdfPtr ball = sphere(0.2f, 0.02f);
+  expect_refused(pbf_solver_add_sdf_boundary_particles(nullptr, ball.get(), nullptr, nullptr, nullptr),
+                 PBF_ERROR_NULL_POINTER, "pbf_solver_add_sdf_boundary_particles", "solver");
+  expect_refused(pbf_solver_add_sdf_boundary_particles(solver_.get(), nullptr, nullptr, nullptr, nullptr),
+                 PBF_ERROR_NULL_POINTER, "pbf_solver_add_sdf_boundary_particles", "sdf");
+  const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  expect_refused(pbf_solver_add_sdf_boundary_particles(solver_.get(), ball.get(), zero, nullptr, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, "pbf_solver_add_sdf_boundary_particles", "rotation");
+  const float nan[3] = {kNaN, 0.0f, 0.0f};
+  expect_refused(pbf_solver_add_sdf_boundary_particles(solver_.get(), ball.get(), nullptr, nan, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, "pbf_solver_add_sdf_boundary_particles", "translation");
+  size_t count = 1;
+  ASSERT_EQ(pbf_solver_get_boundary_particle_count(solver_.get(), &count), PBF_OK);
+  EXPECT_EQ(count, 0u);
+
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.particle_spacing = 0.02f;
+  d.method = PBF_METHOD_PROJECTIVE;
+  const SolverPtr projective = pbf_test::make_solver(d);
+  ASSERT_TRUE(projective);
+  expect_refused(pbf_solver_add_sdf_boundary_particles(projective.get(), ball.get(), nullptr, nullptr, nullptr),
+                 PBF_ERROR_INVALID_ARGUMENT, "pbf_solver_add_sdf_boundary_particles", "PBF_METHOD_PROJECTIVE");
+}
+
 }  // namespace

@@ -1,0 +1,65 @@
+// Boundary particles on a solid's surface (pbf_solver_add_sdf_boundary_particles):
+// water resting on a box obstacle that serves as a raised floor reaches rest
+// density in the layer on top of it, where without the samples that layer is
+// under-dense.
+#include "physics/physics_scenes.h"
+
+namespace pbf_test {
+namespace {
+
+constexpr float kSpacing = 0.025f;
+constexpr float kTop = 0.1f;  // the box's top face [m]
+
+// Mean density [kg/m^3] of the particles within a spacing of the box's top
+// after 20 x 12 x 20 particles settle on it for 2 s, with the box's surface
+// sampled or not (the domain's walls are sampled in both cases).
+double layer_density(bool box_samples) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.particle_spacing = kSpacing;
+  desc.domain_max[0] = 0.5f;
+  desc.domain_max[1] = 0.6f;
+  desc.domain_max[2] = 0.5f;
+  SolverPtr s = make_solver(desc);
+  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
+  // A box wider than the domain, its top face at y = kTop.
+  pbf_sdf* box = nullptr;
+  const float half[3] = {0.35f, 0.05f, 0.35f}, at[3] = {0.25f, kTop - 0.05f, 0.25f};
+  EXPECT_EQ(pbf_sdf_box(half, 0.0125f, &box), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(pbf_solver_add_obstacle(s.get(), box, nullptr, at, nullptr), PBF_OK) << pbf_last_error();
+  if (box_samples) {
+    size_t added = 0;
+    EXPECT_EQ(pbf_solver_add_sdf_boundary_particles(s.get(), box, nullptr, at, &added), PBF_OK) << pbf_last_error();
+    EXPECT_GT(added, 400u) << "the top face alone holds 20 x 20 samples";
+  }
+  pbf_sdf_destroy(box);
+  const float lo[3] = {0.0f, kTop, 0.0f}, hi[3] = {0.5f, kTop + 0.3f, 0.5f};
+  size_t n = 0;
+  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, &n), PBF_OK) << pbf_last_error();
+  for (int frame = 0; frame < 120; ++frame) EXPECT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, 4), PBF_OK);
+  const std::vector<float> x = positions_of(s.get());
+  std::vector<float> rho(n);
+  EXPECT_EQ(pbf_solver_get_densities(s.get(), rho.data(), rho.size()), PBF_OK);
+  double sum = 0.0;
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_GE(x[3 * i + 1], kTop) << "particle " << i << " inside the box";
+    if (x[3 * i + 1] < kTop + kSpacing) {
+      sum += rho[i];
+      ++count;
+    }
+  }
+  EXPECT_GT(count, 300u);
+  return count ? sum / double(count) : 0.0;
+}
+
+TEST(ObstacleBoundaryParticles, WaterRestingOnASampledSolidIsAtRestDensity) {
+  const double with = layer_density(true), without = layer_density(false);
+  RecordProperty("layer_density_with_samples", std::to_string(with));
+  RecordProperty("layer_density_without_samples", std::to_string(without));
+  EXPECT_NEAR(with, 1000.0, 15.0) << "with the box's surface sampled";
+  EXPECT_LT(without, 980.0) << "without samples the layer on the box lacks the solid's share";
+}
+
+}  // namespace
+}  // namespace pbf_test
