@@ -394,7 +394,7 @@ void read_pose(const Reader& r, const json& j, const std::string& path, Pose& po
 }
 
 ObstacleSpec read_obstacle(const Reader& r, const json& j, const std::string& path, const std::string& base_dir) {
-  r.object(j, path, {"box", "sphere", "mesh", "position", "rotation", "path", "cell"});
+  r.object(j, path, {"box", "sphere", "mesh", "position", "rotation", "path", "cell", "boundary_particles"});
   const char* shapes[3] = {"box", "sphere", "mesh"};
   int given = 0;
   for (const char* k : shapes) given += r.find(j, k) ? 1 : 0;
@@ -421,6 +421,11 @@ ObstacleSpec read_obstacle(const Reader& r, const json& j, const std::string& pa
   }
   read_pose(r, j, path, o.pose);
   if (const json* v = r.find(j, "cell")) o.cell = r.positive(*v, join(path, "cell"));
+  if (const json* v = r.find(j, "boundary_particles")) {
+    o.boundary_particles = r.boolean(*v, join(path, "boundary_particles"));
+    if (o.boundary_particles && r.find(j, "path"))
+      r.fail(join(path, "boundary_particles"), "applies to static obstacles only (boundary particles do not move)");
+  }
   if (const json* list = r.list(j, path, "path")) {
     const std::string pp = join(path, "path");
     if (list->empty()) r.fail(pp, "expected at least one key, got []");

@@ -120,7 +120,13 @@ void SceneRunner::add_obstacles(double t) {
     const Pose pose = obstacle_pose(o, t);
     check(pbf_solver_add_obstacle(solver_, obstacle_fields_[i], pose.rotation.data(), pose.position.data(), nullptr),
           key);
+    // Boundary particles are added once (a resumed run keeps them: checkpoints leave them alone).
+    if (o.boundary_particles && !obstacle_samples_added_)
+      check(pbf_solver_add_sdf_boundary_particles(solver_, obstacle_fields_[i], pose.rotation.data(),
+                                                  pose.position.data(), nullptr),
+            key + ".boundary_particles");
   }
+  obstacle_samples_added_ = true;
 }
 
 std::vector<SurfaceMesh> SceneRunner::obstacle_surfaces(double t) const {

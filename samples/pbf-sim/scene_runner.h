@@ -172,6 +172,7 @@ class SceneRunner {
   std::vector<pbf_sdf*> obstacle_fields_;         // one per scene obstacle, owned
   std::vector<SurfaceMesh> obstacle_meshes_;      // their surfaces in their own frames, for pictures
   bool moving_obstacles_ = false;
+  bool obstacle_samples_added_ = false;  // static obstacles' boundary particles are in the solver
   std::unique_ptr<FrameRenderer> renderer_;  // created at the first picture
   std::vector<std::string> png_paths_;       // pictures written, for the contact sheet
   // Scratch arrays reused every frame.

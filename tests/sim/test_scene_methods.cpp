@@ -69,4 +69,27 @@ TEST(SceneBoundaryParticles, SampleTheDomainWalls) {
   EXPECT_TRUE(std::isfinite(on.last_stats().avg_density_error));
 }
 
+
+TEST(SceneBoundaryParticles, SampleStaticObstaclesAndNotMovingOnes) {
+  pbf_sim::SceneRunner runner(parse_scene(
+      tank_with(R"("obstacles": [{"sphere": {"radius": 0.08}, "position": [0.2, 0.3, 0.2], "boundary_particles": true}])"),
+      "scene.json"));
+  size_t count = 0;
+  ASSERT_EQ(pbf_solver_get_boundary_particle_count(runner.solver(), &count), PBF_OK);
+  // A ball of radius 8 cm sampled 2.6 cm inside (the walls' setback at 4 cm spacing): about
+  // 4 pi (0.054 m)^2 / (0.04 m)^2 = 23 samples, on a sphere this small rather fewer.
+  EXPECT_GT(count, 10u);
+  EXPECT_LT(count, 60u);
+  try {
+    parse_scene(tank_with(R"("obstacles": [{"sphere": {"radius": 0.08}, "boundary_particles": true,
+                                            "path": [{"time": 0, "position": [0.2, 0.3, 0.2]}]}])"),
+                "scene.json");
+    FAIL() << "accepted boundary particles on a moving obstacle";
+  } catch (const pbf_sim::SceneError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "scene.json: obstacles[0].boundary_particles: applies to static obstacles only (boundary particles do "
+              "not move)");
+  }
+}
+
 }  // namespace
