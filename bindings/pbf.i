@@ -64,7 +64,26 @@
 %unignore pbf_solver_write_ply;
 %unignore pbf_solver_save_checkpoint;
 %unignore pbf_solver_load_checkpoint;
-/* pbf_solver_destroy is named by each language file: C# binds it to a raw pointer. */
+%unignore pbf_solver_add_obstacle_sdf;
+%unignore pbf_solver_set_obstacle_pose;
+%unignore pbf_solver_get_obstacle_count;
+%unignore pbf_solver_clear_obstacles;
+%unignore pbf_solver_add_boundary_particles;
+%unignore pbf_solver_add_domain_boundary_particles;
+%unignore pbf_solver_get_boundary_particle_count;
+%unignore pbf_solver_clear_boundary_particles;
+%unignore pbf_sdf_from_mesh_file;
+%unignore pbf_sdf_box;
+%unignore pbf_sdf_sphere;
+%unignore pbf_sdf_save;
+%unignore pbf_sdf_load;
+%unignore pbf_sdf_get_grid;
+%unignore pbf_sdf_get_values;
+%unignore pbf_sdf_distance;
+%unignore pbf_sdf_volume;
+%unignore pbf_solver_add_obstacle;
+%unignore pbf_solver_fill_sdf;
+/* pbf_solver_destroy and pbf_sdf_destroy are named by each language file: C# binds them to raw pointers. */
 
 %include "pbf/pbf_version.h"
 %include "pbf/pbf.h"

@@ -25,6 +25,20 @@ internal sealed class SolverHandle : SafeHandleZeroOrMinusOneIsInvalid {
   }
 }
 
+/// <summary>
+/// Owns one pbf_sdf*, as <see cref="SolverHandle"/> owns a solver: kept alive
+/// while a call uses it, destroyed once on Dispose or by the critical finalizer.
+/// </summary>
+internal sealed class SdfHandle : SafeHandleZeroOrMinusOneIsInvalid {
+  /// <summary>Called by the marshaller for the out parameter of the pbf_sdf_* factories.</summary>
+  public SdfHandle() : base(true) {}
+
+  /// <summary>Destroys the field; runs once, on Dispose or on finalization.</summary>
+  protected override bool ReleaseHandle() {
+    return PbfNative.pbf_sdf_destroy(handle) == Status.Ok;
+  }
+}
+
 /// <summary>pbf_solver_desc, field for field (72 bytes on 64-bit platforms).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct NativeSolverDesc {

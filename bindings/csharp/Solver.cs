@@ -208,6 +208,136 @@ public sealed class Solver : IDisposable {
   public void ClearPlanes() { PbfException.Check(PbfNative.pbf_solver_clear_planes(Live())); }
 
   /// <summary>
+  /// Adds the solid of <paramref name="sdf"/> as an obstacle: a rigid body that particles stay one
+  /// radius outside of, slide along with the parameters' friction and are carried by when it moves.
+  /// The solver copies the field; <paramref name="sdf"/> may be disposed at once. At most 64 obstacles.
+  /// </summary>
+  /// <param name="sdf">The solid, in its own frame.</param>
+  /// <param name="rotation">Its rotation as a quaternion x, y, z, w (4 floats, normalised), or null for none.</param>
+  /// <param name="translation">Its position [m] (3 floats), or null for the origin.</param>
+  /// <returns>The obstacle's index: 0, 1, ... in the order added.</returns>
+  /// <exception cref="PbfException">InvalidArgument naming the argument; CapacityExceeded for the 65th.</exception>
+  public int AddObstacle(SignedDistanceField sdf, float[] rotation = null, float[] translation = null) {
+    if (sdf == null) throw new ArgumentNullException("sdf");
+    Pose(rotation, translation);
+    uint index;
+    PbfException.Check(PbfNative.pbf_solver_add_obstacle(Live(), sdf.Live(), rotation, translation, out index));
+    return (int)index;
+  }
+
+  /// <summary>
+  /// Adds an obstacle from samples of its signed distance field [m] (negative inside), x varying
+  /// fastest: sample (i, j, k) at index i + dims[0] * (j + dims[1] * k), lying at
+  /// origin + (i, j, k) x cell in the obstacle's frame. The grid must enclose the solid with a margin
+  /// of a few cells. The solver copies the samples.
+  /// </summary>
+  /// <param name="values">dims[0] x dims[1] x dims[2] finite distances [m].</param>
+  /// <param name="dims">Samples along x, y, z, each 2 .. 4096.</param>
+  /// <param name="origin">Position [m] of sample (0, 0, 0), 3 floats.</param>
+  /// <param name="cell">Sample spacing [m], &gt; 0.</param>
+  /// <param name="rotation">Quaternion x, y, z, w (4 floats), or null for none.</param>
+  /// <param name="translation">Position [m] (3 floats), or null for the origin.</param>
+  /// <returns>The obstacle's index.</returns>
+  /// <exception cref="PbfException">InvalidArgument naming the argument; CapacityExceeded for the 65th.</exception>
+  public int AddObstacleSdf(float[] values, uint[] dims, float[] origin, float cell, float[] rotation = null,
+                            float[] translation = null) {
+    if (values == null) throw new ArgumentNullException("values");
+    if (dims == null) throw new ArgumentNullException("dims");
+    if (dims.Length != 3) throw new ArgumentException("dims must hold 3 values, not " + dims.Length, "dims");
+    SolverDesc.Vec3(origin, "origin");
+    Pose(rotation, translation);
+    uint index;
+    PbfException.Check(PbfNative.pbf_solver_add_obstacle_sdf(Live(), values, (UIntPtr)(uint)values.Length, dims,
+                                                             origin, cell, rotation, translation, out index));
+    return (int)index;
+  }
+
+  /// <summary>
+  /// Sets where obstacle <paramref name="index"/> will be at the end of the next step; its substeps
+  /// move it there (rotation by slerp, translation linearly), carrying the fluid it touches. Call it
+  /// once per frame, before the step, for an obstacle that moves.
+  /// </summary>
+  /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
+  /// <param name="rotation">Quaternion x, y, z, w (4 floats), or null to keep the rotation.</param>
+  /// <param name="translation">Position [m] (3 floats), or null to keep the position.</param>
+  /// <exception cref="PbfException">InvalidArgument for an unknown index or a bad value.</exception>
+  public void SetObstaclePose(int index, float[] rotation, float[] translation) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    Pose(rotation, translation);
+    PbfException.Check(PbfNative.pbf_solver_set_obstacle_pose(Live(), (uint)index, rotation, translation));
+  }
+
+  /// <summary>The number of obstacles.</summary>
+  public int ObstacleCount {
+    get {
+      uint count;
+      PbfException.Check(PbfNative.pbf_solver_get_obstacle_count(Live(), out count));
+      return (int)count;
+    }
+  }
+
+  /// <summary>Removes every obstacle.</summary>
+  public void ClearObstacles() { PbfException.Check(PbfNative.pbf_solver_clear_obstacles(Live())); }
+
+  /// <summary>
+  /// Fills the inside of the solid of <paramref name="sdf"/>, placed by <paramref name="rotation"/> and
+  /// <paramref name="translation"/>, with particles at the rest spacing on the lattice of
+  /// <see cref="FillBox"/>; points outside the domain are skipped. All or nothing.
+  /// </summary>
+  /// <param name="sdf">The solid, in its own frame.</param>
+  /// <param name="rotation">Quaternion x, y, z, w (4 floats), or null for none.</param>
+  /// <param name="translation">Position [m] (3 floats), or null for the origin.</param>
+  /// <param name="velocity">The particles' velocity [m/s] (3 floats), or null for rest.</param>
+  /// <returns>The number of particles added.</returns>
+  /// <exception cref="PbfException">CapacityExceeded, saying how many the solid holds; InvalidArgument.</exception>
+  public int FillSdf(SignedDistanceField sdf, float[] rotation = null, float[] translation = null,
+                     float[] velocity = null) {
+    if (sdf == null) throw new ArgumentNullException("sdf");
+    Pose(rotation, translation);
+    if (velocity != null) SolverDesc.Vec3(velocity, "velocity");
+    UIntPtr added;
+    PbfException.Check(PbfNative.pbf_solver_fill_sdf(Live(), sdf.Live(), rotation, translation, velocity, out added));
+    return checked((int)added.ToUInt64());
+  }
+
+  /// <summary>
+  /// Adds static boundary particles (Akinci et al. 2012), samples of a solid surface at about the
+  /// particle spacing that add density to the fluid near them. Each must lie within one kernel
+  /// radius of the domain. They act in the PBF method only.
+  /// </summary>
+  /// <param name="positions">x, y, z per particle [m], world frame.</param>
+  /// <exception cref="PbfException">InvalidArgument naming the first bad value, or for a Projective
+  /// solver; CapacityExceeded. Nothing is added on failure.</exception>
+  public void AddBoundaryParticles(float[] positions) {
+    int count = Triples(positions, "positions");
+    PbfException.Check(PbfNative.pbf_solver_add_boundary_particles(Live(), positions, (UIntPtr)(uint)count));
+  }
+
+  /// <summary>
+  /// Samples the six walls of the domain box with boundary particles, set back so that fluid resting
+  /// against a wall has the rest density. Call it once; <see cref="ClearBoundaryParticles"/> undoes it.
+  /// </summary>
+  /// <returns>The number of boundary particles added.</returns>
+  /// <exception cref="PbfException">CapacityExceeded; InvalidArgument for a Projective solver.</exception>
+  public int AddDomainBoundaryParticles() {
+    UIntPtr added;
+    PbfException.Check(PbfNative.pbf_solver_add_domain_boundary_particles(Live(), out added));
+    return checked((int)added.ToUInt64());
+  }
+
+  /// <summary>The number of boundary particles, the domain walls' included.</summary>
+  public int BoundaryParticleCount {
+    get {
+      UIntPtr count;
+      PbfException.Check(PbfNative.pbf_solver_get_boundary_particle_count(Live(), out count));
+      return checked((int)count.ToUInt64());
+    }
+  }
+
+  /// <summary>Removes every boundary particle, the domain walls' included.</summary>
+  public void ClearBoundaryParticles() { PbfException.Check(PbfNative.pbf_solver_clear_boundary_particles(Live())); }
+
+  /// <summary>
   /// Advances the simulation by <paramref name="dt"/> seconds (0 &lt; dt &lt;= 10) in
   /// <paramref name="substeps"/> equal substeps (1 .. 1000).
   /// </summary>
@@ -283,6 +413,12 @@ public sealed class Solver : IDisposable {
   private SolverHandle Live() {
     if (handle.IsClosed) throw new ObjectDisposedException("Solver", "the solver has been disposed");
     return handle;
+  }
+
+  /// <summary>Checks the shapes of an optional rotation (4 floats) and translation (3 floats).</summary>
+  private static void Pose(float[] rotation, float[] translation) {
+    if (rotation != null) SignedDistanceField.Quaternion(rotation, "rotation");
+    if (translation != null) SolverDesc.Vec3(translation, "translation");
   }
 
   /// <summary>The number of vectors in a flat x, y, z array.</summary>

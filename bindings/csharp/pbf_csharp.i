@@ -91,6 +91,26 @@ PBF_ENUM_VALUE(PBF_METHOD_PROJECTIVE, Projective, "Projective Fluids (Weiler, Ko
 %typemap(csin) pbf_solver* released "$csinput"
 %typemap(in) pbf_solver* released "$1 = $input;"
 
+/* --- the opaque signed distance field: a SafeHandle too ---------------- */
+
+%typemap(ctype) pbf_sdf*, const pbf_sdf* "pbf_sdf*"
+%typemap(imtype) pbf_sdf*, const pbf_sdf* "SdfHandle"
+%typemap(cstype) pbf_sdf*, const pbf_sdf* "SdfHandle"
+%typemap(csin) pbf_sdf*, const pbf_sdf* "$csinput"
+%typemap(in) pbf_sdf*, const pbf_sdf* "$1 = $input;"
+
+%typemap(ctype) pbf_sdf** out_sdf "pbf_sdf**"
+%typemap(imtype) pbf_sdf** out_sdf "out SdfHandle"
+%typemap(cstype) pbf_sdf** out_sdf "out SdfHandle"
+%typemap(csin) pbf_sdf** out_sdf "out $csinput"
+%typemap(in) pbf_sdf** out_sdf "$1 = $input;"
+
+%typemap(ctype) pbf_sdf* released "pbf_sdf*"
+%typemap(imtype) pbf_sdf* released "global::System.IntPtr"
+%typemap(cstype) pbf_sdf* released "global::System.IntPtr"
+%typemap(csin) pbf_sdf* released "$csinput"
+%typemap(in) pbf_sdf* released "$1 = $input;"
+
 /* --- size_t is pointer-sized: UIntPtr, never uint ------------------------ */
 
 %typemap(ctype) size_t "size_t"
@@ -106,8 +126,8 @@ PBF_ENUM_VALUE(PBF_METHOD_PROJECTIVE, Projective, "Projective Fluids (Weiler, Ko
 %typemap(in) size_t* out_count, size_t* out_added "$1 = $input;"
 
 %apply int* OUTPUT { int* available, int* out_done };
-%apply float* OUTPUT { float* out_mass };
-%apply unsigned int* OUTPUT { uint32_t* out_index };
+%apply float* OUTPUT { float* out_mass, float* cell, float* out_distance, float* out_volume };
+%apply unsigned int* OUTPUT { uint32_t* out_index, uint32_t* out_count };
 
 /* --- structs by reference: the caller sets struct_size ------------------- */
 
@@ -126,10 +146,13 @@ PBF_STRUCT_REF(pbf_stats, NativeStats)
 
 %apply float INPUT[] {
   const float* positions, const float* velocities,
-  const float lo[3], const float hi[3], const float velocity[3], const float normal[3]
+  const float lo[3], const float hi[3], const float velocity[3], const float normal[3],
+  const float* values, const float origin[3], const float rotation[4], const float translation[3],
+  const float scale[3], const float half_extents[3], const float point[3]
 };
-%apply float OUTPUT[] { float* out };
-%apply unsigned int INPUT[] { const uint32_t* indices };
+%apply float OUTPUT[] { float* out, float origin[3] };
+%apply unsigned int INPUT[] { const uint32_t* indices, const uint32_t dims[3] };
+%apply unsigned int OUTPUT[] { uint32_t dims[3] };
 
 /* --- strings: the library's constant, NUL-terminated UTF-8 -------------- */
 
@@ -149,6 +172,8 @@ PBF_STRUCT_REF(pbf_stats, NativeStats)
 
 %include "../pbf.i"
 
-/* pbf_solver_destroy, declared again with the raw-pointer parameter. */
+/* pbf_solver_destroy and pbf_sdf_destroy, declared again with the raw-pointer parameter. */
 %unignore pbf_solver_destroy;
 pbf_status pbf_solver_destroy(pbf_solver* released);
+%unignore pbf_sdf_destroy;
+pbf_status pbf_sdf_destroy(pbf_sdf* released);

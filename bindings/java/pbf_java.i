@@ -77,6 +77,14 @@
 %typemap(javain) pbf_solver*, const pbf_solver* "$javainput"
 %typemap(in) pbf_solver*, const pbf_solver* %{ $1 = ($1_ltype)(intptr_t)$input; %}
 
+/* --- the opaque signed distance field, likewise ------------------------- */
+
+%typemap(jni) pbf_sdf*, const pbf_sdf* "jlong"
+%typemap(jtype) pbf_sdf*, const pbf_sdf* "long"
+%typemap(jstype) pbf_sdf*, const pbf_sdf* "long"
+%typemap(javain) pbf_sdf*, const pbf_sdf* "$javainput"
+%typemap(in) pbf_sdf*, const pbf_sdf* %{ $1 = ($1_ltype)(intptr_t)$input; %}
+
 /* One-element out arrays for the outputs the C functions return by pointer;
  * TOJNI converts the C value (a pointer goes through intptr_t). */
 %define PBF_JAVA_OUT_SCALAR(CTYPE, NAME, JNIARRAY, JTYPE, JNITYPE, SETREGION, TOJNI)
@@ -108,6 +116,11 @@ PBF_JAVA_OUT_SCALAR(uint32_t, out_index, jlongArray, long, jlong, SetLongArrayRe
 PBF_JAVA_OUT_SCALAR(int, available, jintArray, int, jint, SetIntArrayRegion, PBF_TO_JINT)
 PBF_JAVA_OUT_SCALAR(int, out_done, jintArray, int, jint, SetIntArrayRegion, PBF_TO_JINT)
 PBF_JAVA_OUT_SCALAR(float, out_mass, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
+PBF_JAVA_OUT_SCALAR(pbf_sdf*, out_sdf, jlongArray, long, jlong, SetLongArrayRegion, PBF_POINTER_TO_JLONG)
+PBF_JAVA_OUT_SCALAR(uint32_t, out_count, jlongArray, long, jlong, SetLongArrayRegion, PBF_TO_JLONG)
+PBF_JAVA_OUT_SCALAR(float, cell, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
+PBF_JAVA_OUT_SCALAR(float, out_distance, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
+PBF_JAVA_OUT_SCALAR(float, out_volume, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
 
 /* --- bulk data ---------------------------------------------------------- */
 
@@ -134,6 +147,8 @@ PBF_JAVA_PINNED(float*, out, capacity, jfloatArray, float, 0)
 PBF_JAVA_PINNED(const float*, positions, length, jfloatArray, float, JNI_ABORT)
 PBF_JAVA_PINNED(const float*, velocities, length, jfloatArray, float, JNI_ABORT)
 PBF_JAVA_PINNED(const uint32_t*, indices, count, jintArray, int, JNI_ABORT)
+PBF_JAVA_PINNED(float*, out, length, jfloatArray, float, 0)
+PBF_JAVA_PINNED(const float*, values, length, jfloatArray, float, JNI_ABORT)
 
 /* Inputs whose length the C function takes from another argument
  * (pbf_solver_add_particles): one copy; the caller checks the lengths. */
@@ -156,32 +171,74 @@ PBF_JAVA_PINNED(const uint32_t*, indices, count, jintArray, int, JNI_ABORT)
 PBF_JAVA_FLOATS_IN(positions)
 PBF_JAVA_FLOATS_IN(velocities)
 
-/* Vectors of exactly 3 floats; null passes NULL for the library to judge. */
-%define PBF_JAVA_VEC3(NAME)
-%typemap(jni) const float NAME[3] "jfloatArray"
-%typemap(jtype) const float NAME[3] "float[]"
-%typemap(jstype) const float NAME[3] "float[]"
-%typemap(javain) const float NAME[3] "$javainput"
-%typemap(in) const float NAME[3] (jfloat buffer[3]) {
+/* Vectors of exactly N elements; null passes NULL for the library to judge. */
+%define PBF_JAVA_VECN(CTYPE, NAME, N, JNIARRAY, JTYPE, JNITYPE, GETREGION)
+%typemap(jni) const CTYPE NAME[N] "JNIARRAY"
+%typemap(jtype) const CTYPE NAME[N] "JTYPE[]"
+%typemap(jstype) const CTYPE NAME[N] "JTYPE[]"
+%typemap(javain) const CTYPE NAME[N] "$javainput"
+%typemap(in) const CTYPE NAME[N] (JNITYPE buffer[N]) {
   $1 = NULL;
   if ($input) {
-    if ((*jenv)->GetArrayLength(jenv, $input) != 3) {
-      SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "NAME must hold 3 floats");
+    if ((*jenv)->GetArrayLength(jenv, $input) != N) {
+      SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "NAME must hold N values");
       return $null;
     }
-    (*jenv)->GetFloatArrayRegion(jenv, $input, 0, 3, buffer);
-    $1 = (float*)buffer;
+    (*jenv)->GETREGION(jenv, $input, 0, N, buffer);
+    $1 = (CTYPE*)buffer;
   }
 }
-%typemap(argout) const float NAME[3] ""
-%typemap(freearg) const float NAME[3] ""
+%typemap(argout) const CTYPE NAME[N] ""
+%typemap(freearg) const CTYPE NAME[N] ""
+%enddef
+%define PBF_JAVA_VEC3(NAME)
+PBF_JAVA_VECN(float, NAME, 3, jfloatArray, float, jfloat, GetFloatArrayRegion)
 %enddef
 PBF_JAVA_VEC3(lo)
 PBF_JAVA_VEC3(hi)
 PBF_JAVA_VEC3(velocity)
 PBF_JAVA_VEC3(normal)
+PBF_JAVA_VEC3(origin)
+PBF_JAVA_VEC3(translation)
+PBF_JAVA_VEC3(scale)
+PBF_JAVA_VEC3(half_extents)
+PBF_JAVA_VEC3(point)
+PBF_JAVA_VECN(float, rotation, 4, jfloatArray, float, jfloat, GetFloatArrayRegion)
+PBF_JAVA_VECN(uint32_t, dims, 3, jintArray, int, jint, GetIntArrayRegion)
+
+/* Outputs of exactly N elements (pbf_sdf_get_grid); null passes NULL. */
+%define PBF_JAVA_OUT_VECN(CTYPE, NAME, N, JNIARRAY, JTYPE, JNITYPE, SETREGION)
+%typemap(jni) CTYPE NAME[N] "JNIARRAY"
+%typemap(jtype) CTYPE NAME[N] "JTYPE[]"
+%typemap(jstype) CTYPE NAME[N] "JTYPE[]"
+%typemap(javain) CTYPE NAME[N] "$javainput"
+%typemap(in) CTYPE NAME[N] (CTYPE buffer[N]) {
+  $1 = NULL;
+  if ($input) {
+    if ((*jenv)->GetArrayLength(jenv, $input) != N) {
+      SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "NAME must hold N values");
+      return $null;
+    }
+    int i;
+    for (i = 0; i < N; ++i) buffer[i] = 0;
+    $1 = buffer;
+  }
+}
+%typemap(argout) CTYPE NAME[N] {
+  if ($input) {
+    JNITYPE values[N];
+    int i;
+    for (i = 0; i < N; ++i) values[i] = (JNITYPE)buffer$argnum[i];
+    (*jenv)->SETREGION(jenv, $input, 0, N, values);
+  }
+}
+%typemap(freearg) CTYPE NAME[N] ""
+%enddef
+PBF_JAVA_OUT_VECN(float, origin, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
+PBF_JAVA_OUT_VECN(uint32_t, dims, 3, jintArray, int, jint, SetIntArrayRegion)
 
 %rename("%s") pbf_solver_destroy;
+%rename("%s") pbf_sdf_destroy;
 
 /* The header version the glue was compiled against, in place of the version
  * macros (which SWIG would put in a public constants interface). */

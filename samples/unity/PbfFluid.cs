@@ -36,10 +36,18 @@ public sealed class PbfFluid : MonoBehaviour {
   [Tooltip("Needs 'Enable GPU Instancing'; a Standard material when empty.")]
   public Material particleMaterial;
 
+  [Tooltip("A solid sphere that follows this transform (move it by hand or animate it); none when empty.")]
+  public Transform obstacle;
+
+  [Tooltip("The obstacle sphere's radius [m].")]
+  public float obstacleRadius = 0.3f;
+
   private Solver solver;
   private float[] positions = new float[0];
   private readonly Matrix4x4[] batch = new Matrix4x4[1023];  // DrawMeshInstanced's limit per call
   private bool stepping;
+  private int obstacleIndex = -1;
+  private readonly float[] obstacleRotation = new float[4], obstacleTranslation = new float[3];
 
   private void OnEnable() {
     SolverDesc desc = new SolverDesc {
@@ -60,6 +68,13 @@ public sealed class PbfFluid : MonoBehaviour {
     SolverParams p = solver.GetParams();
     p.Iterations = (uint)iterations;
     solver.SetParams(p);
+    if (obstacle != null) {
+      // The solver copies the field: it is freed at once.
+      using (SignedDistanceField ball = SignedDistanceField.Sphere(obstacleRadius, 0.5f * particleSpacing)) {
+        ObstaclePose();
+        obstacleIndex = solver.AddObstacle(ball, obstacleRotation, obstacleTranslation);
+      }
+    }
     int count = solver.FillBox(new[] { 0.0f, 0.0f, 0.0f }, new[] { blockSize.x, blockSize.y, blockSize.z });
     positions = new float[3 * count];
     solver.GetPositions(positions);
@@ -85,14 +100,33 @@ public sealed class PbfFluid : MonoBehaviour {
       solver.GetPositions(positions);
       Draw();
       if (dt > 0.0f) {
+        MoveObstacle();
         solver.StartStep(dt, (uint)substeps);
         stepping = true;
       }
     } else {
-      if (dt > 0.0f) solver.Step(dt, (uint)substeps);
+      if (dt > 0.0f) {
+        MoveObstacle();
+        solver.Step(dt, (uint)substeps);
+      }
       solver.GetPositions(positions);
       Draw();
     }
+  }
+
+  /// <summary>The obstacle's transform in the domain's frame, into obstacleRotation and obstacleTranslation.</summary>
+  private void ObstaclePose() {
+    Quaternion q = Quaternion.Inverse(transform.rotation) * obstacle.rotation;
+    Vector3 t = transform.InverseTransformPoint(obstacle.position);
+    obstacleRotation[0] = q.x; obstacleRotation[1] = q.y; obstacleRotation[2] = q.z; obstacleRotation[3] = q.w;
+    obstacleTranslation[0] = t.x; obstacleTranslation[1] = t.y; obstacleTranslation[2] = t.z;
+  }
+
+  /// <summary>Tells the solver where the obstacle is to be at the end of the coming step.</summary>
+  private void MoveObstacle() {
+    if (obstacleIndex < 0 || obstacle == null) return;
+    ObstaclePose();
+    solver.SetObstaclePose(obstacleIndex, obstacleRotation, obstacleTranslation);
   }
 
   /// <summary>Queues every particle for rendering this frame, 1023 at a time.</summary>
@@ -116,6 +150,7 @@ public sealed class PbfFluid : MonoBehaviour {
     if (solver != null) solver.Dispose();
     solver = null;
     stepping = false;
+    obstacleIndex = -1;
   }
 
   private void OnDrawGizmos() {

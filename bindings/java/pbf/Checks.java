@@ -23,6 +23,14 @@ final class Checks {
     return value;
   }
 
+  /** An optional rotation (a quaternion x, y, z, w: 4 floats) and translation (3 floats). */
+  static void pose(float[] rotation, float[] translation) {
+    if (rotation != null && rotation.length != 4) {
+      throw new IllegalArgumentException("rotation must hold 4 floats (x, y, z, w), not " + rotation.length);
+    }
+    if (translation != null) vec3(translation, "translation");
+  }
+
   /** The number of vectors in a flat x, y, z array. */
   static int triples(float[] values, String name) {
     nonNull(values, name);

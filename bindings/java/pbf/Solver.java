@@ -366,6 +366,183 @@ public final class Solver implements AutoCloseable {
   }
 
   /**
+   * Adds the solid of {@code sdf} as an obstacle: a rigid body that particles stay one radius
+   * outside of, slide along with the parameters' friction and are carried by when it moves. The
+   * solver copies the field; {@code sdf} may be closed at once. At most 64 obstacles.
+   *
+   * @param sdf the solid, in its own frame
+   * @param rotation its rotation as a quaternion x, y, z, w (4 floats, normalised), or null for none
+   * @param translation its position [m], 3 floats, or null for the origin
+   * @return the obstacle's index: 0, 1, ... in the order added
+   * @throws PbfException INVALID_ARGUMENT naming the argument; CAPACITY_EXCEEDED for the 65th
+   */
+  public int addObstacle(SignedDistanceField sdf, float[] rotation, float[] translation) {
+    Checks.nonNull(sdf, "sdf");
+    Checks.pose(rotation, translation);
+    long[] index = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_add_obstacle(live(), sdf.live(), rotation, translation, index));
+      return (int) index[0];
+    } finally {
+      Reference.reachabilityFence(sdf);
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Adds an obstacle from samples of its signed distance field [m] (negative inside), x varying
+   * fastest: sample (i, j, k) at index i + dims[0] * (j + dims[1] * k), lying at
+   * origin + (i, j, k) x cell in the obstacle's frame. The grid must enclose the solid with a
+   * margin of a few cells. The solver copies the samples.
+   *
+   * @param values dims[0] x dims[1] x dims[2] finite distances [m]
+   * @param dims samples along x, y, z, each 2 .. 4096
+   * @param origin position [m] of sample (0, 0, 0), 3 floats
+   * @param cell sample spacing [m], &gt; 0
+   * @param rotation quaternion x, y, z, w (4 floats), or null for none
+   * @param translation position [m], 3 floats, or null for the origin
+   * @return the obstacle's index
+   * @throws PbfException INVALID_ARGUMENT naming the argument; CAPACITY_EXCEEDED for the 65th
+   */
+  public int addObstacleSdf(float[] values, int[] dims, float[] origin, float cell, float[] rotation,
+      float[] translation) {
+    Checks.nonNull(values, "values");
+    Checks.nonNull(dims, "dims");
+    if (dims.length != 3) throw new IllegalArgumentException("dims must hold 3 values, not " + dims.length);
+    Checks.vec3(origin, "origin");
+    Checks.pose(rotation, translation);
+    long[] index = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_add_obstacle_sdf(live(), values, dims, origin, cell, rotation,
+          translation, index));
+      return (int) index[0];
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Sets where an obstacle will be at the end of the next step; its substeps move it there
+   * (rotation by slerp, translation linearly), carrying the fluid it touches. Call it once per
+   * frame, before the step, for an obstacle that moves.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @param rotation quaternion x, y, z, w (4 floats), or null to keep the rotation
+   * @param translation position [m], 3 floats, or null to keep the position
+   * @throws PbfException INVALID_ARGUMENT for an unknown index or a bad value
+   */
+  public void setObstaclePose(int index, float[] rotation, float[] translation) {
+    Checks.count(index, "index");
+    Checks.pose(rotation, translation);
+    try {
+      PbfException.check(PbfNative.pbf_solver_set_obstacle_pose(live(), index, rotation, translation));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return the number of obstacles */
+  public int getObstacleCount() {
+    long[] count = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_obstacle_count(live(), count));
+      return (int) count[0];
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Removes every obstacle. */
+  public void clearObstacles() {
+    try {
+      PbfException.check(PbfNative.pbf_solver_clear_obstacles(live()));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Fills the inside of a solid with particles at the rest spacing on the lattice of
+   * {@link #fillBox}; points outside the domain are skipped. All or nothing.
+   *
+   * @param sdf the solid, in its own frame
+   * @param rotation quaternion x, y, z, w (4 floats), or null for none
+   * @param translation position [m], 3 floats, or null for the origin
+   * @param velocity the particles' velocity [m/s], 3 floats, or null for rest
+   * @return the number of particles added
+   * @throws PbfException CAPACITY_EXCEEDED, saying how many the solid holds; INVALID_ARGUMENT
+   */
+  public int fillSdf(SignedDistanceField sdf, float[] rotation, float[] translation, float[] velocity) {
+    Checks.nonNull(sdf, "sdf");
+    Checks.pose(rotation, translation);
+    if (velocity != null) Checks.vec3(velocity, "velocity");
+    long[] added = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_fill_sdf(live(), sdf.live(), rotation, translation, velocity, added));
+      return Math.toIntExact(added[0]);
+    } finally {
+      Reference.reachabilityFence(sdf);
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Adds static boundary particles (Akinci et al. 2012), samples of a solid surface at about the
+   * particle spacing that add density to the fluid near them. Each must lie within one kernel
+   * radius of the domain. They act in the PBF method only. Nothing is added on failure.
+   *
+   * @param positions x, y, z per particle [m], world frame
+   * @throws PbfException INVALID_ARGUMENT naming the first bad value, or for a PROJECTIVE solver;
+   *     CAPACITY_EXCEEDED
+   */
+  public void addBoundaryParticles(float[] positions) {
+    int count = Checks.triples(positions, "positions");
+    try {
+      PbfException.check(PbfNative.pbf_solver_add_boundary_particles(live(), positions, count));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Samples the six walls of the domain box with boundary particles, set back so that fluid
+   * resting against a wall has the rest density. Call it once; {@link #clearBoundaryParticles()}
+   * undoes it.
+   *
+   * @return the number of boundary particles added
+   * @throws PbfException CAPACITY_EXCEEDED; INVALID_ARGUMENT for a PROJECTIVE solver
+   */
+  public int addDomainBoundaryParticles() {
+    long[] added = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_add_domain_boundary_particles(live(), added));
+      return Math.toIntExact(added[0]);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return the number of boundary particles, the domain walls' included */
+  public int getBoundaryParticleCount() {
+    long[] count = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_boundary_particle_count(live(), count));
+      return Math.toIntExact(count[0]);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Removes every boundary particle, the domain walls' included. */
+  public void clearBoundaryParticles() {
+    try {
+      PbfException.check(PbfNative.pbf_solver_clear_boundary_particles(live()));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
    * Advances the simulation by {@code dt} seconds in one substep.
    *
    * @param dt seconds, 0 &lt; dt &lt;= 10

@@ -27,6 +27,7 @@ public sealed class LifetimeTests {
   public void EveryCallAfterDisposeIsAnException() {
     Solver solver = Make();
     solver.Dispose();
+    SignedDistanceField ball = SignedDistanceField.Sphere(0.1f, 0.05f);  // live: the solver is what is disposed
     var calls = new Dictionary<string, Action> {
       { "Step", () => solver.Step(0.01f) },
       { "GetDesc", () => solver.GetDesc() },
@@ -52,9 +53,21 @@ public sealed class LifetimeTests {
       { "StartStep", () => solver.StartStep(0.01f) },
       { "WaitStep", () => solver.WaitStep() },
       { "IsStepDone", () => { bool done = solver.IsStepDone; } },
+      { "AddObstacle", () => solver.AddObstacle(ball) },
+      { "AddObstacleSdf", () => solver.AddObstacleSdf(new float[8], new uint[] { 2, 2, 2 }, new float[3], 0.1f) },
+      { "SetObstaclePose", () => solver.SetObstaclePose(0, null, new float[3]) },
+      { "ObstacleCount", () => { int n = solver.ObstacleCount; } },
+      { "ClearObstacles", () => solver.ClearObstacles() },
+      { "FillSdf", () => solver.FillSdf(ball) },
+      { "AddBoundaryParticles", () => solver.AddBoundaryParticles(new[] { 0.5f, 0.5f, 0.5f }) },
+      { "AddDomainBoundaryParticles", () => solver.AddDomainBoundaryParticles() },
+      { "BoundaryParticleCount", () => { int n = solver.BoundaryParticleCount; } },
+      { "ClearBoundaryParticles", () => solver.ClearBoundaryParticles() },
     };
-    foreach (KeyValuePair<string, Action> call in calls)
-      Expect.Throws<ObjectDisposedException>(call.Value, call.Key + " after Dispose");
+    using (ball) {
+      foreach (KeyValuePair<string, Action> call in calls)
+        Expect.Throws<ObjectDisposedException>(call.Value, call.Key + " after Dispose");
+    }
   }
 
   [Test]

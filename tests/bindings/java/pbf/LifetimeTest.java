@@ -62,9 +62,22 @@ class LifetimeTest {
     calls.put("startStep", () -> solver.startStep(0.01f, 1));
     calls.put("waitStep", solver::waitStep);
     calls.put("isStepDone", solver::isStepDone);
+    SignedDistanceField ball = SignedDistanceField.sphere(0.1f, 0.05f);  // open: the solver is what is closed
+    calls.put("addObstacle", () -> solver.addObstacle(ball, null, null));
+    calls.put("addObstacleSdf",
+        () -> solver.addObstacleSdf(new float[8], new int[] {2, 2, 2}, new float[3], 0.1f, null, null));
+    calls.put("setObstaclePose", () -> solver.setObstaclePose(0, null, new float[3]));
+    calls.put("getObstacleCount", solver::getObstacleCount);
+    calls.put("clearObstacles", solver::clearObstacles);
+    calls.put("fillSdf", () -> solver.fillSdf(ball, null, null, null));
+    calls.put("addBoundaryParticles", () -> solver.addBoundaryParticles(new float[] {0.5f, 0.5f, 0.5f}));
+    calls.put("addDomainBoundaryParticles", solver::addDomainBoundaryParticles);
+    calls.put("getBoundaryParticleCount", solver::getBoundaryParticleCount);
+    calls.put("clearBoundaryParticles", solver::clearBoundaryParticles);
     for (Map.Entry<String, Executable> call : calls.entrySet()) {
       assertThrows(IllegalStateException.class, call.getValue(), call.getKey() + " after close");
     }
+    ball.close();
   }
 
   @Test

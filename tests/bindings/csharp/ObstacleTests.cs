@@ -1,0 +1,180 @@
+// ObstacleTests.cs - signed distance fields, solid obstacles and boundary
+// particles through the binding.
+using System;
+using System.IO;
+
+namespace Pbf.Tests {
+
+/// <summary>Solids in a solver: fields, obstacles, fills and boundary particles.</summary>
+public sealed class ObstacleTests {
+  const float Radius = 0.2f;
+
+  static Solver DamBreak(Method method = Method.Pbf) {
+    return new Solver(new SolverDesc { ParticleSpacing = 0.05f, MaxParticles = 10000, Backend = Backend.Cpu,
+                                       Method = method });
+  }
+
+  /// <summary>The particle nearest to <paramref name="centre"/>: its distance [m].</summary>
+  static float Nearest(Solver solver, float[] centre) {
+    float[] x = solver.GetPositions();
+    float nearest = float.MaxValue;
+    for (int i = 0; i < x.Length; i += 3) {
+      float dx = x[i] - centre[0], dy = x[i + 1] - centre[1], dz = x[i + 2] - centre[2];
+      nearest = Math.Min(nearest, (float)Math.Sqrt(dx * dx + dy * dy + dz * dz));
+    }
+    return nearest;
+  }
+
+  [Test]
+  public void ADamBreakFlowsAroundASphereAndItsMove() {
+    using (Solver solver = DamBreak())
+    using (SignedDistanceField ball = SignedDistanceField.Sphere(Radius, 0.02f)) {
+      var centre = new[] { 0.6f, 0.2f, 0.5f };
+      int index = solver.AddObstacle(ball, null, centre);
+      Expect.Equal(0, index, "first obstacle's index");
+      Expect.Equal(1, solver.ObstacleCount, "obstacle count");
+      int added = solver.FillBox(new[] { 0f, 0f, 0f }, new[] { 0.3f, 0.6f, 1f });
+      Expect.True(added > 1000, "the column holds " + added + " particles");
+      for (int frame = 0; frame < 30; ++frame) solver.Step(1f / 60f, 2);
+      // The sphere keeps particles a radius (2.5 cm) outside; its 2 cm grid is within a few mm.
+      float nearest = Nearest(solver, centre);
+      Expect.True(nearest > Radius, "nearest particle " + nearest + " m from the centre is outside the sphere");
+
+      // Raised by 5 cm a frame; each frame's substeps carry the fluid it meets.
+      for (int frame = 1; frame <= 6; ++frame) {
+        centre[1] = 0.2f + 0.05f * frame;
+        solver.SetObstaclePose(index, new[] { 0f, 0f, 0f, 1f }, centre);
+        solver.Step(1f / 60f, 4);
+      }
+      nearest = Nearest(solver, centre);
+      Expect.True(nearest > Radius - 0.01f, "nearest particle " + nearest + " m from the moved centre");
+      solver.ClearObstacles();
+      Expect.Equal(0, solver.ObstacleCount, "obstacles after clear");
+    }
+  }
+
+  [Test]
+  public void SampledFieldsAreObstaclesToo() {
+    using (Solver solver = DamBreak())
+    using (SignedDistanceField ball = SignedDistanceField.Sphere(Radius, 0.02f)) {
+      uint[] dims = ball.Dims;
+      Expect.Equal(dims[0] * dims[1] * dims[2], (uint)ball.Values().Length, "one value per sample");
+      solver.AddObstacle(ball);
+      int index = solver.AddObstacleSdf(ball.Values(), dims, ball.Origin, ball.Cell, null, new[] { 0.5f, 0.5f, 0.5f });
+      Expect.Equal(1, index, "second obstacle's index");
+      Expect.Equal(2, solver.ObstacleCount, "obstacle count");
+      Expect.Status(Status.InvalidArgument, "pbf_solver_set_obstacle_pose",
+                    () => solver.SetObstaclePose(2, null, new[] { 0f, 0f, 0f }));
+      Expect.Throws<ArgumentException>(() => solver.SetObstaclePose(0, new[] { 0f, 0f, 1f }, null),
+                                       "a rotation of 3 floats");
+    }
+  }
+
+  [Test]
+  public void FillingASphereGivesItsVolumeOverTheSpacingCubed() {
+    using (Solver solver = DamBreak())
+    using (SignedDistanceField ball = SignedDistanceField.Sphere(Radius, 0.02f)) {
+      double exact = 4.0 / 3.0 * Math.PI * Radius * Radius * Radius;
+      Expect.True(Math.Abs(ball.Volume() - exact) < 0.03 * exact, "volume " + ball.Volume() + " m^3 of " + exact);
+      int added = solver.FillSdf(ball, null, new[] { 0.5f, 0.5f, 0.5f }, new[] { 0f, -1f, 0f });
+      double expected = exact / (0.05 * 0.05 * 0.05);  // about 268
+      // A lattice of spacing 0.05 m meets a sphere 8 spacings across within a few percent.
+      Expect.True(Math.Abs(added - expected) < 0.1 * expected, added + " particles, about " + expected + " expected");
+      Expect.Equal(added, solver.ParticleCount, "particle count");
+      Expect.Equal(-1f, solver.GetVelocities()[1], "fill velocity");
+      // Trilinear between samples 2 cm apart: within 2 mm away from the centre, where the field has a kink.
+      float deep = ball.Distance(new[] { 0.1f, 0f, 0f });
+      Expect.True(Math.Abs(deep + 0.1f) < 2e-3f, "0.1 m from the centre is " + deep + " m deep, not 0.1 m");
+      Expect.True(Math.Abs(ball.Distance(new[] { 0.3f, 0f, 0f }) - 0.1f) < 2e-3f, "0.1 m outside");
+    }
+  }
+
+  [Test]
+  public void FieldsSurviveASaveAndLoadAndMeshFilesBecomeFields() {
+    string dir = Path.Combine(Path.GetTempPath(), "pbf-csharp-" + Guid.NewGuid().ToString("N"));
+    Directory.CreateDirectory(dir);
+    try {
+      string path = Path.Combine(dir, "box.sdf");
+      using (SignedDistanceField box = SignedDistanceField.Box(new[] { 0.1f, 0.2f, 0.3f }, 0.02f)) {
+        box.Save(path);
+        using (SignedDistanceField loaded = SignedDistanceField.Load(path)) {
+          Reference.BitIdentical(box.Values(), 0, loaded.Values(), "values");
+          Expect.Equal(string.Join(",", box.Dims), string.Join(",", loaded.Dims), "dims");
+          Reference.BitIdentical(box.Origin, 0, loaded.Origin, "origin");
+          Expect.Equal(box.Cell, loaded.Cell, "cell");
+        }
+      }
+      // A cube of side 0.4 m centred at the origin.
+      string obj = Path.Combine(dir, "cube.obj");
+      File.WriteAllText(obj, "v -0.2 -0.2 -0.2\nv 0.2 -0.2 -0.2\nv 0.2 0.2 -0.2\nv -0.2 0.2 -0.2\n" +
+                             "v -0.2 -0.2 0.2\nv 0.2 -0.2 0.2\nv 0.2 0.2 0.2\nv -0.2 0.2 0.2\n" +
+                             "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 3 4 8 7\nf 2 3 7 6\nf 1 5 8 4\n");
+      using (SignedDistanceField cube = SignedDistanceField.FromMeshFile(obj, new[] { 1f, 1f, 1f }, null,
+                                                                        new[] { 0.5f, 0.5f, 0.5f }, 0.02f, 0f)) {
+        Expect.True(Math.Abs(cube.Volume() - 0.064f) < 0.03f * 0.064f, "cube volume " + cube.Volume() + " m^3");
+        Expect.True(Math.Abs(cube.Distance(new[] { 0.5f, 0.5f, 0.5f }) + 0.2f) < 2e-3f, "centre 0.2 m deep");
+      }
+      Expect.Status(Status.Io, "pbf_sdf_load", () => SignedDistanceField.Load(Path.Combine(dir, "missing.sdf")));
+    } finally {
+      Directory.Delete(dir, true);
+    }
+  }
+
+  [Test]
+  public void ABadCellIsRefusedByName() {
+    PbfException e = Expect.Status(Status.InvalidArgument, "pbf_sdf_sphere",
+                                   () => SignedDistanceField.Sphere(Radius, 0f));
+    Expect.True(e.Message.Contains("cell"), "\"" + e.Message + "\" names cell");
+    e = Expect.Status(Status.InvalidArgument, "pbf_sdf_box",
+                      () => SignedDistanceField.Box(new[] { 0.1f, 0.1f, 0.1f }, -1f));
+    Expect.True(e.Message.Contains("cell"), "\"" + e.Message + "\" names cell");
+    Expect.Throws<ArgumentException>(() => SignedDistanceField.Box(new[] { 0.1f }, 0.02f), "two half extents short");
+  }
+
+  [Test]
+  public void ADisposedFieldThrowsAndDisposesTwice() {
+    SignedDistanceField ball = SignedDistanceField.Sphere(Radius, 0.05f);
+    Expect.True(!ball.IsDisposed, "live");
+    ball.Dispose();
+    ball.Dispose();
+    Expect.True(ball.IsDisposed, "disposed");
+    Expect.Throws<ObjectDisposedException>(() => ball.Volume(), "Volume after Dispose");
+    Expect.Throws<ObjectDisposedException>(() => ball.Values(), "Values after Dispose");
+    using (Solver solver = DamBreak()) {
+      Expect.Throws<ObjectDisposedException>(() => solver.AddObstacle(ball), "AddObstacle of a disposed field");
+      Expect.Throws<ObjectDisposedException>(() => solver.FillSdf(ball), "FillSdf of a disposed field");
+      Expect.Equal(0, solver.ObstacleCount, "nothing added");
+    }
+  }
+
+  [Test]
+  public void DomainWallsAreSampledWithBoundaryParticles() {
+    using (Solver solver = DamBreak()) {
+      Expect.Equal(0, solver.BoundaryParticleCount, "none at first");
+      int walls = solver.AddDomainBoundaryParticles();
+      Expect.True(walls > 0, walls + " wall samples");
+      Expect.Equal(walls, solver.BoundaryParticleCount, "count after the walls");
+      solver.AddBoundaryParticles(new[] { 0.5f, 0.5f, 0.5f, 0.55f, 0.5f, 0.5f });
+      Expect.Equal(walls + 2, solver.BoundaryParticleCount, "count after two more");
+      solver.FillBox(new[] { 0f, 0f, 0f }, new[] { 0.3f, 0.3f, 0.3f });
+      solver.Step(1f / 60f, 2);
+      Expect.Status(Status.InvalidArgument, "pbf_solver_add_boundary_particles",
+                    () => solver.AddBoundaryParticles(new[] { float.NaN, 0f, 0f }));
+      solver.ClearBoundaryParticles();
+      Expect.Equal(0, solver.BoundaryParticleCount, "none after clear");
+    }
+  }
+
+  [Test]
+  public void AProjectiveSolverRefusesBoundaryParticles() {
+    using (Solver solver = DamBreak(Method.Projective)) {
+      Expect.Status(Status.InvalidArgument, "pbf_solver_add_domain_boundary_particles",
+                    () => solver.AddDomainBoundaryParticles());
+      Expect.Status(Status.InvalidArgument, "pbf_solver_add_boundary_particles",
+                    () => solver.AddBoundaryParticles(new[] { 0.5f, 0.5f, 0.5f }));
+      Expect.Equal(0, solver.BoundaryParticleCount, "nothing added");
+    }
+  }
+}
+
+}  // namespace Pbf.Tests

@@ -1,0 +1,185 @@
+// ObstacleTest.java - signed distance fields, solid obstacles and boundary
+// particles through the binding.
+package pbf;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ObstacleTest {
+  private static final float RADIUS = 0.2f;
+
+  private static Solver damBreak(Method method) {
+    return new Solver(new SolverDesc().setParticleSpacing(0.05f).setMaxParticles(10000).setBackend(Backend.CPU)
+        .setMethod(method));
+  }
+
+  /** The distance [m] from {@code centre} to the nearest particle. */
+  private static float nearest(Solver solver, float[] centre) {
+    float[] x = solver.getPositions();
+    float nearest = Float.MAX_VALUE;
+    for (int i = 0; i < x.length; i += 3) {
+      float dx = x[i] - centre[0], dy = x[i + 1] - centre[1], dz = x[i + 2] - centre[2];
+      nearest = Math.min(nearest, (float) Math.sqrt(dx * dx + dy * dy + dz * dz));
+    }
+    return nearest;
+  }
+
+  private static PbfException refused(Status status, String function, Runnable call) {
+    PbfException e = assertThrows(PbfException.class, call::run);
+    assertEquals(status, e.getStatus(), e.getMessage());
+    assertTrue(e.getMessage().startsWith(function), e.getMessage());
+    return e;
+  }
+
+  @Test
+  void aDamBreakFlowsAroundASphereAndItsMove() {
+    try (Solver solver = damBreak(Method.PBF);
+        SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.02f)) {
+      float[] centre = {0.6f, 0.2f, 0.5f};
+      int index = solver.addObstacle(ball, null, centre);
+      assertEquals(0, index);
+      assertEquals(1, solver.getObstacleCount());
+      int added = solver.fillBox(new float[] {0, 0, 0}, new float[] {0.3f, 0.6f, 1});
+      assertTrue(added > 1000, added + " particles");
+      for (int frame = 0; frame < 30; ++frame) solver.step(1 / 60f, 2);
+      // The sphere keeps particles a radius (2.5 cm) outside; its 2 cm grid is within a few mm.
+      float d = nearest(solver, centre);
+      assertTrue(d > RADIUS, "nearest particle " + d + " m from the centre is outside the sphere");
+
+      // Raised by 5 cm a frame; each frame's substeps carry the fluid it meets.
+      for (int frame = 1; frame <= 6; ++frame) {
+        centre[1] = 0.2f + 0.05f * frame;
+        solver.setObstaclePose(index, new float[] {0, 0, 0, 1}, centre);
+        solver.step(1 / 60f, 4);
+      }
+      d = nearest(solver, centre);
+      assertTrue(d > RADIUS - 0.01f, "nearest particle " + d + " m from the moved centre");
+      solver.clearObstacles();
+      assertEquals(0, solver.getObstacleCount());
+    }
+  }
+
+  @Test
+  void sampledFieldsAreObstaclesToo() {
+    try (Solver solver = damBreak(Method.PBF);
+        SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.02f)) {
+      int[] dims = ball.getDims();
+      assertEquals(dims[0] * dims[1] * dims[2], ball.values().length);
+      solver.addObstacle(ball, null, null);
+      int index = solver.addObstacleSdf(ball.values(), dims, ball.getOrigin(), ball.getCell(), null,
+          new float[] {0.5f, 0.5f, 0.5f});
+      assertEquals(1, index);
+      assertEquals(2, solver.getObstacleCount());
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_set_obstacle_pose",
+          () -> solver.setObstaclePose(2, null, new float[] {0, 0, 0}));
+      assertThrows(IllegalArgumentException.class, () -> solver.setObstaclePose(0, new float[] {0, 0, 1}, null));
+    }
+  }
+
+  @Test
+  void fillingASphereGivesItsVolumeOverTheSpacingCubed() {
+    try (Solver solver = damBreak(Method.PBF);
+        SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.02f)) {
+      double exact = 4.0 / 3.0 * Math.PI * RADIUS * RADIUS * RADIUS;
+      assertEquals(exact, ball.volume(), 0.03 * exact);
+      int added = solver.fillSdf(ball, null, new float[] {0.5f, 0.5f, 0.5f}, new float[] {0, -1, 0});
+      double expected = exact / (0.05 * 0.05 * 0.05);  // about 268
+      // A lattice of spacing 0.05 m meets a sphere 8 spacings across within a few percent.
+      assertEquals(expected, added, 0.1 * expected);
+      assertEquals(added, solver.getParticleCount());
+      assertEquals(-1f, solver.getVelocities()[1]);
+      // Trilinear between samples 2 cm apart: within 2 mm away from the centre, where the field has a kink.
+      assertEquals(-0.1f, ball.distance(new float[] {0.1f, 0, 0}), 2e-3f, "0.1 m from the centre");
+      assertEquals(0.1f, ball.distance(new float[] {0.3f, 0, 0}), 2e-3f);
+    }
+  }
+
+  @Test
+  void fieldsSurviveASaveAndLoadAndMeshFilesBecomeFields(@TempDir Path dir) throws IOException {
+    String path = dir.resolve("box.sdf").toString();
+    try (SignedDistanceField box = SignedDistanceField.box(new float[] {0.1f, 0.2f, 0.3f}, 0.02f)) {
+      box.save(path);
+      try (SignedDistanceField loaded = SignedDistanceField.load(path)) {
+        assertArrayEquals(box.values(), loaded.values());
+        assertArrayEquals(box.getDims(), loaded.getDims());
+        assertArrayEquals(box.getOrigin(), loaded.getOrigin());
+        assertEquals(box.getCell(), loaded.getCell());
+      }
+    }
+    // A cube of side 0.4 m centred at the origin.
+    Path obj = dir.resolve("cube.obj");
+    Files.writeString(obj, "v -0.2 -0.2 -0.2\nv 0.2 -0.2 -0.2\nv 0.2 0.2 -0.2\nv -0.2 0.2 -0.2\n"
+        + "v -0.2 -0.2 0.2\nv 0.2 -0.2 0.2\nv 0.2 0.2 0.2\nv -0.2 0.2 0.2\n"
+        + "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 3 4 8 7\nf 2 3 7 6\nf 1 5 8 4\n");
+    try (SignedDistanceField cube = SignedDistanceField.fromMeshFile(obj.toString(), new float[] {1, 1, 1}, null,
+        new float[] {0.5f, 0.5f, 0.5f}, 0.02f, 0)) {
+      assertEquals(0.064f, cube.volume(), 0.03f * 0.064f);
+      assertEquals(-0.2f, cube.distance(new float[] {0.5f, 0.5f, 0.5f}), 2e-3f);
+    }
+    refused(Status.IO, "pbf_sdf_load", () -> SignedDistanceField.load(dir.resolve("missing.sdf").toString()));
+  }
+
+  @Test
+  void aBadCellIsRefusedByName() {
+    PbfException e = refused(Status.INVALID_ARGUMENT, "pbf_sdf_sphere", () -> SignedDistanceField.sphere(RADIUS, 0));
+    assertTrue(e.getMessage().contains("cell"), e.getMessage());
+    e = refused(Status.INVALID_ARGUMENT, "pbf_sdf_box",
+        () -> SignedDistanceField.box(new float[] {0.1f, 0.1f, 0.1f}, -1));
+    assertTrue(e.getMessage().contains("cell"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> SignedDistanceField.box(new float[] {0.1f}, 0.02f));
+  }
+
+  @Test
+  void aClosedFieldThrowsAndClosesTwice() {
+    SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.05f);
+    assertFalse(ball.isClosed());
+    ball.close();
+    ball.close();
+    assertTrue(ball.isClosed());
+    assertThrows(IllegalStateException.class, ball::volume);
+    assertThrows(IllegalStateException.class, ball::values);
+    try (Solver solver = damBreak(Method.PBF)) {
+      assertThrows(IllegalStateException.class, () -> solver.addObstacle(ball, null, null));
+      assertThrows(IllegalStateException.class, () -> solver.fillSdf(ball, null, null, null));
+      assertEquals(0, solver.getObstacleCount());
+    }
+  }
+
+  @Test
+  void domainWallsAreSampledWithBoundaryParticles() {
+    try (Solver solver = damBreak(Method.PBF)) {
+      assertEquals(0, solver.getBoundaryParticleCount());
+      int walls = solver.addDomainBoundaryParticles();
+      assertTrue(walls > 0, walls + " wall samples");
+      assertEquals(walls, solver.getBoundaryParticleCount());
+      solver.addBoundaryParticles(new float[] {0.5f, 0.5f, 0.5f, 0.55f, 0.5f, 0.5f});
+      assertEquals(walls + 2, solver.getBoundaryParticleCount());
+      solver.fillBox(new float[] {0, 0, 0}, new float[] {0.3f, 0.3f, 0.3f});
+      solver.step(1 / 60f, 2);
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_add_boundary_particles",
+          () -> solver.addBoundaryParticles(new float[] {Float.NaN, 0, 0}));
+      solver.clearBoundaryParticles();
+      assertEquals(0, solver.getBoundaryParticleCount());
+    }
+  }
+
+  @Test
+  void aProjectiveSolverRefusesBoundaryParticles() {
+    try (Solver solver = damBreak(Method.PROJECTIVE)) {
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_add_domain_boundary_particles",
+          solver::addDomainBoundaryParticles);
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_add_boundary_particles",
+          () -> solver.addBoundaryParticles(new float[] {0.5f, 0.5f, 0.5f}));
+      assertEquals(0, solver.getBoundaryParticleCount());
+    }
+  }
+}
