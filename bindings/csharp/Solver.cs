@@ -301,6 +301,26 @@ public sealed class Solver : IDisposable {
   }
 
   /// <summary>
+  /// Adds boundary particles for the surface of the solid of <paramref name="sdf"/>, placed by
+  /// <paramref name="rotation"/> and <paramref name="translation"/>: points spread evenly about a
+  /// particle spacing apart, set back inside the solid as the domain walls' samples are, so that
+  /// fluid resting on it has the rest density. For solids that do not move; PBF method only.
+  /// </summary>
+  /// <param name="sdf">The solid, in its own frame.</param>
+  /// <param name="rotation">Quaternion x, y, z, w (4 floats), or null for none.</param>
+  /// <param name="translation">Position [m] (3 floats), or null for the origin.</param>
+  /// <returns>The number of boundary particles added.</returns>
+  /// <exception cref="PbfException">InvalidArgument (also for a Projective solver); CapacityExceeded.</exception>
+  public int AddSdfBoundaryParticles(SignedDistanceField sdf, float[] rotation = null, float[] translation = null) {
+    if (sdf == null) throw new ArgumentNullException("sdf");
+    Pose(rotation, translation);
+    UIntPtr added;
+    PbfException.Check(
+        PbfNative.pbf_solver_add_sdf_boundary_particles(Live(), sdf.Live(), rotation, translation, out added));
+    return checked((int)added.ToUInt64());
+  }
+
+  /// <summary>
   /// Adds static boundary particles (Akinci et al. 2012), samples of a solid surface at about the
   /// particle spacing that add density to the fluid near them. Each must lie within one kernel
   /// radius of the domain. They act in the PBF method only.

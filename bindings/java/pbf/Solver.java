@@ -487,6 +487,32 @@ public final class Solver implements AutoCloseable {
   }
 
   /**
+   * Adds boundary particles for the surface of the solid of {@code sdf}, placed by {@code rotation}
+   * and {@code translation}: points spread evenly about a particle spacing apart, set back inside
+   * the solid as the domain walls' samples are, so that fluid resting on it has the rest density.
+   * For solids that do not move; PBF method only.
+   *
+   * @param sdf the solid, in its own frame
+   * @param rotation quaternion x, y, z, w (4 floats), or null for none
+   * @param translation position [m] (3 floats), or null for the origin
+   * @return the number of boundary particles added
+   * @throws PbfException INVALID_ARGUMENT (also for a PROJECTIVE solver); CAPACITY_EXCEEDED
+   */
+  public int addSdfBoundaryParticles(SignedDistanceField sdf, float[] rotation, float[] translation) {
+    Checks.nonNull(sdf, "sdf");
+    Checks.pose(rotation, translation);
+    long[] added = new long[1];
+    try {
+      PbfException.check(
+          PbfNative.pbf_solver_add_sdf_boundary_particles(live(), sdf.live(), rotation, translation, added));
+      return Math.toIntExact(added[0]);
+    } finally {
+      Reference.reachabilityFence(sdf);
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
    * Adds static boundary particles (Akinci et al. 2012), samples of a solid surface at about the
    * particle spacing that add density to the fluid near them. Each must lie within one kernel
    * radius of the domain. They act in the PBF method only. Nothing is added on failure.

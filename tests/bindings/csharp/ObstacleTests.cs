@@ -162,6 +162,11 @@ public sealed class ObstacleTests {
                     () => solver.AddBoundaryParticles(new[] { float.NaN, 0f, 0f }));
       solver.ClearBoundaryParticles();
       Expect.Equal(0, solver.BoundaryParticleCount, "none after clear");
+      using (SignedDistanceField box = SignedDistanceField.Box(new[] { 0.1f, 0.1f, 0.1f }, 0.01f)) {
+        int samples = solver.AddSdfBoundaryParticles(box, null, new[] { 0.5f, 0.2f, 0.5f });
+        Expect.True(samples > 20, samples + " samples of the box's surface");
+        Expect.Equal(samples, solver.BoundaryParticleCount, "count after the box");
+      }
     }
   }
 

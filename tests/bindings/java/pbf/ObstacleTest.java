@@ -169,6 +169,11 @@ class ObstacleTest {
           () -> solver.addBoundaryParticles(new float[] {Float.NaN, 0, 0}));
       solver.clearBoundaryParticles();
       assertEquals(0, solver.getBoundaryParticleCount());
+      try (SignedDistanceField box = SignedDistanceField.box(new float[] {0.1f, 0.1f, 0.1f}, 0.01f)) {
+        int samples = solver.addSdfBoundaryParticles(box, null, new float[] {0.5f, 0.2f, 0.5f});
+        assertTrue(samples > 20, samples + " samples of the box's surface");
+        assertEquals(samples, solver.getBoundaryParticleCount());
+      }
     }
   }
 
