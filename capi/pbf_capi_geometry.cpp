@@ -36,6 +36,17 @@ void require_cell(float cell) {
     reject(PBF_ERROR_INVALID_ARGUMENT, "cell must be a finite size > 0 m, got " + describe(cell));
 }
 
+// A checked placement (NULL: no rotation, the origin), its quaternion
+// normalised as the solver normalises an obstacle's, so that a fill or a
+// surface sampling lines up with the obstacle of the same pose.
+RigidTransform read_placement(const float rotation[4], const float translation[3]) {
+  float q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+  Vec3 t{0.0f, 0.0f, 0.0f};
+  read_pose(rotation, translation, q, t);
+  normalize_quaternion(q, q);
+  return rigid_transform(q, t);
+}
+
 // Hands a new field to the caller.
 void give(SignedDistanceField&& field, pbf_sdf** out) { *out = new pbf_sdf{std::move(field)}; }
 
@@ -188,25 +199,18 @@ pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const flo
     require_idle(solver);
     require_unmapped(solver);
     require_not_null(sdf, "sdf");
-    float q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-    Vec3 t{0.0f, 0.0f, 0.0f};
-    read_pose(rotation, translation, q, t);
+    const RigidTransform placement = read_placement(rotation, translation);
     Vec3 v{0.0f, 0.0f, 0.0f};
     if (velocity) {
       require_vec3_finite(velocity, "velocity");
       v = Vec3{velocity[0], velocity[1], velocity[2]};
     }
-    // The quaternion normalised as the solver normalises an obstacle's.
-    double norm = 0.0;
-    for (float c : q) norm += double(c) * c;
-    norm = std::sqrt(norm);
-    for (float& c : q) c = float(c / norm);
     const SolverConfig& config = solver->impl.config();
     const size_t present = solver->impl.size();
     const size_t room = config.max_particles > present ? config.max_particles - present : 0;
     std::vector<float> points;
     try {
-      points = fill_solid(sdf->field.view(), rigid_transform(q, t), config.particle_spacing, config.domain_min,
+      points = fill_solid(sdf->field.view(), placement, config.particle_spacing, config.domain_min,
                           config.domain_max, room);
     } catch (const Error& e) {
       if (e.status() != Status::CapacityExceeded) throw;
@@ -240,19 +244,13 @@ pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_s
     require_idle(solver);
     require_not_null(sdf, "sdf");
     require_pbf_method(solver);
-    float q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-    Vec3 t{0.0f, 0.0f, 0.0f};
-    read_pose(rotation, translation, q, t);
-    double norm = 0.0;
-    for (float c : q) norm += double(c) * c;
-    norm = std::sqrt(norm);
-    for (float& c : q) c = float(c / norm);
+    const RigidTransform placement = read_placement(rotation, translation);
     const SolverConfig& config = solver->impl.config();
     // Set back inside the solid as the domain walls' samples are, so that fluid resting on a flat
     // face at the collision distance has the rest density.
     const float depth = wall_sample_setback(config.particle_spacing, config.kernel_radius);
     const std::vector<Vec3> samples =
-        sample_surface(sdf->field.view(), rigid_transform(q, t), config.particle_spacing, depth);
+        sample_surface(sdf->field.view(), placement, config.particle_spacing, depth);
     // Only samples that can reach the fluid: within a kernel radius of the domain.
     const float reach = config.kernel_radius;
     std::vector<float> kept;

@@ -5,6 +5,7 @@
 // backends read them through SdfGridView.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "core/hd.h"
@@ -83,6 +84,15 @@ PBF_HD RigidTransform rigid_transform(const float q[4], Vec3 t) {
   r.r[8] = 1 - 2 * (x * x + y * y);
   r.t = t;
   return r;
+}
+
+// A quaternion scaled to unit length (in double precision), as every
+// placement the library stores is (host only; `in` must be non-zero).
+inline void normalize_quaternion(const float in[4], float out[4]) {
+  double norm = 0.0;
+  for (int k = 0; k < 4; ++k) norm += double(in[k]) * in[k];
+  norm = std::sqrt(norm);
+  for (int k = 0; k < 4; ++k) out[k] = float(in[k] / norm);
 }
 
 PBF_HD Vec3 rotate(const float r[9], Vec3 v) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/hash.h"
 
 namespace pbf {
 
@@ -15,15 +16,6 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'B', 'F', 'S', 'D', 'F', '\0', '\n'};
 constexpr size_t kHeaderBytes = 8 + 4 + 3 * 4 + 3 * 4 + 4;
-
-uint64_t fnv1a(const unsigned char* data, size_t n) {
-  uint64_t h = 14695981039346656037ull;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= data[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 void put_u32(std::vector<unsigned char>& out, uint32_t v) {
   for (int b = 0; b < 4; ++b) out.push_back(static_cast<unsigned char>(v >> (8 * b)));

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/hash.h"
 
 namespace pbf {
 
@@ -13,15 +14,6 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'B', 'F', 'C', 'H', 'K', 'P', 'T'};
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8;
-
-uint64_t fnv1a(const unsigned char* data, size_t n) {
-  uint64_t h = 14695981039346656037ull;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= data[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 // Appends values little-endian, whatever the host's byte order.
 class Writer {

@@ -161,13 +161,6 @@ RigidTransform interpolate(const float qa[4], Vec3 ta, const float qb[4], Vec3 t
   return rigid_transform(qf, ta + (tb - ta) * s);
 }
 
-void normalize_quaternion(const float in[4], float out[4]) {
-  double norm = 0.0;
-  for (int k = 0; k < 4; ++k) norm += double(in[k]) * in[k];
-  norm = std::sqrt(norm);
-  for (int k = 0; k < 4; ++k) out[k] = float(in[k] / norm);
-}
-
 }  // namespace
 
 uint32_t Solver::add_obstacle(const SdfGridView& field, const float rotation[4], Vec3 translation) {
@@ -257,6 +250,14 @@ void Solver::clear_boundary_particles() {
   boundary_.clear();
 }
 
+void Solver::pose_obstacles(float s0, float s1) {
+  for (size_t b = 0; b < obstacles_.size(); ++b) {
+    const ObstacleRecord& o = obstacles_[b];
+    obstacle_poses_[b].start = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s0);
+    obstacle_poses_[b].end = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s1);
+  }
+}
+
 void Solver::step(float dt, uint32_t substeps) {
   if (config_.method == Method::Projective) {
     step_projective(dt, substeps);
@@ -276,11 +277,7 @@ void Solver::step(float dt, uint32_t substeps) {
     ctx.obstacle_poses = obstacle_poses_.data();
     for (uint32_t k = 0; k < substeps; ++k) {
       const float s0 = float(k) / float(substeps), s1 = float(k + 1) / float(substeps);
-      for (size_t b = 0; b < obstacles_.size(); ++b) {
-        const ObstacleRecord& o = obstacles_[b];
-        obstacle_poses_[b].start = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s0);
-        obstacle_poses_[b].end = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s1);
-      }
+      pose_obstacles(s0, s1);
       pbf_substep(*backend_, ctx, params_.iterations, s);
     }
   }
@@ -329,11 +326,7 @@ void Solver::step_projective(float dt, uint32_t substeps) {
         const float s0 = static_cast<float>((k + used / interval) / substeps);
         used = (h == interval - used) ? interval : used + h;
         const float s1 = static_cast<float>((k + used / interval) / substeps);
-        for (size_t b = 0; b < obstacles_.size(); ++b) {
-          const ObstacleRecord& o = obstacles_[b];
-          obstacle_poses_[b].start = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s0);
-          obstacle_poses_[b].end = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s1);
-        }
+        pose_obstacles(s0, s1);
         const float step_dt = static_cast<float>(h);
         ctx.constants = make_pbf_constants(config_, params_, step_dt);
         ctx.projective = make_projective_constants(config_, params_, step_dt);

@@ -101,6 +101,9 @@ class Solver {
   };
   std::vector<ObstacleRecord> obstacles_;
   std::vector<ObstaclePose> obstacle_poses_;  // one substep's poses, reused
+  // Fills obstacle_poses_ (sized to the obstacles) with each obstacle's placement at fractions s0 and
+  // s1 of the way from where it is to its target (the substep's start and end).
+  void pose_obstacles(float s0, float s1);
   void upload_obstacle_fields();
   std::vector<Vec3> boundary_;  // boundary samples in the order added [m]
   // Makes `samples` the boundary set, on the backend first.
