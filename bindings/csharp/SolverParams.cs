@@ -72,11 +72,11 @@ public sealed class SolverParams {
   /// <summary>Projective Fluids: fraction of a spacing a particle may travel per step, (0, 1]; default 0.4.</summary>
   public float CflNumber { get; set; } = 0.4f;
 
-  /// <summary>Projective Fluids: the largest adaptive step [s], 1e-6 .. 1; default 0.01.</summary>
-  public float MaxDt { get; set; } = 0.01f;
+  /// <summary>Projective Fluids: the largest adaptive step [s], 1e-6 .. 1; default 0.005.</summary>
+  public float MaxDt { get; set; } = 0.005f;
 
-  /// <summary>Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.9999, 0 = off; default 0.9.</summary>
-  public float ProjectiveChebyshevRho { get; set; } = 0.9f;
+  /// <summary>Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.9999, 0 = off; default 0.</summary>
+  public float ProjectiveChebyshevRho { get; set; } = 0.0f;
 
   /// <summary>A copy with its own array.</summary>
   public SolverParams Clone() {

@@ -247,11 +247,15 @@ typedef struct pbf_params {
                                       particle_spacing per step (with adaptive_dt), 0 .. 1 (exclusive
                                       of 0); default 0.4 */
   float max_dt;                  /**< Projective Fluids: the largest adaptive step [s], 1e-6 .. 1;
-                                      default 0.01 */
+                                      default 0.005. Compression left after the iterations grows
+                                      with the step's square (docs/PHYSICS.md); 0.01 is the paper's
+                                      largest and stays stable */
   float projective_chebyshev_rho; /**< Projective Fluids: estimated spectral radius of the local/global
                                       iteration for Chebyshev acceleration (Wang 2015), 0 .. 0.9999;
-                                      0 = the paper's plain alternation. Too high a value makes the
-                                      iterations oscillate; default 0.9 */
+                                      0 = the paper's plain alternation. It speeds up water at rest,
+                                      but where contacts change (splashes, impacts) the accelerated
+                                      iterations can overshoot and the adaptive step collapses: 0.9
+                                      did so in a dam break (docs/PHYSICS.md); default 0 */
 } pbf_params;
 
 /** Parameters with every default filled in. */
@@ -279,8 +283,8 @@ static inline pbf_params pbf_params_default(void) {
   p.newton_tolerance = 1.0e-5f;
   p.adaptive_dt = 1;
   p.cfl_number = 0.4f;
-  p.max_dt = 0.01f;
-  p.projective_chebyshev_rho = 0.9f;
+  p.max_dt = 0.005f;
+  p.projective_chebyshev_rho = 0.0f;
   return p;
 }
 

@@ -85,7 +85,8 @@ static void check_defaults(void) {
   CHECK(params.cg_max_iterations == 100u);
   CHECK(params.newton_iterations == 5u);
   CHECK(params.adaptive_dt == 1);
-  CHECK(params.max_dt == 0.01f);
+  CHECK(params.max_dt == 0.005f);
+  CHECK(params.projective_chebyshev_rho == 0.0f);
   CHECK(stats.cg_iterations == 0u);
   /* Fields are only appended: the new ones come last. */
   CHECK(offsetof(pbf_solver_desc, method) > offsetof(pbf_solver_desc, max_neighbors));

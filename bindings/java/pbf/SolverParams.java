@@ -30,8 +30,8 @@ public final class SolverParams implements Cloneable {
   private float newtonTolerance = 1.0e-5f;
   private boolean adaptiveDt = true;
   private float cflNumber = 0.4f;
-  private float maxDt = 0.01f;
-  private float projectiveChebyshevRho = 0.9f;
+  private float maxDt = 0.005f;
+  private float projectiveChebyshevRho = 0.0f;
 
   /** @return a copy of the body acceleration [m/s^2]; default (0, -9.81, 0) */
   public float[] getGravity() { return gravity.clone(); }
@@ -138,12 +138,12 @@ public final class SolverParams implements Cloneable {
   /** @param value see the getter @return this */
   public SolverParams setCflNumber(float value) { cflNumber = value; return this; }
 
-  /** @return Projective Fluids: the largest adaptive step [s], 1e-6 .. 1; default 0.01. */
+  /** @return Projective Fluids: the largest adaptive step [s], 1e-6 .. 1; default 0.005. */
   public float getMaxDt() { return maxDt; }
   /** @param value see the getter @return this */
   public SolverParams setMaxDt(float value) { maxDt = value; return this; }
 
-  /** @return Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.9999, 0 = off; default 0.9. */
+  /** @return Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.9999, 0 = off; default 0. */
   public float getProjectiveChebyshevRho() { return projectiveChebyshevRho; }
   /** @param value see the getter @return this */
   public SolverParams setProjectiveChebyshevRho(float value) { projectiveChebyshevRho = value; return this; }

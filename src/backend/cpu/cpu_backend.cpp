@@ -80,6 +80,7 @@ void CpuBackend::resize(size_t n) {
     for (auto* a : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) a->reserve(n);
     for (auto* a : {&pf_diag_, &pf_compression_}) a->reserve(n);
     pf_active_.reserve(n);
+    pf_touching_.reserve(n);
     pf_disp_.reserve(n * slots);
   }
   grid_.reserve(n);
@@ -96,6 +97,7 @@ void CpuBackend::resize(size_t n) {
     for (auto* a : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) a->resize(n);
     for (auto* a : {&pf_diag_, &pf_compression_}) a->resize(n);
     pf_active_.resize(n);
+    pf_touching_.resize(n);
     pf_disp_.resize(n * slots);
   }
 }
@@ -375,9 +377,12 @@ void CpuBackend::projective_begin(const StepContext&) {
 float CpuBackend::projective_local_step(const StepContext& ctx, float* max_compression) {
   const ProjectiveConstants& c = ctx.projective;
   const NeighborLists nb = neighbor_lists();
+  const float contact = wall_contact_distance(ctx.constants.particle_radius);
+  for_each_particle([&](uint32_t i) { pf_touching_[i] = touches_wall(ctx.planes, ctx.plane_count, contact, xp_[i]); });
+  const ProjectionWalls walls{ctx.planes, ctx.plane_count, contact, pf_touching_.data()};
   for_each_particle([&](uint32_t i) {
-    const Projection p =
-        project_density_constraint(c, i, nb, xp_.data(), pf_disp_.data() + static_cast<size_t>(i) * c.slots);
+    const Projection p = project_density_constraint(c, i, nb, walls, xp_.data(),
+                                                    pf_disp_.data() + static_cast<size_t>(i) * c.slots);
     pf_compression_[i] = p.compression;
     pf_active_[i] = p.steps > 0 ? 1 : 0;
     rho_[i] = p.density;

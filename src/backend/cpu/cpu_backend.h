@@ -98,6 +98,7 @@ class CpuBackend final : public Backend {
   std::vector<Vec3> pf_s_, pf_prev_, pf_delta_, pf_r_, pf_p_, pf_q_, pf_disp_;
   std::vector<float> pf_diag_, pf_compression_;
   std::vector<uint8_t> pf_active_;
+  std::vector<uint8_t> pf_touching_;  // per particle: rests on a plane (projective_equations.h)
 };
 
 }  // namespace pbf

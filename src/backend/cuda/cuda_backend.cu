@@ -217,12 +217,20 @@ __device__ void block_reduce(double value, float largest, double* partials, floa
   }
 }
 
-__global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, const Vec3* xp, Vec3* disp,
-                           uint8_t* active, float* rho, double* partials, float* partial_max) {
+__global__ void k_pf_touching(size_t n, PlaneSet planes, float contact, const Vec3* xp, uint8_t* touching) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) touching[i] = touches_wall(planes.plane, planes.count, contact, xp[i]) ? 1 : 0;
+}
+
+__global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, PlaneSet planes, float contact,
+                           const uint8_t* touching, const Vec3* xp, Vec3* disp, uint8_t* active, float* rho,
+                           double* partials, float* partial_max) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   float e = 0.0f;
   if (i < n) {
-    const Projection p = project_density_constraint(c, static_cast<uint32_t>(i), nb, xp, disp + i * c.slots);
+    const ProjectionWalls walls{planes.plane, planes.count, contact, touching};
+    const Projection p =
+        project_density_constraint(c, static_cast<uint32_t>(i), nb, walls, xp, disp + i * c.slots);
     active[i] = p.steps > 0 ? 1 : 0;
     rho[i] = p.density;
     e = p.compression;
@@ -407,6 +415,7 @@ void CudaBackend::reserve(size_t n) {
     for (auto* b : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) b->reserve(n, 0);
     pf_diag_.reserve(n, 0);
     pf_active_.reserve(n, 0);
+    pf_touching_.reserve(n, 0);
     pf_disp_.reserve(n * (static_cast<size_t>(stride_) + 1), 0);
     const size_t pf_blocks = std::max<size_t>(1, blocks_for(n));
     pf_partials_.reserve(pf_blocks, 0);
@@ -812,9 +821,13 @@ void CudaBackend::projective_begin(const StepContext&) {
 float CudaBackend::projective_local_step(const StepContext& ctx, float* max_compression) {
   use_device();
   const unsigned b = blocks_for(n_);
-  k_pf_local<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), xp_.data(), pf_disp_.data(),
-                                         pf_active_.data(), rho_.data(), pf_partials_.data(),
-                                         pf_partial_max_.data());
+  const PlaneSet planes = plane_set(ctx);
+  const float contact = wall_contact_distance(ctx.constants.particle_radius);
+  k_pf_touching<<<b, kBlock, 0, stream_>>>(n_, planes, contact, xp_.data(), pf_touching_.data());
+  check_launch("k_pf_touching");
+  k_pf_local<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), planes, contact, pf_touching_.data(),
+                                         xp_.data(), pf_disp_.data(), pf_active_.data(), rho_.data(),
+                                         pf_partials_.data(), pf_partial_max_.data());
   check_launch("k_pf_local");
   cuda_check(cudaMemcpyAsync(pf_host_partial_max_.data(), pf_partial_max_.data(), b * sizeof(float),
                              cudaMemcpyDeviceToHost, stream_),

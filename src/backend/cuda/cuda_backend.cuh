@@ -110,7 +110,7 @@ class CudaBackend final : public Backend {
   // and per-block partial sums with their host copies.
   DeviceBuffer<Vec3> pf_s_, pf_prev_, pf_delta_, pf_r_, pf_p_, pf_q_, pf_disp_;
   DeviceBuffer<float> pf_diag_, pf_partial_max_;
-  DeviceBuffer<uint8_t> pf_active_;
+  DeviceBuffer<uint8_t> pf_active_, pf_touching_;
   DeviceBuffer<double> pf_partials_;
   mutable std::vector<double> pf_host_partials_;
   mutable std::vector<float> pf_host_partial_max_;

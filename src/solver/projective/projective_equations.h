@@ -80,16 +80,53 @@ struct Projection {
   uint32_t steps;     // Newton steps taken
 };
 
+// The walls a constraint projection respects: the planes of the substep
+// (the domain's walls first) and, per particle, whether it touches one of
+// them. `touching` null: no walls.
+struct ProjectionWalls {
+  const Plane* planes;
+  uint32_t plane_count;
+  float contact;            // a particle this close to a plane touches it [m]
+  const uint8_t* touching;  // per particle: 1 when it touches a plane (touches_wall())
+};
+
+// The distance collide() keeps a particle's centre from a plane, with a
+// margin for round-off: particles at least this close rest on the plane.
+PBF_HD float wall_contact_distance(float particle_radius) { return 1.01f * particle_radius; }
+
+PBF_HD bool touches_wall(const Plane* planes, uint32_t plane_count, float contact, Vec3 x) {
+  for (uint32_t k = 0; k < plane_count; ++k)
+    if (dot(planes[k].normal, x) + planes[k].offset <= contact) return true;
+  return false;
+}
+
+// A displacement u of particle j less its components into the planes j
+// rests on: a wall takes the push a constraint would give a particle into
+// it, as an infinitely heavy member of the constraint would.
+PBF_HD Vec3 along_walls(const ProjectionWalls& w, uint32_t j, Vec3 at, Vec3 u) {
+  if (w.touching == nullptr || !w.touching[j]) return u;
+  for (uint32_t k = 0; k < w.plane_count; ++k) {
+    const Vec3 n = w.planes[k].normal;
+    if (dot(n, at) + w.planes[k].offset > w.contact) continue;
+    const float into = dot(u, n);
+    if (into < 0.0f) u -= n * into;
+  }
+  return u;
+}
+
 // Local step of constraint i (Algorithm 1): starting from p = S_i x, the
 // positions of particle i and its neighbours, repeat the linearised step
-// p <- p - C(p) / |grad C(p)|^2 grad C(p) (eq. 9-11), at most
-// max_projection long, until C(p) is at most the tolerance or the Newton
-// iterations are used up. Writes the
-// displacements p - S_i x to d[0] (particle i) and d[1 + k] (its k-th
-// neighbour); a constraint that is not compressed is already on its
+// p <- p + s u with u the direction of -grad C(p) and
+// s = C(p) / |u|^2 (eq. 9-11), at most max_projection long, until C(p) is
+// at most the tolerance or the Newton iterations are used up. A member that
+// rests on a wall does not move into it (along_walls()): the rest of the
+// constraint then moves further, and the global step does not average the
+// projection with a correction that the walls' collisions would undo.
+// Writes the displacements p - S_i x to d[0] (particle i) and d[1 + k] (its
+// k-th neighbour); a constraint that is not compressed is already on its
 // manifold and gets zero displacements.
 PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
-                                             const Vec3* x, Vec3* d) {
+                                             const ProjectionWalls& walls, const Vec3* x, Vec3* d) {
   const uint32_t n = nb.count[i];
   const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
   const Vec3 xi = x[i];
@@ -99,8 +136,8 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
   for (uint32_t step = 0;; ++step) {
     const Vec3 pi = xi + d[0];
     float constraint = self - 1.0f;
-    Vec3 grad_i{0.0f, 0.0f, 0.0f};
-    float grad2 = 0.0f;
+    Vec3 grad_i{0.0f, 0.0f, 0.0f};  // grad_{p_i} C_i, then -u_i
+    float grad2 = 0.0f;             // |u|^2
     for (uint32_t k = 0; k < n; ++k) {
       const uint32_t j = list[k];
       const Vec3 r = pi - (x[j] + d[1 + k]);
@@ -108,8 +145,9 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
       constraint += c.mass_over_rho0 * cubic(c.kernel, r2);
       const Vec3 g = cubic_pair_gradient(c.kernel, r, r2, i, j) * c.mass_over_rho0;  // -grad_{p_j} C_i
       grad_i += g;
-      grad2 += length_squared(g);
+      grad2 += length_squared(along_walls(walls, j, x[j], g));
     }
+    grad_i = along_walls(walls, i, xi, grad_i * -1.0f) * -1.0f;
     grad2 += length_squared(grad_i);
     if (step == 0) {
       out.density = (constraint + 1.0f) / c.mass_over_rho0 * c.mass;
@@ -127,7 +165,8 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
     for (uint32_t k = 0; k < n; ++k) {
       const Vec3 r = pi - (x[list[k]] + d[1 + k]);
       const float r2 = length_squared(r);
-      d[1 + k] += cubic_pair_gradient(c.kernel, r, r2, i, list[k]) * (c.mass_over_rho0 * s);
+      const Vec3 u = along_walls(walls, list[k], x[list[k]], cubic_pair_gradient(c.kernel, r, r2, i, list[k]));
+      d[1 + k] += u * (c.mass_over_rho0 * s);
     }
     out.steps = step + 1;
   }

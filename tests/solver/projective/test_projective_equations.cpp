@@ -4,6 +4,7 @@
 // CPU backend, on small particle sets.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -23,6 +24,7 @@ using pbf::Vec3;
 
 constexpr float kSpacing = 0.1f;
 constexpr float kDt = 0.005f;
+constexpr pbf::ProjectionWalls kNoWalls{nullptr, 0u, 0.0f, nullptr};
 
 SolverConfig make_config() {
   SolverConfig config;
@@ -86,7 +88,7 @@ TEST(ProjectiveLocalStep, NewtonProjectionReachesTheConstraintManifold) {
   int projected = 0;
   for (uint32_t i = 0; i < x.size(); ++i) {
     std::vector<Vec3> d(c.slots);
-    const pbf::Projection result = pbf::project_density_constraint(c, i, nb.view(), x.data(), d.data());
+    const pbf::Projection result = pbf::project_density_constraint(c, i, nb.view(), kNoWalls, x.data(), d.data());
     const double before = constraint_at(c, i, nb, x, std::vector<Vec3>(c.slots, Vec3{0, 0, 0}));
     EXPECT_NEAR(result.compression, std::max(before, 0.0), 1e-5);
     if (before <= p.newton_tolerance) {
@@ -101,6 +103,49 @@ TEST(ProjectiveLocalStep, NewtonProjectionReachesTheConstraintManifold) {
     EXPECT_NEAR(after, result.remaining, 2e-6);
   }
   EXPECT_GT(projected, 50);
+}
+
+// A compressed block whose bottom layer rests on a floor: members on the
+// floor are not pushed into it (the floor takes that push), yet every
+// constraint still reaches its manifold. Without the floor the same
+// projections do push floor particles downwards.
+TEST(ProjectiveLocalStep, MembersRestingOnAWallAreNotPushedIntoIt) {
+  const SolverConfig config = make_config();
+  PbfParams p;
+  p.newton_iterations = 50;
+  p.newton_tolerance = 1e-5f;
+  const ProjectiveConstants c = pbf::make_projective_constants(config, p, kDt);
+  std::vector<Vec3> x = squeezed_cube(5, 0.85f, 4);
+  float bottom = x[0].y;
+  for (const Vec3& q : x) bottom = std::min(bottom, q.y);
+  const float radius = 0.5f * kSpacing;
+  const pbf::Plane floor{Vec3{0.0f, 1.0f, 0.0f}, -(bottom - radius)};  // y = bottom - radius
+  std::vector<uint8_t> touching(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i].y < bottom + 0.3f * kSpacing) x[i].y = bottom;  // the lowest layer rests on the floor
+    touching[i] = pbf::touches_wall(&floor, 1, pbf::wall_contact_distance(radius), x[i]);
+  }
+  const pbf::ProjectionWalls walls{&floor, 1u, pbf::wall_contact_distance(radius), touching.data()};
+  const Lists nb = brute_force(x, config.kernel_radius, config.max_neighbors);
+  int on_floor = 0, pushed_down_without = 0, projected = 0;
+  for (const uint8_t t : touching) on_floor += t;
+  EXPECT_EQ(on_floor, 25);
+  for (uint32_t i = 0; i < x.size(); ++i) {
+    std::vector<Vec3> d(c.slots), free(c.slots);
+    const pbf::Projection with = pbf::project_density_constraint(c, i, nb.view(), walls, x.data(), d.data());
+    pbf::project_density_constraint(c, i, nb.view(), kNoWalls, x.data(), free.data());
+    if (with.steps == 0) continue;
+    ++projected;
+    EXPECT_LE(constraint_at(c, i, nb, x, d), p.newton_tolerance + 2e-6) << "constraint " << i;
+    for (uint32_t k = 0; k <= nb.count[i]; ++k) {
+      const uint32_t member = k == 0 ? i : nb.index[i * nb.stride + k - 1];
+      if (!touching[member]) continue;
+      EXPECT_GE(d[k].y, 0.0f) << "constraint " << i << " pushes particle " << member << " into the floor";
+      if (free[k].y < -1e-6f) ++pushed_down_without;
+    }
+  }
+  EXPECT_GT(projected, 50);
+  EXPECT_GT(pushed_down_without, 20);
 }
 
 TEST(ProjectiveLocalStep, NeighbourSlotFindsEveryListedParticle) {
