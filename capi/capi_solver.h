@@ -43,8 +43,5 @@ void require_vec3_finite(const float v[3], const std::string& name);
 // Checks a rotation (a quaternion x, y, z, w; the solver normalises it) and
 // a translation into q and t; a NULL one leaves q or t as they are.
 void read_pose(const float rotation[4], const float translation[3], float q[4], Vec3& t);
-// Boundary particles enter PBF's density constraints only: refused (rather
-// than ignored) by a solver of another method.
-void require_pbf_method(const pbf_solver* solver);
 
 }  // namespace pbf::capi

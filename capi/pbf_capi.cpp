@@ -40,13 +40,6 @@ void require_vec3_finite(const float v[3], const std::string& name) {
   for (int a = 0; a < 3; ++a) require_finite(v[a], name + "[" + std::to_string(a) + "]");
 }
 
-void require_pbf_method(const pbf_solver* solver) {
-  if (solver->impl.config().method != Method::Pbf)
-    reject(PBF_ERROR_INVALID_ARGUMENT,
-           "solver: boundary particles act in the PBF method only; this solver uses Projective Fluids "
-           "(PBF_METHOD_PROJECTIVE), whose density does not include them");
-}
-
 void read_pose(const float rotation[4], const float translation[3], float q[4], Vec3& t) {
   if (rotation) {
     double norm = 0.0;
@@ -631,7 +624,6 @@ pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const float* po
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
-    require_pbf_method(solver);
     if (count == 0) return;
     require_not_null(positions, "positions");
     const size_t held = solver->impl.boundary_particle_count();
@@ -664,7 +656,6 @@ pbf_status pbf_solver_add_domain_boundary_particles(pbf_solver* solver, size_t* 
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
-    require_pbf_method(solver);
     const size_t added = solver->impl.add_domain_boundary_particles();
     if (out_added) *out_added = added;
   });

@@ -243,12 +243,11 @@ pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_s
     require_not_null(solver, "solver");
     require_idle(solver);
     require_not_null(sdf, "sdf");
-    require_pbf_method(solver);
     const RigidTransform placement = read_placement(rotation, translation);
     const SolverConfig& config = solver->impl.config();
     // Set back inside the solid as the domain walls' samples are, so that fluid resting on a flat
     // face at the collision distance has the rest density.
-    const float depth = wall_sample_setback(config.particle_spacing, config.kernel_radius);
+    const float depth = wall_sample_setback(config.particle_spacing, config.kernel_radius, config.method);
     const std::vector<Vec3> samples =
         sample_surface(sdf->field.view(), placement, config.particle_spacing, depth);
     // Only samples that can reach the fluid: within a kernel radius of the domain.

@@ -304,7 +304,7 @@ public sealed class Solver : IDisposable {
   /// Adds boundary particles for the surface of the solid of <paramref name="sdf"/>, placed by
   /// <paramref name="rotation"/> and <paramref name="translation"/>: points spread evenly about a
   /// particle spacing apart, set back inside the solid as the domain walls' samples are, so that
-  /// fluid resting on it has the rest density. For solids that do not move; PBF method only.
+  /// fluid resting on it has the rest density. For solids that do not move.
   /// </summary>
   /// <param name="sdf">The solid, in its own frame.</param>
   /// <param name="rotation">Quaternion x, y, z, w (4 floats), or null for none.</param>
@@ -323,7 +323,7 @@ public sealed class Solver : IDisposable {
   /// <summary>
   /// Adds static boundary particles (Akinci et al. 2012), samples of a solid surface at about the
   /// particle spacing that add density to the fluid near them. Each must lie within one kernel
-  /// radius of the domain. They act in the PBF method only.
+  /// radius of the domain.
   /// </summary>
   /// <param name="positions">x, y, z per particle [m], world frame.</param>
   /// <exception cref="PbfException">InvalidArgument naming the first bad value, or for a Projective

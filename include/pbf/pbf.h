@@ -570,8 +570,8 @@ PBF_API pbf_status pbf_solver_clear_obstacles(pbf_solver* solver);
  * and carry no velocity; adding or clearing them rebuilds their grid and
  * pseudo-masses once (proportional to their number), not at every step.
  * Like obstacles they are part of the scene: checkpoints do not hold them.
- * They act in the PBF method only: a solver created with
- * PBF_METHOD_PROJECTIVE refuses them (PBF_ERROR_INVALID_ARGUMENT).
+ * Both methods count them in their density constraints, each with its own
+ * density kernel (Poly6 for PBF, the cubic spline for Projective Fluids).
  */
 
 /** The most boundary particles a solver holds. */

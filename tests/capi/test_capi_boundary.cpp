@@ -203,24 +203,31 @@ TEST_F(CApiBoundary, SamplesUnderRestingFluidHoldItUpAndClearingThemLetsItSettle
 }
 
 
-TEST(CApiBoundaryMethod, AProjectiveFluidsSolverRefusesBoundaryParticlesInsteadOfIgnoringThem) {
-  pbf_solver_desc d = pbf_solver_desc_default();
-  d.backend = PBF_BACKEND_CPU;
-  d.max_particles = 64;
-  d.particle_spacing = 0.05f;
-  d.method = PBF_METHOD_PROJECTIVE;
-  const SolverPtr solver = pbf_test::make_solver(d);
-  ASSERT_TRUE(solver);
-  const float p[3] = {0.5f, 0.0f, 0.5f};
-  expect_refused(pbf_solver_add_boundary_particles(solver.get(), p, 1), PBF_ERROR_INVALID_ARGUMENT,
-                 "pbf_solver_add_boundary_particles", "PBF_METHOD_PROJECTIVE");
-  size_t added = 7;
-  expect_refused(pbf_solver_add_domain_boundary_particles(solver.get(), &added), PBF_ERROR_INVALID_ARGUMENT,
-                 "pbf_solver_add_domain_boundary_particles", "PBF method only");
-  EXPECT_EQ(added, 7u) << "nothing written on failure";
-  size_t count = 1;
-  ASSERT_EQ(pbf_solver_get_boundary_particle_count(solver.get(), &count), PBF_OK);
-  EXPECT_EQ(count, 0u);
+// Projective Fluids counts boundary particles in its density, as PBF does:
+// one particle with a sample beside it is denser than one alone.
+TEST(CApiBoundaryMethod, AProjectiveFluidsSolverCountsBoundaryParticlesInItsDensity) {
+  float density[2];
+  for (const bool sample : {false, true}) {
+    pbf_solver_desc d = pbf_solver_desc_default();
+    d.backend = PBF_BACKEND_CPU;
+    d.max_particles = 64;
+    d.particle_spacing = 0.05f;
+    d.method = PBF_METHOD_PROJECTIVE;
+    const SolverPtr solver = pbf_test::make_solver(d);
+    ASSERT_TRUE(solver);
+    pbf_params p = pbf_params_default();
+    p.gravity[1] = 0.0f;
+    ASSERT_EQ(pbf_solver_set_params(solver.get(), &p), PBF_OK) << pbf_last_error();
+    const float x[3] = {0.5f, 0.5f, 0.5f}, beside[3] = {0.55f, 0.5f, 0.5f};
+    ASSERT_EQ(pbf_solver_add_particles(solver.get(), x, nullptr, 1), PBF_OK) << pbf_last_error();
+    if (sample) ASSERT_EQ(pbf_solver_add_boundary_particles(solver.get(), beside, 1), PBF_OK) << pbf_last_error();
+    size_t count = 9;
+    ASSERT_EQ(pbf_solver_get_boundary_particle_count(solver.get(), &count), PBF_OK);
+    EXPECT_EQ(count, sample ? 1u : 0u);
+    ASSERT_EQ(pbf_solver_step(solver.get(), 1.0f / 60.0f, 1), PBF_OK) << pbf_last_error();
+    ASSERT_EQ(pbf_solver_get_densities(solver.get(), &density[sample], 1), PBF_OK) << pbf_last_error();
+  }
+  EXPECT_GT(density[1], density[0] * 1.1f) << "alone " << density[0] << ", beside a sample " << density[1];
 }
 
 }  // namespace

@@ -490,7 +490,7 @@ public final class Solver implements AutoCloseable {
    * Adds boundary particles for the surface of the solid of {@code sdf}, placed by {@code rotation}
    * and {@code translation}: points spread evenly about a particle spacing apart, set back inside
    * the solid as the domain walls' samples are, so that fluid resting on it has the rest density.
-   * For solids that do not move; PBF method only.
+   * For solids that do not move.
    *
    * @param sdf the solid, in its own frame
    * @param rotation quaternion x, y, z, w (4 floats), or null for none
@@ -515,7 +515,7 @@ public final class Solver implements AutoCloseable {
   /**
    * Adds static boundary particles (Akinci et al. 2012), samples of a solid surface at about the
    * particle spacing that add density to the fluid near them. Each must lie within one kernel
-   * radius of the domain. They act in the PBF method only. Nothing is added on failure.
+   * radius of the domain. Nothing is added on failure.
    *
    * @param positions x, y, z per particle [m], world frame
    * @throws PbfException INVALID_ARGUMENT naming the first bad value, or for a PROJECTIVE solver;

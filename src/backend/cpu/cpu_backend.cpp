@@ -213,6 +213,8 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, size_t count) {
   std::vector<Vec3> sorted(count);
   std::vector<float> psi(count);
   const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
+  const CubicKernel cubic_kernel = CubicKernel::make(config_.kernel_radius);
+  const bool projective = config_.method == Method::Projective;
   const float rho0 = config_.rest_density;
   arena_.execute([&] {
     grid->sort(positions, count, order.data());
@@ -221,10 +223,14 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, size_t count) {
     });
     const BoundarySamples view{grid->spec(), grid->cell_start(), sorted.data(), nullptr,
                                static_cast<uint32_t>(count), nullptr};
-    // Akinci eq. 5: psi_b = rho0 / sum_k W_bk; the sum holds W(0) of b itself, so it is never 0.
+    // Akinci eq. 5: psi_b = rho0 / sum_k W_bk with the method's density kernel;
+    // the sum holds W(0) of b itself, so it is never 0.
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 256), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t b = r.begin(); b < r.end(); ++b)
-        psi[b] = rho0 / boundary_kernel_sum(kernel, view, static_cast<uint32_t>(b));
+      for (size_t b = r.begin(); b < r.end(); ++b) {
+        const uint32_t index = static_cast<uint32_t>(b);
+        psi[b] = rho0 / (projective ? boundary_cubic_kernel_sum(cubic_kernel, view, index)
+                                    : boundary_kernel_sum(kernel, view, index));
+      }
     });
   });
   boundary_grid_.swap(grid);
@@ -380,8 +386,9 @@ float CpuBackend::projective_local_step(const StepContext& ctx, float* max_compr
   const float contact = wall_contact_distance(ctx.constants.particle_radius);
   for_each_particle([&](uint32_t i) { pf_touching_[i] = touches_wall(ctx.planes, ctx.plane_count, contact, xp_[i]); });
   const ProjectionWalls walls{ctx.planes, ctx.plane_count, contact, pf_touching_.data()};
+  const BoundarySamples boundary = boundary_samples();
   for_each_particle([&](uint32_t i) {
-    const Projection p = project_density_constraint(c, i, nb, walls, xp_.data(),
+    const Projection p = project_density_constraint(c, i, nb, boundary, walls, xp_.data(),
                                                     pf_disp_.data() + static_cast<size_t>(i) * c.slots);
     pf_compression_[i] = p.compression;
     pf_active_[i] = p.steps > 0 ? 1 : 0;
@@ -448,7 +455,8 @@ void CpuBackend::projective_update_velocities(const StepContext& ctx) {
     v_[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x_[i], xp_[i], v_[i]);
     x_[i] = xp_[i];
   });
-  for_each_particle([&](uint32_t i) { rho_[i] = cubic_density(ctx.projective, i, nb, xp_.data()); });
+  const BoundarySamples boundary = boundary_samples();
+  for_each_particle([&](uint32_t i) { rho_[i] = cubic_density(ctx.projective, i, nb, boundary, xp_.data()); });
 }
 
 }  // namespace pbf

@@ -138,10 +138,16 @@ __global__ void k_boundary_near(size_t n, BoundarySamples boundary, float reach,
   if (i < n) near[i] = boundary_within(boundary, xp[i], reach) ? 1u : 0u;
 }
 
-// Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b included).
-__global__ void k_boundary_psi(size_t n, KernelConstants kernel, float rho0, BoundarySamples boundary, float* psi) {
+// Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b
+// included), with the method's density kernel (the cubic spline for
+// Projective Fluids).
+__global__ void k_boundary_psi(size_t n, KernelConstants kernel, CubicKernel cubic_kernel, bool projective, float rho0,
+                               BoundarySamples boundary, float* psi) {
   const size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (b < n) psi[b] = rho0 / boundary_kernel_sum(kernel, boundary, static_cast<uint32_t>(b));
+  if (b >= n) return;
+  const uint32_t index = static_cast<uint32_t>(b);
+  psi[b] = rho0 / (projective ? boundary_cubic_kernel_sum(cubic_kernel, boundary, index)
+                              : boundary_kernel_sum(kernel, boundary, index));
 }
 
 __global__ void k_vorticity(size_t n, PbfConstants c, NeighborLists nb, const Vec3* x, const Vec3* v,
@@ -222,7 +228,8 @@ __global__ void k_pf_touching(size_t n, PlaneSet planes, float contact, const Ve
   if (i < n) touching[i] = touches_wall(planes.plane, planes.count, contact, xp[i]) ? 1 : 0;
 }
 
-__global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, PlaneSet planes, float contact,
+__global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary,
+                           PlaneSet planes, float contact,
                            const uint8_t* touching, const Vec3* xp, Vec3* disp, uint8_t* active, float* rho,
                            double* partials, float* partial_max) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
@@ -230,7 +237,7 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Pl
   if (i < n) {
     const ProjectionWalls walls{planes.plane, planes.count, contact, touching};
     const Projection p =
-        project_density_constraint(c, static_cast<uint32_t>(i), nb, walls, xp, disp + i * c.slots);
+        project_density_constraint(c, static_cast<uint32_t>(i), nb, boundary, walls, xp, disp + i * c.slots);
     active[i] = p.steps > 0 ? 1 : 0;
     rho[i] = p.density;
     e = p.compression;
@@ -311,9 +318,10 @@ __global__ void k_pf_velocity(size_t n, PbfConstants c, PlaneSet planes, Vec3* x
   x[i] = xp[i];
 }
 
-__global__ void k_pf_density(size_t n, ProjectiveConstants c, NeighborLists nb, const Vec3* xp, float* rho) {
+__global__ void k_pf_density(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary,
+                             const Vec3* xp, float* rho) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) rho[i] = cubic_density(c, static_cast<uint32_t>(i), nb, xp);
+  if (i < n) rho[i] = cubic_density(c, static_cast<uint32_t>(i), nb, boundary, xp);
 }
 
 void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); }
@@ -636,8 +644,9 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, size_t count) {
                              cudaMemcpyHostToDevice, stream_),
              "cudaMemcpy (boundary grid)");
   const BoundarySamples view{grid_, cell_start.data(), x.data(), nullptr, static_cast<uint32_t>(count), nullptr};
-  k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, KernelConstants::make(config_.kernel_radius),
-                                                            config_.rest_density, view, psi.data());
+  k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(
+      count, KernelConstants::make(config_.kernel_radius), CubicKernel::make(config_.kernel_radius),
+      config_.method == Method::Projective, config_.rest_density, view, psi.data());
   check_launch("k_boundary_psi");
   finish("set_boundary_particles");
   boundary_x_.swap(x);
@@ -825,7 +834,8 @@ float CudaBackend::projective_local_step(const StepContext& ctx, float* max_comp
   const float contact = wall_contact_distance(ctx.constants.particle_radius);
   k_pf_touching<<<b, kBlock, 0, stream_>>>(n_, planes, contact, xp_.data(), pf_touching_.data());
   check_launch("k_pf_touching");
-  k_pf_local<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), planes, contact, pf_touching_.data(),
+  k_pf_local<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), boundary_samples(), planes, contact,
+                                         pf_touching_.data(),
                                          xp_.data(), pf_disp_.data(), pf_active_.data(), rho_.data(),
                                          pf_partials_.data(), pf_partial_max_.data());
   check_launch("k_pf_local");
@@ -887,7 +897,8 @@ void CudaBackend::projective_update_velocities(const StepContext& ctx) {
   const unsigned b = blocks_for(n_);
   k_pf_velocity<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), x_.data(), xp_.data(), v_.data());
   check_launch("k_pf_velocity");
-  k_pf_density<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), xp_.data(), rho_.data());
+  k_pf_density<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), boundary_samples(), xp_.data(),
+                                           rho_.data());
   check_launch("k_pf_density");
   finish("projective_update_velocities");
 }

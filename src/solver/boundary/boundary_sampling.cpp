@@ -11,17 +11,29 @@ namespace pbf {
 
 namespace {
 
-double poly6_d(double h, double r2) {
+// The shapes of the density kernels (sph_kernels.h) in double; only ratios
+// of their sums are used, so they are left unnormalised.
+using KernelShape = double (*)(double h, double r2);
+
+double poly6_shape(double h, double r2) {
   if (r2 >= h * h) return 0.0;
-  const double d = h * h - r2;
-  return 315.0 / (64.0 * 3.14159265358979323846 * std::pow(h, 9)) * d * d * d;
+  const double d = (h * h - r2) / (h * h);
+  return d * d * d;
+}
+
+double cubic_shape(double h, double r2) {
+  if (r2 >= h * h) return 0.0;
+  const double q = std::sqrt(r2) / h;
+  if (q <= 0.5) return 6.0 * q * q * (q - 1.0) + 1.0;
+  const double d = 1.0 - q;
+  return 2.0 * d * d * d;
 }
 
 // Kernel sum over an infinite square layer of spacing s at distance d below
 // a point, averaged over the four placements of the point over the layer
 // (above a sample, above an edge midpoint either way, above a cell centre):
 // the fluid does not line up with the samples.
-double layer_sum(double s, double h, double d) {
+double layer_sum(KernelShape w, double s, double h, double d) {
   const int n = static_cast<int>(std::ceil(h / s)) + 1;
   double sum = 0.0;
   for (const double ox : {0.0, 0.5})
@@ -29,14 +41,15 @@ double layer_sum(double s, double h, double d) {
       for (int i = -n; i <= n; ++i)
         for (int k = -n; k <= n; ++k) {
           const double x = (i + ox) * s, z = (k + oz) * s;
-          sum += poly6_d(h, x * x + d * d + z * z);
+          sum += w(h, x * x + d * d + z * z);
         }
   return 0.25 * sum;
 }
 
 }  // namespace
 
-float wall_sample_setback(float spacing, float kernel_radius) {
+float wall_sample_setback(float spacing, float kernel_radius, Method method) {
+  const KernelShape kernel = method == Method::Projective ? cubic_shape : poly6_shape;
   const double s = spacing, h = kernel_radius;
   const int n = static_cast<int>(std::ceil(h / s)) + 1;
   // The full rest lattice and its upper half (the particle's own layer included).
@@ -44,7 +57,7 @@ float wall_sample_setback(float spacing, float kernel_radius) {
   for (int z = -n; z <= n; ++z)
     for (int y = -n; y <= n; ++y)
       for (int x = -n; x <= n; ++x) {
-        const double w = poly6_d(h, (double(x) * x + double(y) * y + double(z) * z) * s * s);
+        const double w = kernel(h, (double(x) * x + double(y) * y + double(z) * z) * s * s);
         full += w;
         if (y >= 0) half += w;
       }
@@ -52,19 +65,19 @@ float wall_sample_setback(float spacing, float kernel_radius) {
   // The pseudo-mass of a sample inside an infinite layer: the layer's own sum at d = 0, on a sample.
   double own = 0.0;
   for (int i = -n; i <= n; ++i)
-    for (int k = -n; k <= n; ++k) own += poly6_d(h, (double(i) * i + double(k) * k) * s * s);
+    for (int k = -n; k <= n; ++k) own += kernel(h, (double(i) * i + double(k) * k) * s * s);
   // layer_sum(d) / own falls from about 1 at d = 0 to 0 at d = h.
   double lo = 0.0, hi = h;
   for (int it = 0; it < 60; ++it) {
     const double mid = 0.5 * (lo + hi);
-    if (layer_sum(s, h, mid) / own > target) lo = mid;
+    if (layer_sum(kernel, s, h, mid) / own > target) lo = mid;
     else hi = mid;
   }
   return static_cast<float>(std::max(0.0, 0.5 * (lo + hi) - 0.5 * s));
 }
 
 std::vector<Vec3> sample_domain_walls(const SolverConfig& config, size_t max_count) {
-  const float back = wall_sample_setback(config.particle_spacing, config.kernel_radius);
+  const float back = wall_sample_setback(config.particle_spacing, config.kernel_radius, config.method);
   const double lo[3] = {double(config.domain_min.x) - back, double(config.domain_min.y) - back,
                         double(config.domain_min.z) - back};
   const double hi[3] = {double(config.domain_max.x) + back, double(config.domain_max.y) + back,

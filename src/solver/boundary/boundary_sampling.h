@@ -18,8 +18,9 @@ namespace pbf {
 // kernel sum over the layer at distance d; the half lattice of fluid lacks
 // rho0 (1 - F_half / F_full). The distance d solving P(d) / P(0) = 1 -
 // F_half / F_full is found by bisection; the result is d - spacing / 2, at
-// least 0. Independent of rho0.
-float wall_sample_setback(float spacing, float kernel_radius);
+// least 0. Independent of rho0; the kernel is the method's density kernel
+// (Poly6 for PBF, the cubic spline for Projective Fluids).
+float wall_sample_setback(float spacing, float kernel_radius, Method method);
 
 // Samples of the six walls of the domain box, each moved outwards by
 // wall_sample_setback(): the faces of the grown box, each on a square-ish

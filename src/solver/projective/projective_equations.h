@@ -63,13 +63,59 @@ PBF_HD Vec3 cubic_pair_gradient(const CubicKernel& k, Vec3 r, float r2, uint32_t
   return u * ((2.0f * k.sigma * k.inv_h) / len);
 }
 
-// SPH density with the cubic spline (eq. 7), self term included.
-PBF_HD float cubic_density(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x) {
+// Boundary samples (Akinci et al. 2012, as in solver/boundary/) with the
+// cubic spline, the kernel of this method: the pseudo-mass sum of sample
+// `index` (psi = rho0 / this sum) ...
+PBF_HD float boundary_cubic_kernel_sum(const CubicKernel& k, const BoundarySamples& b, uint32_t index) {
+  const Vec3 xb = b.x[index];
+  int lo[3], hi[3];
+  boundary_cell_block(b.grid, xb, k.h, lo, hi);
+  float sum = 0.0f;
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
+      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
+      for (uint32_t s = first; s < last; ++s) sum += cubic(k, length_squared(xb - b.x[s]));
+    }
+  return sum;
+}
+
+// ... and what the samples add at a fluid particle at p: the density
+// sum_b psi_b W(p - x_b) [kg/m^3] and its gradient with respect to p
+// [kg/m^4]. Samples do not move, so only p carries a gradient.
+PBF_HD void boundary_cubic_density_gradient(const CubicKernel& k, const BoundarySamples& b, Vec3 p, float& rho,
+                                            Vec3& grad) {
+  rho = 0.0f;
+  grad = Vec3{0.0f, 0.0f, 0.0f};
+  int lo[3], hi[3];
+  boundary_cell_block(b.grid, p, k.h, lo, hi);
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
+      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
+      for (uint32_t s = first; s < last; ++s) {
+        const Vec3 r = p - b.x[s];
+        const float r2 = length_squared(r);
+        if (r2 >= k.h2) continue;
+        rho += b.psi[s] * cubic(k, r2);
+        grad += r * (b.psi[s] * cubic_gradient_scale(k, r2));
+      }
+    }
+}
+
+// SPH density with the cubic spline (eq. 7), self term and boundary samples included.
+PBF_HD float cubic_density(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
+                           const BoundarySamples& boundary, const Vec3* x) {
   const Vec3 xi = x[i];
   float sum = cubic(c.kernel, 0.0f);
   const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
   for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) sum += cubic(c.kernel, length_squared(xi - x[list[k]]));
-  return c.mass * sum;
+  float rho_b = 0.0f;
+  if (boundary_scan(boundary, i)) {
+    Vec3 unused;
+    boundary_cubic_density_gradient(c.kernel, boundary, xi, rho_b, unused);
+  }
+  return c.mass * sum + rho_b;
 }
 
 // What the local step found for one constraint.
@@ -122,21 +168,33 @@ PBF_HD Vec3 along_walls(const ProjectionWalls& w, uint32_t j, Vec3 at, Vec3 u) {
 // rests on a wall does not move into it (along_walls()): the rest of the
 // constraint then moves further, and the global step does not average the
 // projection with a correction that the walls' collisions would undo.
+// Boundary samples near particle i add their density to C_i and, since they
+// do not move, their gradient to particle i's direction only.
 // Writes the displacements p - S_i x to d[0] (particle i) and d[1 + k] (its
 // k-th neighbour); a constraint that is not compressed is already on its
 // manifold and gets zero displacements.
 PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
-                                             const ProjectionWalls& walls, const Vec3* x, Vec3* d) {
+                                             const BoundarySamples& boundary, const ProjectionWalls& walls,
+                                             const Vec3* x, Vec3* d) {
   const uint32_t n = nb.count[i];
   const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
   const Vec3 xi = x[i];
   for (uint32_t k = 0; k <= n; ++k) d[k] = Vec3{0.0f, 0.0f, 0.0f};
   const float self = c.mass_over_rho0 * cubic(c.kernel, 0.0f);
+  const bool scan = boundary_scan(boundary, i);
+  const float inv_rho0 = c.mass_over_rho0 / c.mass;
   Projection out{0.0f, 0.0f, 0.0f, 0u};
   for (uint32_t step = 0;; ++step) {
     const Vec3 pi = xi + d[0];
     float constraint = self - 1.0f;
     Vec3 grad_i{0.0f, 0.0f, 0.0f};  // grad_{p_i} C_i, then -u_i
+    if (scan) {
+      float rho_b;
+      Vec3 grad_b;
+      boundary_cubic_density_gradient(c.kernel, boundary, pi, rho_b, grad_b);
+      constraint += rho_b * inv_rho0;
+      grad_i = grad_b * inv_rho0;
+    }
     float grad2 = 0.0f;             // |u|^2
     for (uint32_t k = 0; k < n; ++k) {
       const uint32_t j = list[k];

@@ -136,7 +136,7 @@ TEST(BoundaryWalls, FluidRestingOnTheFloorHasRestDensity) {
 
 TEST(BoundaryWalls, SamplesCoverEveryWallOnceAtAboutTheSpacing) {
   const SolverConfig config = make_config();
-  const float back = pbf::wall_sample_setback(kSpacing, kRadius);
+  const float back = pbf::wall_sample_setback(kSpacing, kRadius, pbf::Method::Pbf);
   // About 0.66 spacings at h = 2 s; never more than the kernel radius.
   EXPECT_NEAR(back / kSpacing, 0.66, 0.02);
   const std::vector<Vec3> walls = pbf::sample_domain_walls(config, size_t(1) << 26);

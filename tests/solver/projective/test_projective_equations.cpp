@@ -25,6 +25,7 @@ using pbf::Vec3;
 constexpr float kSpacing = 0.1f;
 constexpr float kDt = 0.005f;
 constexpr pbf::ProjectionWalls kNoWalls{nullptr, 0u, 0.0f, nullptr};
+const pbf::BoundarySamples kNoBoundary{};
 
 SolverConfig make_config() {
   SolverConfig config;
@@ -88,7 +89,8 @@ TEST(ProjectiveLocalStep, NewtonProjectionReachesTheConstraintManifold) {
   int projected = 0;
   for (uint32_t i = 0; i < x.size(); ++i) {
     std::vector<Vec3> d(c.slots);
-    const pbf::Projection result = pbf::project_density_constraint(c, i, nb.view(), kNoWalls, x.data(), d.data());
+    const pbf::Projection result =
+        pbf::project_density_constraint(c, i, nb.view(), kNoBoundary, kNoWalls, x.data(), d.data());
     const double before = constraint_at(c, i, nb, x, std::vector<Vec3>(c.slots, Vec3{0, 0, 0}));
     EXPECT_NEAR(result.compression, std::max(before, 0.0), 1e-5);
     if (before <= p.newton_tolerance) {
@@ -132,8 +134,9 @@ TEST(ProjectiveLocalStep, MembersRestingOnAWallAreNotPushedIntoIt) {
   EXPECT_EQ(on_floor, 25);
   for (uint32_t i = 0; i < x.size(); ++i) {
     std::vector<Vec3> d(c.slots), free(c.slots);
-    const pbf::Projection with = pbf::project_density_constraint(c, i, nb.view(), walls, x.data(), d.data());
-    pbf::project_density_constraint(c, i, nb.view(), kNoWalls, x.data(), free.data());
+    const pbf::Projection with =
+        pbf::project_density_constraint(c, i, nb.view(), kNoBoundary, walls, x.data(), d.data());
+    pbf::project_density_constraint(c, i, nb.view(), kNoBoundary, kNoWalls, x.data(), free.data());
     if (with.steps == 0) continue;
     ++projected;
     EXPECT_LE(constraint_at(c, i, nb, x, d), p.newton_tolerance + 2e-6) << "constraint " << i;
