@@ -610,7 +610,7 @@ PBF_API pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const f
  */
 PBF_API pbf_status pbf_solver_add_domain_boundary_particles(pbf_solver* solver, size_t* out_added);
 
-/** The number of boundary particles in *out_count (the domain walls' included). */
+/** The number of boundary particles in *out_count (the domain walls' and those attached to obstacles included). */
 PBF_API pbf_status pbf_solver_get_boundary_particle_count(const pbf_solver* solver, size_t* out_count);
 
 /** Removes every boundary particle, the domain walls' and those attached to obstacles included. */

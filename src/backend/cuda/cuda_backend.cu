@@ -138,7 +138,7 @@ __global__ void k_boundary_near(size_t n, BoundarySamples boundary, float reach,
   if (i < n) near[i] = boundary_within(boundary, xp[i], reach) ? 1u : 0u;
 }
 
-// Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b included).
+// Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b included) of its body (body null: all).
 __global__ void k_boundary_psi(size_t n, KernelConstants kernel, float rho0, BoundarySamples boundary,
                                const uint32_t* body, float* psi) {
   const size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
