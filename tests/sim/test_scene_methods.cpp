@@ -8,6 +8,7 @@
 
 #include "scene.h"
 #include "scene_runner.h"
+#include "sim_test_util.h"
 
 namespace {
 
@@ -90,6 +91,20 @@ TEST(SceneBoundaryParticles, SampleStaticObstaclesAndMovingOnes) {
   ASSERT_EQ(pbf_solver_get_boundary_particle_count(moving.solver(), &moving_count), PBF_OK);
   EXPECT_GT(moving_count, 10u);
   EXPECT_LT(moving_count, 60u);
+  // A resumed run adds the obstacles again, and their attached samples with them, once.
+  const std::string dir = sim_test::fresh_dir();
+  moving.advance();
+  moving.save_checkpoint(dir + "/state.pbfc");
+  pbf_sim::SceneRunner resumed(parse_scene(
+      tank_with(R"("obstacles": [{"sphere": {"radius": 0.08}, "boundary_particles": true,
+                                  "path": [{"time": 0, "position": [0.2, 0.3, 0.2]},
+                                           {"time": 1, "position": [0.3, 0.3, 0.2]}]}])"),
+      "scene.json"));
+  resumed.resume(dir + "/state.pbfc", 1);
+  size_t resumed_count = 0;
+  ASSERT_EQ(pbf_solver_get_boundary_particle_count(resumed.solver(), &resumed_count), PBF_OK);
+  EXPECT_EQ(resumed_count, moving_count);
+  resumed.advance();
 }
 
 }  // namespace
