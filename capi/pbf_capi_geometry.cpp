@@ -272,3 +272,30 @@ pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_s
     if (out_added) *out_added = n;
   });
 }
+
+pbf_status pbf_solver_add_obstacle_boundary_particles(pbf_solver* solver, uint32_t index, size_t* out_added) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    const uint32_t count = solver->impl.obstacle_count();
+    if (index >= count)
+      reject(PBF_ERROR_INVALID_ARGUMENT,
+             "index " + describe(index) + " names no obstacle; the solver holds " + describe(count));
+    const SolverConfig& config = solver->impl.config();
+    // In the obstacle's own frame, set back as the domain walls' samples are; all of them, since the
+    // obstacle may move anywhere in the domain.
+    const float depth = wall_sample_setback(config.particle_spacing, config.kernel_radius, config.method);
+    const std::vector<Vec3> samples =
+        sample_surface(solver->impl.obstacle_field(index), read_placement(nullptr, nullptr), config.particle_spacing,
+                       depth);
+    const size_t n = samples.size();
+    const size_t held = solver->impl.boundary_particle_count();
+    if (n > PBF_MAX_BOUNDARY_PARTICLES - std::min<size_t>(PBF_MAX_BOUNDARY_PARTICLES, held))
+      reject(PBF_ERROR_CAPACITY_EXCEEDED, "index: obstacle " + describe(index) + "'s " + describe(n) +
+                                              " surface samples and the " + describe(held) +
+                                              " boundary particles held would exceed PBF_MAX_BOUNDARY_PARTICLES (" +
+                                              describe(PBF_MAX_BOUNDARY_PARTICLES) + ")");
+    if (n > 0) solver->impl.add_obstacle_boundary_particles(index, samples.data(), n);
+    if (out_added) *out_added = n;
+  });
+}

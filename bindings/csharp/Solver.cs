@@ -276,7 +276,7 @@ public sealed class Solver : IDisposable {
     }
   }
 
-  /// <summary>Removes every obstacle.</summary>
+  /// <summary>Removes every obstacle and the boundary particles attached to them.</summary>
   public void ClearObstacles() { PbfException.Check(PbfNative.pbf_solver_clear_obstacles(Live())); }
 
   /// <summary>
@@ -304,7 +304,8 @@ public sealed class Solver : IDisposable {
   /// Adds boundary particles for the surface of the solid of <paramref name="sdf"/>, placed by
   /// <paramref name="rotation"/> and <paramref name="translation"/>: points spread evenly about a
   /// particle spacing apart, set back inside the solid as the domain walls' samples are, so that
-  /// fluid resting on it has the rest density. For solids that do not move.
+  /// fluid resting on it has the rest density. For solids that do not move (see
+  /// <see cref="AddObstacleBoundaryParticles"/>).
   /// </summary>
   /// <param name="sdf">The solid, in its own frame.</param>
   /// <param name="rotation">Quaternion x, y, z, w (4 floats), or null for none.</param>
@@ -317,6 +318,22 @@ public sealed class Solver : IDisposable {
     UIntPtr added;
     PbfException.Check(
         PbfNative.pbf_solver_add_sdf_boundary_particles(Live(), sdf.Live(), rotation, translation, out added));
+    return checked((int)added.ToUInt64());
+  }
+
+  /// <summary>
+  /// Adds boundary particles attached to obstacle <paramref name="index"/>: its own surface sampled
+  /// as <see cref="AddSdfBoundaryParticles"/> samples a solid, in its frame. They move with the
+  /// obstacle (every substep places them at its pose), so fluid resting on a moving solid has the
+  /// rest density. <see cref="ClearObstacles"/> removes them with the obstacle.
+  /// </summary>
+  /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
+  /// <returns>The number of boundary particles added.</returns>
+  /// <exception cref="PbfException">InvalidArgument for an unknown index or a Projective solver; CapacityExceeded.</exception>
+  public int AddObstacleBoundaryParticles(int index) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    UIntPtr added;
+    PbfException.Check(PbfNative.pbf_solver_add_obstacle_boundary_particles(Live(), (uint)index, out added));
     return checked((int)added.ToUInt64());
   }
 

@@ -549,7 +549,11 @@ PBF_API pbf_status pbf_solver_set_obstacle_pose(pbf_solver* solver, uint32_t ind
 /** The number of obstacles in *out_count. */
 PBF_API pbf_status pbf_solver_get_obstacle_count(const pbf_solver* solver, uint32_t* out_count);
 
-/** Removes every obstacle. */
+/**
+ * Removes every obstacle, and the boundary particles attached to them by
+ * pbf_solver_add_obstacle_boundary_particles(); the other boundary particles
+ * stay.
+ */
 PBF_API pbf_status pbf_solver_clear_obstacles(pbf_solver* solver);
 
 /* ------------------------------------------------------------------------ */
@@ -557,18 +561,26 @@ PBF_API pbf_status pbf_solver_clear_obstacles(pbf_solver* solver);
 /* ------------------------------------------------------------------------ */
 
 /*
- * Boundary particles (Akinci et al. 2012) are static samples of solid
- * surfaces. Each gets a pseudo-mass, rest_density / sum W over the boundary
- * particles near it (so a densely sampled spot weighs no more than a sparse
- * one), and adds it to the density of the fluid within the kernel radius.
+ * Boundary particles (Akinci et al. 2012) are samples of solid surfaces,
+ * static or attached to a moving obstacle
+ * (pbf_solver_add_obstacle_boundary_particles()). Each gets a pseudo-mass,
+ * rest_density / sum W over the boundary particles of its own body near it
+ * (so a densely sampled spot weighs no more than a sparse one), and adds it
+ * to the density of the fluid within the kernel radius. The static ones
+ * form one body; the samples of each obstacle form another, so an
+ * obstacle's pseudo-masses do not change as it moves past a wall.
  * Fluid resting on a sampled wall then has its full density, instead of
  * being under-dense there (and drawn into the wall by its neighbours) or
  * stacking up. Sample a surface evenly at about the particle spacing, one
  * layer thick. Boundary particles only add density: collisions with the
  * domain, planes and obstacles still keep particles where they belong, so a
- * solid needs both its collision shape and its samples. They do not move
- * and carry no velocity; adding or clearing them rebuilds their grid and
- * pseudo-masses once (proportional to their number), not at every step.
+ * solid needs both its collision shape and its samples. Static ones do not
+ * move; none carries a velocity. Adding or clearing them rebuilds their grid
+ * and pseudo-masses once (proportional to their number); while some are
+ * attached to obstacles, every substep places those at the obstacle's pose
+ * and sorts all the boundary particles into their grid again (a cost
+ * proportional to their number, which a solver without attached ones does
+ * not pay).
  * Like obstacles they are part of the scene: checkpoints do not hold them.
  * Both methods count them in their density constraints, each with its own
  * density kernel (Poly6 for PBF, the cubic spline for Projective Fluids).
@@ -602,10 +614,10 @@ PBF_API pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const f
  */
 PBF_API pbf_status pbf_solver_add_domain_boundary_particles(pbf_solver* solver, size_t* out_added);
 
-/** The number of boundary particles in *out_count (the domain walls' included). */
+/** The number of boundary particles in *out_count (the domain walls' and those attached to obstacles included). */
 PBF_API pbf_status pbf_solver_get_boundary_particle_count(const pbf_solver* solver, size_t* out_count);
 
-/** Removes every boundary particle, the domain walls' included. */
+/** Removes every boundary particle, the domain walls' and those attached to obstacles included. */
 PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
 
 /* ------------------------------------------------------------------------ */
@@ -839,14 +851,35 @@ PBF_API pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, c
  * than a kernel radius outside the domain are left out. The number added
  * goes to *out_added when it is not NULL. For solids that stay where they
  * are: the samples do not follow an obstacle moved by
- * pbf_solver_set_obstacle_pose(). Fails without adding anything:
- * PBF_ERROR_INVALID_ARGUMENT for a solver of PBF_METHOD_PROJECTIVE (whose
- * density does not include boundary particles) or a bad pose,
+ * pbf_solver_set_obstacle_pose() (for those, see
+ * pbf_solver_add_obstacle_boundary_particles()). Fails without adding anything:
+ * PBF_ERROR_INVALID_ARGUMENT for a bad pose,
  * PBF_ERROR_CAPACITY_EXCEEDED past PBF_MAX_BOUNDARY_PARTICLES.
  */
 PBF_API pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_sdf* sdf,
                                                          const float rotation[4], const float translation[3],
                                                          size_t* out_added);
+
+/**
+ * Adds boundary particles (see "Boundary particles") attached to obstacle
+ * `index`: its own field's surface sampled as
+ * pbf_solver_add_sdf_boundary_particles() samples a solid (about a particle
+ * spacing apart, one layer set back inside the solid), in the obstacle's
+ * frame. They move with the obstacle: every substep places them at the pose
+ * its collisions use (pbf_solver_set_obstacle_pose()), so fluid resting on
+ * or carried by a moving solid has the rest density there. Their
+ * pseudo-masses count only the obstacle's own samples and are computed once.
+ * All of the surface is sampled, inside the domain or not, since the
+ * obstacle may move. The number added goes to *out_added when it is not
+ * NULL. A second call adds the samples a second time.
+ * pbf_solver_clear_obstacles() removes them with the obstacles;
+ * pbf_solver_clear_boundary_particles() removes them and keeps the
+ * obstacle. Fails without adding anything: PBF_ERROR_INVALID_ARGUMENT for an
+ * `index` that names no obstacle, PBF_ERROR_CAPACITY_EXCEEDED past
+ * PBF_MAX_BOUNDARY_PARTICLES.
+ */
+PBF_API pbf_status pbf_solver_add_obstacle_boundary_particles(pbf_solver* solver, uint32_t index,
+                                                              size_t* out_added);
 
 #ifdef __cplusplus
 } /* extern "C" */

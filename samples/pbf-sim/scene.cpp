@@ -423,8 +423,6 @@ ObstacleSpec read_obstacle(const Reader& r, const json& j, const std::string& pa
   if (const json* v = r.find(j, "cell")) o.cell = r.positive(*v, join(path, "cell"));
   if (const json* v = r.find(j, "boundary_particles")) {
     o.boundary_particles = r.boolean(*v, join(path, "boundary_particles"));
-    if (o.boundary_particles && r.find(j, "path"))
-      r.fail(join(path, "boundary_particles"), "applies to static obstacles only (boundary particles do not move)");
   }
   if (const json* list = r.list(j, path, "path")) {
     const std::string pp = join(path, "path");

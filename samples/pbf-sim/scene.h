@@ -71,7 +71,7 @@ struct ObstacleSpec {
   Pose pose;                            ///< where it stands (when `path` is empty)
   std::vector<PoseKey> path;            ///< its motion; empty: static
   float cell = 0.0f;                    ///< the field's grid cell [m]; 0 = half the particle spacing
-  bool boundary_particles = false;      ///< sample its surface with boundary particles (static obstacles only)
+  bool boundary_particles = false;      ///< sample its surface with boundary particles (attached to it when it moves)
 };
 
 /** A collision plane {x : dot(normal, x) + offset = 0}; fluid stays on the positive side. */

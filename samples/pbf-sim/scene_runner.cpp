@@ -118,13 +118,19 @@ void SceneRunner::add_obstacles(double t) {
       }
     }
     const Pose pose = obstacle_pose(o, t);
-    check(pbf_solver_add_obstacle(solver_, obstacle_fields_[i], pose.rotation.data(), pose.position.data(), nullptr),
+    uint32_t index = 0;
+    check(pbf_solver_add_obstacle(solver_, obstacle_fields_[i], pose.rotation.data(), pose.position.data(), &index),
           key);
-    // Boundary particles are added once (a resumed run keeps them: checkpoints leave them alone).
-    if (o.boundary_particles && !obstacle_samples_added_)
+    // A static solid's boundary particles are added once (a resumed run keeps them: checkpoints leave
+    // them alone); a moving one's are attached to it, so they go with it when the obstacles are cleared
+    // and come back with it here.
+    if (o.boundary_particles && !o.path.empty()) {
+      check(pbf_solver_add_obstacle_boundary_particles(solver_, index, nullptr), key + ".boundary_particles");
+    } else if (o.boundary_particles && !obstacle_samples_added_) {
       check(pbf_solver_add_sdf_boundary_particles(solver_, obstacle_fields_[i], pose.rotation.data(),
                                                   pose.position.data(), nullptr),
             key + ".boundary_particles");
+    }
   }
   obstacle_samples_added_ = true;
 }

@@ -63,18 +63,25 @@ class Backend {
   // succeeds or throws leaving the previous set.
   virtual void set_obstacle_fields(const SdfGridView* fields, uint32_t count) = 0;
 
-  // Static boundary samples (solver/boundary/boundary_equations.h), world
-  // positions [m], replacing the previous set (count 0: none). The backend
-  // sorts them into a grid of its own, built here once, and gives each its
-  // pseudo-mass rho0 / sum_k W(x_b - x_k) over the samples k near it. The
-  // density stages then count them. Either succeeds or throws leaving the
-  // previous set.
-  virtual void set_boundary_particles(const Vec3* positions, size_t count) = 0;
+  // Boundary samples (solver/boundary/boundary_equations.h), replacing the
+  // previous set (count 0: none). `positions` are world positions [m] now;
+  // `body` (null: every sample static) gives each sample's body, either
+  // kStaticBoundary or the index of the obstacle it moves with, and `local`
+  // (read only where a body is an obstacle) its position in that obstacle's
+  // frame. The backend sorts them into a grid of its own and gives each its
+  // pseudo-mass rho0 / sum_k W(x_b - x_k) over the samples k of its own body
+  // near it, once here. A set without moving samples stays sorted; when some
+  // move, build_grid() places them at the substep's end pose (where the
+  // collisions hold the obstacle) and sorts the set again. The density
+  // stages count them. Either succeeds or throws leaving the previous set.
+  virtual void set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
+                                      size_t count) = 0;
 
   // --- the stages of one substep, in the order the PBF solver runs them ---
   // Gravity and prediction, then collisions (Algorithm 1, lines 1-4).
   virtual void predict(const StepContext& ctx) = 0;
-  // Sorts particles by grid cell and reorders their data (line 5).
+  // Sorts particles by grid cell and reorders their data (line 5); moves
+  // the boundary samples attached to obstacles to this substep's poses.
   virtual void build_grid(const StepContext& ctx) = 0;
   // Neighbour lists from the predicted positions (line 6).
   virtual void find_neighbors(const StepContext& ctx) = 0;

@@ -205,33 +205,76 @@ void Solver::obstacle_target(uint32_t index, float rotation[4], Vec3& translatio
 }
 
 void Solver::clear_obstacles() {
+  // The samples attached to the obstacles go with them; the static ones stay.
+  if (std::any_of(boundary_body_.begin(), boundary_body_.end(), [](uint32_t b) { return b != kStaticBoundary; })) {
+    std::vector<Vec3> samples;
+    std::vector<uint32_t> bodies;
+    for (size_t k = 0; k < boundary_.size(); ++k)
+      if (boundary_body_[k] == kStaticBoundary) {
+        samples.push_back(boundary_[k]);
+        bodies.push_back(kStaticBoundary);
+      }
+    replace_boundary(std::move(samples), std::move(bodies));
+  }
   backend_->set_obstacle_fields(nullptr, 0);
   obstacles_.clear();
 }
 
-void Solver::replace_boundary(std::vector<Vec3>&& samples) {
+void Solver::replace_boundary(std::vector<Vec3>&& samples, std::vector<uint32_t>&& bodies) {
   if (samples.size() > kMaxBoundaryParticles) {
     std::ostringstream msg;
     msg << "solver: " << samples.size() << " boundary particles would exceed the " << kMaxBoundaryParticles
         << " a solver holds";
     throw Error(Status::CapacityExceeded, msg.str());
   }
-  backend_->set_boundary_particles(samples.data(), samples.size());
+  const bool moving = std::any_of(bodies.begin(), bodies.end(), [](uint32_t b) { return b != kStaticBoundary; });
+  if (!moving) {
+    backend_->set_boundary_particles(samples.data(), nullptr, nullptr, samples.size());
+  } else {
+    // World positions at the obstacles' present placements, where the backend computes the pseudo-masses.
+    std::vector<RigidTransform> now;
+    for (const ObstacleRecord& o : obstacles_) now.push_back(rigid_transform(o.rotation, o.translation));
+    std::vector<Vec3> world(samples.size());
+    for (size_t k = 0; k < samples.size(); ++k)
+      world[k] = bodies[k] == kStaticBoundary ? samples[k] : to_world(now.at(bodies[k]), samples[k]);
+    backend_->set_boundary_particles(world.data(), bodies.data(), samples.data(), samples.size());
+  }
   boundary_.swap(samples);
+  boundary_body_.swap(bodies);
 }
 
-void Solver::add_boundary_particles(const float* positions, size_t n) {
+void Solver::require_boundary_room(size_t n) const {
   if (n > kMaxBoundaryParticles - std::min(kMaxBoundaryParticles, boundary_.size())) {
     std::ostringstream msg;
     msg << "count: adding " << n << " boundary particles to " << boundary_.size() << " would exceed the "
         << kMaxBoundaryParticles << " a solver holds";
     throw Error(Status::CapacityExceeded, msg.str());
   }
+}
+
+void Solver::add_boundary_particles(const float* positions, size_t n) {
+  require_boundary_room(n);
   std::vector<Vec3> samples;
   samples.reserve(boundary_.size() + n);
   samples = boundary_;
   for (size_t k = 0; k < n; ++k) samples.push_back(Vec3{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]});
-  replace_boundary(std::move(samples));
+  std::vector<uint32_t> bodies = boundary_body_;
+  bodies.resize(samples.size(), kStaticBoundary);
+  replace_boundary(std::move(samples), std::move(bodies));
+}
+
+void Solver::add_obstacle_boundary_particles(uint32_t index, const Vec3* local, size_t n) {
+  if (index >= obstacles_.size())
+    throw Error(Status::InvalidArgument, "index: " + std::to_string(index) + " names no obstacle; the solver holds " +
+                                             std::to_string(obstacles_.size()));
+  require_boundary_room(n);
+  std::vector<Vec3> samples;
+  samples.reserve(boundary_.size() + n);
+  samples = boundary_;
+  samples.insert(samples.end(), local, local + n);
+  std::vector<uint32_t> bodies = boundary_body_;
+  bodies.resize(samples.size(), index);
+  replace_boundary(std::move(samples), std::move(bodies));
 }
 
 size_t Solver::add_domain_boundary_particles() {
@@ -241,13 +284,16 @@ size_t Solver::add_domain_boundary_particles() {
   samples.reserve(boundary_.size() + walls.size());
   samples = boundary_;
   samples.insert(samples.end(), walls.begin(), walls.end());
-  replace_boundary(std::move(samples));
+  std::vector<uint32_t> bodies = boundary_body_;
+  bodies.resize(samples.size(), kStaticBoundary);
+  replace_boundary(std::move(samples), std::move(bodies));
   return walls.size();
 }
 
 void Solver::clear_boundary_particles() {
-  backend_->set_boundary_particles(nullptr, 0);
+  backend_->set_boundary_particles(nullptr, nullptr, nullptr, 0);
   boundary_.clear();
+  boundary_body_.clear();
 }
 
 void Solver::pose_obstacles(float s0, float s1) {

@@ -55,10 +55,13 @@ class Solver {
   // substeps move it there from where it is now (rotation by slerp,
   // translation linearly).
   void set_obstacle_pose(uint32_t index, const float rotation[4], Vec3 translation);
+  // Removes every obstacle and the boundary samples attached to them (the static ones stay).
   void clear_obstacles();
   // The placement set for the end of the next step (the current one when none was set).
   void obstacle_target(uint32_t index, float rotation[4], Vec3& translation) const;
   uint32_t obstacle_count() const { return static_cast<uint32_t>(obstacles_.size()); }
+  // Obstacle `index`'s field, in its own frame.
+  const SdfGridView& obstacle_field(uint32_t index) const { return obstacles_.at(index).view; }
 
   // Boundary samples (Akinci et al. 2012): static positions whose
   // pseudo-masses add to the density of the fluid near them. The solver keeps
@@ -70,6 +73,12 @@ class Solver {
   // Adds samples of the six domain walls (solver/boundary/boundary_sampling.h);
   // returns how many.
   size_t add_domain_boundary_particles();
+  // Adds n samples fixed in obstacle `index`'s frame, at `local` positions
+  // in that frame [m]: they move with the obstacle, placed at every
+  // substep's pose. Their pseudo-masses count only the obstacle's own
+  // samples. Throws Error(CapacityExceeded) beyond kMaxBoundaryParticles.
+  void add_obstacle_boundary_particles(uint32_t index, const Vec3* local, size_t n);
+  // Removes every boundary sample, those attached to obstacles included.
   void clear_boundary_particles();
   size_t boundary_particle_count() const { return boundary_.size(); }
 
@@ -105,9 +114,13 @@ class Solver {
   // s1 of the way from where it is to its target (the substep's start and end).
   void pose_obstacles(float s0, float s1);
   void upload_obstacle_fields();
-  std::vector<Vec3> boundary_;  // boundary samples in the order added [m]
-  // Makes `samples` the boundary set, on the backend first.
-  void replace_boundary(std::vector<Vec3>&& samples);
+  // Boundary samples in the order added [m]: world positions of static ones, positions in their
+  // obstacle's frame of attached ones; and each one's body (kStaticBoundary or the obstacle's index).
+  std::vector<Vec3> boundary_;
+  std::vector<uint32_t> boundary_body_;
+  // Makes `samples` with their `bodies` the boundary set, on the backend first.
+  void replace_boundary(std::vector<Vec3>&& samples, std::vector<uint32_t>&& bodies);
+  void require_boundary_room(size_t n) const;
   void step_projective(float dt, uint32_t substeps);
   std::unique_ptr<Backend> backend_;
   StepStats stats_;

@@ -5,7 +5,10 @@
 // the path of the flow. Each benchmark first runs 30 steps of 1 ms so that
 // the block is falling, then times single steps of 1 ms. Static and moving
 // obstacles cost the same per step (the pose is interpolated either way);
-// the moving case sets a new pose before each step.
+// the moving case sets a new pose before each step. `samples` adds boundary
+// particles: 1 on the domain's walls, 2 on the walls and on every ball,
+// attached to it (pbf_solver_add_obstacle_boundary_particles), so that every
+// substep places them at the ball's pose and sorts all the samples again.
 #include <benchmark/benchmark.h>
 #include <pbf/pbf.h>
 
@@ -27,6 +30,7 @@ void check(pbf_status status) {
 void BM_DamBreakWithObstacles(benchmark::State& state) {
   const int obstacles = static_cast<int>(state.range(0));
   const bool moving = state.range(1) != 0;
+  const int samples = static_cast<int>(state.range(2));
   const int side = 39;
   const float spacing = 0.025f, block = side * spacing;
   pbf_solver_desc desc = pbf_solver_desc_default();
@@ -61,11 +65,15 @@ void BM_DamBreakWithObstacles(benchmark::State& state) {
     where.push_back({x, r, z});
     check(pbf_solver_add_obstacle_sdf(solver, ball.data(), ball.size(), dims, origin, cell, nullptr,
                                       where.back().data(), nullptr));
+    if (samples >= 2) check(pbf_solver_add_obstacle_boundary_particles(solver, static_cast<uint32_t>(b), nullptr));
   }
+  if (samples >= 1) check(pbf_solver_add_domain_boundary_particles(solver, nullptr));
+  size_t boundary = 0;
+  check(pbf_solver_get_boundary_particle_count(solver, &boundary));
   for (int k = 0; k < 30; ++k) check(pbf_solver_step(solver, 0.001f, 1));
 
   pbf_stats stats = pbf_stats_default();
-  double constraints = 0;
+  double constraints = 0, grid = 0;
   long step = 0;
   for (auto _ : state) {
     if (moving)
@@ -76,23 +84,28 @@ void BM_DamBreakWithObstacles(benchmark::State& state) {
     check(pbf_solver_step(solver, 0.001f, 1));
     check(pbf_solver_get_stats(solver, &stats));
     constraints += stats.time_constraints_ms;
+    grid += stats.time_grid_ms;
     ++step;
   }
   const double steps = static_cast<double>(state.iterations());
   state.counters["particles"] = static_cast<double>(n);
+  state.counters["boundary"] = static_cast<double>(boundary);
   state.counters["constraints_ms"] = constraints / steps;
+  state.counters["grid_ms"] = grid / steps;  // the cell sort, and the samples' placement and sort
   check(pbf_solver_destroy(solver));
 }
 
 }  // namespace
 
 BENCHMARK(BM_DamBreakWithObstacles)
-    ->ArgNames({"obstacles", "moving"})
-    ->Args({0, 0})
-    ->Args({1, 0})
-    ->Args({8, 0})
-    ->Args({32, 0})
-    ->Args({8, 1})
+    ->ArgNames({"obstacles", "moving", "samples"})
+    ->Args({0, 0, 0})
+    ->Args({1, 0, 0})
+    ->Args({8, 0, 0})
+    ->Args({32, 0, 0})
+    ->Args({8, 1, 0})
+    ->Args({8, 1, 1})
+    ->Args({8, 1, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

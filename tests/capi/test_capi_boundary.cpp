@@ -230,4 +230,95 @@ TEST(CApiBoundaryMethod, AProjectiveFluidsSolverCountsBoundaryParticlesInItsDens
   EXPECT_GT(density[1], density[0] * 1.1f) << "alone " << density[0] << ", beside a sample " << density[1];
 }
 
+// An obstacle for the attached samples: a ball of radius 0.15 m at the domain's middle.
+uint32_t add_ball(pbf_solver* solver) {
+  pbf_sdf* ball = nullptr;
+  EXPECT_EQ(pbf_sdf_sphere(0.15f, 0.025f, &ball), PBF_OK) << pbf_last_error();
+  const float at[3] = {0.5f, 0.5f, 0.5f};
+  uint32_t index = 99;
+  EXPECT_EQ(pbf_solver_add_obstacle(solver, ball, nullptr, at, &index), PBF_OK) << pbf_last_error();
+  pbf_sdf_destroy(ball);
+  return index;
+}
+
+TEST_F(CApiBoundary, AnObstaclesSamplesAreCountedWithTheOthers) {
+  const uint32_t ball = add_ball(solver_.get());
+  size_t added = 0;
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), ball, &added), PBF_OK) << pbf_last_error();
+  // A ball of radius 0.15 m sampled about 0.033 m inside at 0.05 m: about 4 pi 0.117^2 / 0.05^2 = 69 samples.
+  EXPECT_GT(added, 40u);
+  EXPECT_LT(added, 120u);
+  EXPECT_EQ(count(), added);
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 3), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), added + 3);
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), ball, nullptr), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 2 * added + 3) << "a second call adds the samples a second time";
+}
+
+TEST_F(CApiBoundary, ClearingTheObstaclesRemovesTheirSamplesAndKeepsTheStaticOnes) {
+  const uint32_t ball = add_ball(solver_.get());
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 3), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), ball, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_GT(count(), 3u);
+  ASSERT_EQ(pbf_solver_clear_obstacles(solver_.get()), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 3u);
+}
+
+TEST_F(CApiBoundary, ClearingTheBoundaryParticlesRemovesAnObstaclesSamplesAndKeepsTheObstacle) {
+  const uint32_t ball = add_ball(solver_.get());
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), ball, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_clear_boundary_particles(solver_.get()), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 0u);
+  uint32_t obstacles = 0;
+  ASSERT_EQ(pbf_solver_get_obstacle_count(solver_.get(), &obstacles), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(obstacles, 1u);
+  // A particle near the ball still steps with the ball moved (no samples left to move).
+  const float p[3] = {0.5f, 0.8f, 0.5f}, to[3] = {0.45f, 0.5f, 0.5f};
+  ASSERT_EQ(pbf_solver_add_particles(solver_.get(), p, nullptr, 1), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_set_obstacle_pose(solver_.get(), ball, nullptr, to), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(pbf_solver_step(solver_.get(), 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
+}
+
+TEST_F(CApiBoundary, AnObstacleIndexThatNamesNoObstacleIsRefused) {
+  size_t added = 7;
+  expect_refused(pbf_solver_add_obstacle_boundary_particles(solver_.get(), 0, &added), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_add_obstacle_boundary_particles", "index 0 names no obstacle");
+  const uint32_t ball = add_ball(solver_.get());
+  expect_refused(pbf_solver_add_obstacle_boundary_particles(solver_.get(), ball + 1, &added),
+                 PBF_ERROR_INVALID_ARGUMENT, "pbf_solver_add_obstacle_boundary_particles", "index 1");
+  expect_refused(pbf_solver_add_obstacle_boundary_particles(nullptr, 0, &added), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_add_obstacle_boundary_particles", "solver");
+  EXPECT_EQ(added, 7u) << "nothing written on failure";
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(CApiBoundary, AttachingSamplesDuringAnAsynchronousStepIsRefusedAsBusy) {
+  const uint32_t ball = add_ball(solver_.get());
+  const float lo[3] = {0.1f, 0.7f, 0.1f}, hi[3] = {0.3f, 0.9f, 0.3f};
+  ASSERT_EQ(pbf_solver_fill_box(solver_.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_step_async(solver_.get(), 0.01f, 1), PBF_OK) << pbf_last_error();
+  expect_refused(pbf_solver_add_obstacle_boundary_particles(solver_.get(), ball, nullptr), PBF_ERROR_BUSY,
+                 "pbf_solver_add_obstacle_boundary_particles", "pbf_solver_wait");
+  ASSERT_EQ(pbf_solver_wait(solver_.get()), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST(CApiBoundaryMethod, AProjectiveFluidsSolverTakesAnObstaclesSamples) {
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.max_particles = 64;
+  d.particle_spacing = 0.05f;
+  d.method = PBF_METHOD_PROJECTIVE;
+  const SolverPtr solver = pbf_test::make_solver(d);
+  ASSERT_TRUE(solver);
+  const uint32_t ball = add_ball(solver.get());
+  size_t added = 0;
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver.get(), ball, &added), PBF_OK) << pbf_last_error();
+  EXPECT_GT(added, 0u);
+  size_t count = 0;
+  ASSERT_EQ(pbf_solver_get_boundary_particle_count(solver.get(), &count), PBF_OK);
+  EXPECT_EQ(count, added);
+  ASSERT_EQ(pbf_solver_step(solver.get(), 1.0f / 60.0f, 1), PBF_OK) << pbf_last_error();
+}
+
 }  // namespace

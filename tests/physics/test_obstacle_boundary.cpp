@@ -1,7 +1,8 @@
-// Boundary particles on a solid's surface (pbf_solver_add_sdf_boundary_particles):
+// Boundary particles on a solid's surface (pbf_solver_add_sdf_boundary_particles,
+// and pbf_solver_add_obstacle_boundary_particles for a solid that moves):
 // water resting on a box obstacle that serves as a raised floor reaches rest
 // density in the layer on top of it, where without the samples that layer is
-// under-dense.
+// under-dense; the same when the floor rises under the water.
 #include "physics/physics_scenes.h"
 
 namespace pbf_test {
@@ -58,6 +59,68 @@ TEST(ObstacleBoundaryParticles, WaterRestingOnASampledSolidIsAtRestDensity) {
   RecordProperty("layer_density_with_samples", std::to_string(with));
   RecordProperty("layer_density_without_samples", std::to_string(without));
   EXPECT_NEAR(with, 1000.0, 15.0) << "with the box's surface sampled";
+  EXPECT_LT(without, 980.0) << "without samples the layer on the box lacks the solid's share";
+}
+
+constexpr float kRise = 0.05f;  // how far the moving floor rises in 2 s [m]
+
+// As layer_density() on a smaller tank (12 x 8 x 12 particles, 3 substeps,
+// to keep the test short), with the box rising slowly (2.5 cm/s) from its
+// top at kTop to kTop + kRise over the 2 s, posed at the end of every frame,
+// and its samples attached to it or absent. The layer is measured over the
+// top where it ends, while it still moves.
+double rising_layer_density(bool box_samples) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.particle_spacing = kSpacing;
+  desc.domain_max[0] = 0.3f;
+  desc.domain_max[1] = 0.5f;
+  desc.domain_max[2] = 0.3f;
+  SolverPtr s = make_solver(desc);
+  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
+  pbf_sdf* box = nullptr;
+  const float half[3] = {0.25f, 0.05f, 0.25f};
+  float at[3] = {0.15f, kTop - 0.05f, 0.15f};
+  EXPECT_EQ(pbf_sdf_box(half, 0.0125f, &box), PBF_OK) << pbf_last_error();
+  uint32_t index = 0;
+  EXPECT_EQ(pbf_solver_add_obstacle(s.get(), box, nullptr, at, &index), PBF_OK) << pbf_last_error();
+  pbf_sdf_destroy(box);
+  if (box_samples) {
+    size_t added = 0;
+    EXPECT_EQ(pbf_solver_add_obstacle_boundary_particles(s.get(), index, &added), PBF_OK) << pbf_last_error();
+    EXPECT_GT(added, 400u) << "the top face alone holds 20 x 20 samples";
+  }
+  const float lo[3] = {0.0f, kTop, 0.0f}, hi[3] = {0.3f, kTop + 0.2f, 0.3f};
+  size_t n = 0;
+  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, &n), PBF_OK) << pbf_last_error();
+  constexpr int kFrames = 120;
+  for (int frame = 0; frame < kFrames; ++frame) {
+    at[1] = kTop - 0.05f + kRise * float(frame + 1) / float(kFrames);
+    EXPECT_EQ(pbf_solver_set_obstacle_pose(s.get(), index, nullptr, at), PBF_OK) << pbf_last_error();
+    EXPECT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, 3), PBF_OK);
+  }
+  const float top = kTop + kRise;
+  const std::vector<float> x = positions_of(s.get());
+  std::vector<float> rho(n);
+  EXPECT_EQ(pbf_solver_get_densities(s.get(), rho.data(), rho.size()), PBF_OK);
+  double sum = 0.0;
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_GE(x[3 * i + 1], top) << "particle " << i << " inside the box";
+    if (x[3 * i + 1] < top + kSpacing) {
+      sum += rho[i];
+      ++count;
+    }
+  }
+  EXPECT_GT(count, 100u) << "the layer holds 12 x 12 particles";
+  return count ? sum / double(count) : 0.0;
+}
+
+TEST(ObstacleBoundaryParticles, WaterOnARisingFloorWithSamplesAttachedIsAtRestDensity) {
+  const double with = rising_layer_density(true), without = rising_layer_density(false);
+  RecordProperty("layer_density_with_samples", std::to_string(with));
+  RecordProperty("layer_density_without_samples", std::to_string(without));
+  EXPECT_NEAR(with, 1000.0, 15.0) << "with the samples attached to the rising box";
   EXPECT_LT(without, 980.0) << "without samples the layer on the box lacks the solid's share";
 }
 

@@ -8,6 +8,7 @@
 
 #include "scene.h"
 #include "scene_runner.h"
+#include "sim_test_util.h"
 
 namespace {
 
@@ -70,7 +71,7 @@ TEST(SceneBoundaryParticles, SampleTheDomainWalls) {
 }
 
 
-TEST(SceneBoundaryParticles, SampleStaticObstaclesAndNotMovingOnes) {
+TEST(SceneBoundaryParticles, SampleStaticObstaclesAndMovingOnes) {
   pbf_sim::SceneRunner runner(parse_scene(
       tank_with(R"("obstacles": [{"sphere": {"radius": 0.08}, "position": [0.2, 0.3, 0.2], "boundary_particles": true}])"),
       "scene.json"));
@@ -80,16 +81,30 @@ TEST(SceneBoundaryParticles, SampleStaticObstaclesAndNotMovingOnes) {
   // 4 pi (0.054 m)^2 / (0.04 m)^2 = 23 samples, on a sphere this small rather fewer.
   EXPECT_GT(count, 10u);
   EXPECT_LT(count, 60u);
-  try {
-    parse_scene(tank_with(R"("obstacles": [{"sphere": {"radius": 0.08}, "boundary_particles": true,
-                                            "path": [{"time": 0, "position": [0.2, 0.3, 0.2]}]}])"),
-                "scene.json");
-    FAIL() << "accepted boundary particles on a moving obstacle";
-  } catch (const pbf_sim::SceneError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "scene.json: obstacles[0].boundary_particles: applies to static obstacles only (boundary particles do "
-              "not move)");
-  }
+  // The same ball on a path: its samples are attached to it, about as many as the static ball's.
+  pbf_sim::SceneRunner moving(parse_scene(
+      tank_with(R"("obstacles": [{"sphere": {"radius": 0.08}, "boundary_particles": true,
+                                  "path": [{"time": 0, "position": [0.2, 0.3, 0.2]},
+                                           {"time": 1, "position": [0.3, 0.3, 0.2]}]}])"),
+      "scene.json"));
+  size_t moving_count = 0;
+  ASSERT_EQ(pbf_solver_get_boundary_particle_count(moving.solver(), &moving_count), PBF_OK);
+  EXPECT_GT(moving_count, 10u);
+  EXPECT_LT(moving_count, 60u);
+  // A resumed run adds the obstacles again, and their attached samples with them, once.
+  const std::string dir = sim_test::fresh_dir();
+  moving.advance();
+  moving.save_checkpoint(dir + "/state.pbfc");
+  pbf_sim::SceneRunner resumed(parse_scene(
+      tank_with(R"("obstacles": [{"sphere": {"radius": 0.08}, "boundary_particles": true,
+                                  "path": [{"time": 0, "position": [0.2, 0.3, 0.2]},
+                                           {"time": 1, "position": [0.3, 0.3, 0.2]}]}])"),
+      "scene.json"));
+  resumed.resume(dir + "/state.pbfc", 1);
+  size_t resumed_count = 0;
+  ASSERT_EQ(pbf_solver_get_boundary_particle_count(resumed.solver(), &resumed_count), PBF_OK);
+  EXPECT_EQ(resumed_count, moving_count);
+  resumed.advance();
 }
 
 }  // namespace

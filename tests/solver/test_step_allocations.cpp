@@ -129,4 +129,31 @@ TEST(StepAllocations, StepsWithBoundaryParticlesAllocateNothing) {
   pbf_solver_destroy(solver);
 }
 
+TEST(StepAllocations, StepsWithBoundaryParticlesOnAMovingObstacleAllocateNothing) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.particle_spacing = 0.05f;
+  pbf_solver* solver = nullptr;
+  ASSERT_EQ(pbf_solver_create(&desc, &solver), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_add_domain_boundary_particles(solver, nullptr), PBF_OK) << pbf_last_error();
+  pbf_sdf* ball = nullptr;
+  ASSERT_EQ(pbf_sdf_sphere(0.15f, 0.025f, &ball), PBF_OK) << pbf_last_error();
+  float at[3] = {0.7f, 0.3f, 0.5f};
+  uint32_t index = 0;
+  ASSERT_EQ(pbf_solver_add_obstacle(solver, ball, nullptr, at, &index), PBF_OK) << pbf_last_error();
+  pbf_sdf_destroy(ball);
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver, index, nullptr), PBF_OK) << pbf_last_error();
+  const float lo[3] = {0, 0, 0}, hi[3] = {0.5f, 0.6f, 0.5f};
+  ASSERT_EQ(pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr), PBF_OK);
+  ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
+  const long before = g_allocations.load();
+  for (int frame = 0; frame < 20; ++frame) {
+    at[0] -= 0.005f;  // the ball rolls into the water
+    ASSERT_EQ(pbf_solver_set_obstacle_pose(solver, index, nullptr, at), PBF_OK) << pbf_last_error();
+    ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0) << "operator new calls during 20 steps";
+  pbf_solver_destroy(solver);
+}
+
 }  // namespace

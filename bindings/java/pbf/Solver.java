@@ -452,7 +452,7 @@ public final class Solver implements AutoCloseable {
     }
   }
 
-  /** Removes every obstacle. */
+  /** Removes every obstacle and the boundary particles attached to them. */
   public void clearObstacles() {
     try {
       PbfException.check(PbfNative.pbf_solver_clear_obstacles(live()));
@@ -490,7 +490,7 @@ public final class Solver implements AutoCloseable {
    * Adds boundary particles for the surface of the solid of {@code sdf}, placed by {@code rotation}
    * and {@code translation}: points spread evenly about a particle spacing apart, set back inside
    * the solid as the domain walls' samples are, so that fluid resting on it has the rest density.
-   * For solids that do not move.
+   * For solids that do not move (see {@link #addObstacleBoundaryParticles}).
    *
    * @param sdf the solid, in its own frame
    * @param rotation quaternion x, y, z, w (4 floats), or null for none
@@ -508,6 +508,27 @@ public final class Solver implements AutoCloseable {
       return Math.toIntExact(added[0]);
     } finally {
       Reference.reachabilityFence(sdf);
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Adds boundary particles attached to an obstacle: its own surface sampled as
+   * {@link #addSdfBoundaryParticles} samples a solid, in its frame. They move with the obstacle
+   * (every substep places them at its pose), so fluid resting on a moving solid has the rest
+   * density. {@link #clearObstacles} removes them with the obstacle.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @return the number of boundary particles added
+   * @throws PbfException INVALID_ARGUMENT for an unknown index or a PROJECTIVE solver; CAPACITY_EXCEEDED
+   */
+  public int addObstacleBoundaryParticles(int index) {
+    Checks.count(index, "index");
+    long[] added = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_add_obstacle_boundary_particles(live(), index, added));
+      return Math.toIntExact(added[0]);
+    } finally {
       Reference.reachabilityFence(this);
     }
   }

@@ -199,19 +199,38 @@ void CpuBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count) 
   obstacles_.swap(obstacles);
 }
 
-void CpuBackend::set_boundary_particles(const Vec3* positions, size_t count) {
+void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
+                                        size_t count) {
   if (count == 0) {
     boundary_grid_.reset();
     boundary_x_ = {};
     boundary_psi_ = {};
+    boundary_body_ = {};
+    boundary_local_ = {};
+    boundary_world_ = {};
+    boundary_psi_given_ = {};
+    boundary_order_ = {};
     return;
   }
+  const bool moving =
+      body != nullptr && std::any_of(body, body + count, [](uint32_t b) { return b != kStaticBoundary; });
   // Everything is built aside and swapped in at the end, so a failed allocation changes nothing.
   auto grid = std::make_unique<CpuNeighborGrid>(grid_.spec());
   grid->reserve(count);
   std::vector<uint32_t> order(count);
   std::vector<Vec3> sorted(count);
   std::vector<float> psi(count);
+  std::vector<uint32_t> sorted_body(moving ? count : 0);
+  std::vector<uint32_t> bodies;
+  std::vector<Vec3> locals, world;
+  std::vector<float> psi_given;
+  if (moving) {
+    bodies.assign(body, body + count);
+    locals.resize(count);
+    for (size_t k = 0; k < count; ++k) locals[k] = body[k] == kStaticBoundary ? positions[k] : local[k];
+    world.resize(count);
+    psi_given.resize(count);
+  }
   const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
   const CubicKernel cubic_kernel = CubicKernel::make(config_.kernel_radius);
   const bool projective = config_.method == Method::Projective;
@@ -219,23 +238,59 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, size_t count) {
   arena_.execute([&] {
     grid->sort(positions, count, order.data());
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 2048), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t k = r.begin(); k < r.end(); ++k) sorted[k] = positions[order[k]];
+      for (size_t k = r.begin(); k < r.end(); ++k) {
+        sorted[k] = positions[order[k]];
+        if (moving) sorted_body[k] = body[order[k]];
+      }
     });
     const BoundarySamples view{grid->spec(), grid->cell_start(), sorted.data(), nullptr,
                                static_cast<uint32_t>(count), nullptr};
-    // Akinci eq. 5: psi_b = rho0 / sum_k W_bk with the method's density kernel;
-    // the sum holds W(0) of b itself, so it is never 0.
+    // Akinci eq. 5: psi_b = rho0 / sum_k W_bk over b's own body, with the method's density kernel; the
+    // sum holds W(0) of b itself, so it is never 0. A rigid body's sums do not change with its pose, so
+    // they are computed once, here.
+    const uint32_t* same_body = moving ? sorted_body.data() : nullptr;
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 256), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t b = r.begin(); b < r.end(); ++b) {
         const uint32_t index = static_cast<uint32_t>(b);
-        psi[b] = rho0 / (projective ? boundary_cubic_kernel_sum(cubic_kernel, view, index)
-                                    : boundary_kernel_sum(kernel, view, index));
+        psi[b] = rho0 / (projective ? boundary_cubic_kernel_sum(cubic_kernel, view, index, same_body)
+                                    : boundary_kernel_sum(kernel, view, index, same_body));
       }
     });
   });
+  if (moving)
+    for (size_t k = 0; k < count; ++k) psi_given[order[k]] = psi[k];
   boundary_grid_.swap(grid);
   boundary_x_.swap(sorted);
   boundary_psi_.swap(psi);
+  boundary_body_.swap(bodies);
+  boundary_local_.swap(locals);
+  boundary_world_.swap(world);
+  boundary_psi_given_.swap(psi_given);
+  boundary_order_.swap(order);
+  if (!moving) boundary_order_ = {};
+}
+
+void CpuBackend::move_boundary(const StepContext& ctx) {
+  const size_t count = boundary_body_.size();
+  for (uint32_t b : boundary_body_)
+    if (b != kStaticBoundary && b >= ctx.obstacle_count)
+      throw Error(Status::Internal, "CPU backend: a boundary sample moves with an obstacle the step does not name");
+  arena_.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 2048), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t k = r.begin(); k < r.end(); ++k) {
+        const uint32_t b = boundary_body_[k];
+        boundary_world_[k] =
+            b == kStaticBoundary ? boundary_local_[k] : to_world(ctx.obstacle_poses[b].end, boundary_local_[k]);
+      }
+    });
+    boundary_grid_->sort(boundary_world_.data(), count, boundary_order_.data());
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 2048), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t k = r.begin(); k < r.end(); ++k) {
+        boundary_x_[k] = boundary_world_[boundary_order_[k]];
+        boundary_psi_[k] = boundary_psi_given_[boundary_order_[k]];
+      }
+    });
+  });
 }
 
 BoundarySamples CpuBackend::boundary_samples() const {
@@ -260,7 +315,8 @@ void CpuBackend::predict(const StepContext& ctx) {
   });
 }
 
-void CpuBackend::build_grid(const StepContext&) {
+void CpuBackend::build_grid(const StepContext& ctx) {
+  if (!boundary_body_.empty()) move_boundary(ctx);
   const size_t n = x_.size();
   arena_.execute([&] {
     grid_.sort(xp_.data(), n, order_.data());

@@ -29,7 +29,8 @@ class CpuBackend final : public Backend {
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
   void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;
-  void set_boundary_particles(const Vec3* positions, size_t count) override;
+  void set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
+                              size_t count) override;
 
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
@@ -91,6 +92,15 @@ class CpuBackend final : public Backend {
   std::vector<Vec3> boundary_x_;
   std::vector<float> boundary_psi_;
   std::vector<uint8_t> boundary_near_;  // per particle: a sample within reach at the neighbour search
+  // Only when some samples move with obstacles (empty otherwise), in the order given: each sample's body,
+  // its position in its body's frame (world for static ones), its pseudo-mass; and the scratch of the
+  // per-substep sort (world positions, cell order).
+  std::vector<uint32_t> boundary_body_;
+  std::vector<Vec3> boundary_local_, boundary_world_;
+  std::vector<float> boundary_psi_given_;
+  std::vector<uint32_t> boundary_order_;
+  // Places the samples that move with obstacles at the substep's end poses and sorts the set again.
+  void move_boundary(const StepContext& ctx);
 
   // Projective Fluids only (empty for PBF): inertial target s, CG vectors,
   // the global system's diagonal, each constraint's compression and

@@ -138,16 +138,29 @@ __global__ void k_boundary_near(size_t n, BoundarySamples boundary, float reach,
   if (i < n) near[i] = boundary_within(boundary, xp[i], reach) ? 1u : 0u;
 }
 
-// Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b
-// included), with the method's density kernel (the cubic spline for
-// Projective Fluids).
+// Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b included) of its body (body null: all),
+// with the method's density kernel (the cubic spline for Projective Fluids).
 __global__ void k_boundary_psi(size_t n, KernelConstants kernel, CubicKernel cubic_kernel, bool projective, float rho0,
-                               BoundarySamples boundary, float* psi) {
+                               BoundarySamples boundary, const uint32_t* body, float* psi) {
   const size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (b >= n) return;
   const uint32_t index = static_cast<uint32_t>(b);
-  psi[b] = rho0 / (projective ? boundary_cubic_kernel_sum(cubic_kernel, boundary, index)
-                              : boundary_kernel_sum(kernel, boundary, index));
+  psi[b] = rho0 / (projective ? boundary_cubic_kernel_sum(cubic_kernel, boundary, index, body)
+                              : boundary_kernel_sum(kernel, boundary, index, body));
+
+// Sample k at its body's end pose of the substep (static ones where they are), with its cell key.
+__global__ void k_boundary_place(size_t n, GridSpec grid, const Obstacle* obstacles, const uint32_t* body,
+                                 const Vec3* local, Vec3* world, uint32_t* keys, uint32_t* places,
+                                 uint32_t* cell_count) {
+  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (k >= n) return;
+  const uint32_t b = body[k];
+  const Vec3 p = b == kStaticBoundary ? local[k] : to_world(obstacles[b].pose.end, local[k]);
+  world[k] = p;
+  const uint32_t key = grid.cell_index(p);
+  keys[k] = key;
+  places[k] = static_cast<uint32_t>(k);
+  atomicAdd(cell_count + key, 1u);
 }
 
 __global__ void k_vorticity(size_t n, PbfConstants c, NeighborLists nb, const Vec3* x, const Vec3* v,
@@ -607,7 +620,8 @@ void CudaBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count)
   obstacles_.swap(obstacles);
 }
 
-void CudaBackend::set_boundary_particles(const Vec3* positions, size_t count) {
+void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
+                                         size_t count) {
   use_device();
   if (count == 0) {
     DeviceBuffer<Vec3> no_x;
@@ -617,10 +631,12 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, size_t count) {
     boundary_start_.swap(no_start);
     boundary_psi_.swap(no_psi);
     boundary_n_ = 0;
+    boundary_moving_ = false;
     return;
   }
-  // A static set, sorted once on the host: a stable counting sort by cell,
-  // which gives the CPU backend's order.
+  const bool moving =
+      body != nullptr && std::any_of(body, body + count, [](uint32_t b) { return b != kStaticBoundary; });
+  // Sorted once on the host: a stable counting sort by cell, which gives the CPU backend's order.
   std::vector<uint32_t> start(cells_ + 1, 0u);
   std::vector<uint32_t> cell(count);
   for (size_t k = 0; k < count; ++k) {
@@ -630,7 +646,12 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, size_t count) {
   for (size_t c = 0; c < cells_; ++c) start[c + 1] += start[c];
   std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
   std::vector<Vec3> sorted(count);
-  for (size_t k = 0; k < count; ++k) sorted[cursor[cell[k]]++] = positions[k];
+  std::vector<uint32_t> order(count);  // place -> index given
+  for (size_t k = 0; k < count; ++k) {
+    const uint32_t place = cursor[cell[k]]++;
+    sorted[place] = positions[k];
+    order[place] = static_cast<uint32_t>(k);
+  }
   // New buffers, swapped in once they are filled: a failure leaves the previous set.
   DeviceBuffer<Vec3> x;
   DeviceBuffer<uint32_t> cell_start;
@@ -644,15 +665,110 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, size_t count) {
                              cudaMemcpyHostToDevice, stream_),
              "cudaMemcpy (boundary grid)");
   const BoundarySamples view{grid_, cell_start.data(), x.data(), nullptr, static_cast<uint32_t>(count), nullptr};
-  k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(
-      count, KernelConstants::make(config_.kernel_radius), CubicKernel::make(config_.kernel_radius),
-      config_.method == Method::Projective, config_.rest_density, view, psi.data());
+  const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
+  const CubicKernel cubic_kernel = CubicKernel::make(config_.kernel_radius);
+  const bool projective = config_.method == Method::Projective;
+  if (!moving) {
+    k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, projective,
+                                                              config_.rest_density, view, nullptr, psi.data());
+    check_launch("k_boundary_psi");
+    finish("set_boundary_particles");
+    boundary_x_.swap(x);
+    boundary_start_.swap(cell_start);
+    boundary_psi_.swap(psi);
+    boundary_n_ = count;
+    boundary_moving_ = false;
+    return;
+  }
+  // Some samples move: each body's pseudo-masses from its own samples (the same at every pose), kept in
+  // the order given, and the buffers of the per-substep placement and sort.
+  std::vector<uint32_t> sorted_body(count);
+  std::vector<Vec3> locals(count);
+  uint32_t max_body = 0;
+  for (size_t k = 0; k < count; ++k) {
+    sorted_body[k] = body[order[k]];
+    locals[k] = body[k] == kStaticBoundary ? positions[k] : local[k];
+    if (body[k] != kStaticBoundary) max_body = std::max(max_body, body[k]);
+  }
+  DeviceBuffer<uint32_t> bodies, bodies_sorted, places, keys, keys_sorted, order_device, cell_count;
+  DeviceBuffer<Vec3> local_device, world;
+  DeviceBuffer<float> psi_given;
+  DeviceBuffer<unsigned char> temp;
+  for (auto* b : {&bodies, &bodies_sorted, &places, &keys, &keys_sorted, &order_device}) b->reserve(count, 0);
+  cell_count.reserve(cells_ + 1, 0);
+  local_device.reserve(count, 0);
+  world.reserve(count, 0);
+  psi_given.reserve(count, 0);
+  size_t sort_bytes = 0, scan_bytes = 0;
+  cuda_check(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys.data(), keys_sorted.data(), places.data(),
+                                             order_device.data(), static_cast<int>(count), 0, key_bits_, stream_),
+             "cub::DeviceRadixSort (size query)");
+  cuda_check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cell_count.data(), cell_start.data(),
+                                           static_cast<int>(cells_ + 1), stream_),
+             "cub::DeviceScan (size query)");
+  temp.reserve(std::max(sort_bytes, scan_bytes), 0);
+  cuda_check(cudaMemcpyAsync(bodies.data(), body, count * sizeof(uint32_t), cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (boundary bodies)");
+  cuda_check(cudaMemcpyAsync(bodies_sorted.data(), sorted_body.data(), count * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (boundary bodies)");
+  cuda_check(cudaMemcpyAsync(order_device.data(), order.data(), count * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                             stream_),
+             "cudaMemcpy (boundary order)");
+  cuda_check(cudaMemcpyAsync(local_device.data(), locals.data(), count * sizeof(Vec3), cudaMemcpyHostToDevice,
+                             stream_),
+             "cudaMemcpy (boundary samples)");
+  k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, projective,
+                                                            config_.rest_density, view, bodies_sorted.data(),
+                                                            psi.data());
   check_launch("k_boundary_psi");
+  k_to_user<<<blocks_for(count), kBlock, 0, stream_>>>(count, order_device.data(), psi.data(), psi_given.data());
+  check_launch("k_to_user");
   finish("set_boundary_particles");
   boundary_x_.swap(x);
   boundary_start_.swap(cell_start);
   boundary_psi_.swap(psi);
   boundary_n_ = count;
+  boundary_body_.swap(bodies);
+  boundary_local_.swap(local_device);
+  boundary_world_.swap(world);
+  boundary_psi_given_.swap(psi_given);
+  boundary_keys_.swap(keys);
+  boundary_keys_sorted_.swap(keys_sorted);
+  boundary_places_.swap(places);
+  boundary_order_.swap(order_device);
+  boundary_cell_count_.swap(cell_count);
+  boundary_temp_.swap(temp);
+  boundary_max_body_ = max_body;
+  boundary_moving_ = true;
+}
+
+void CudaBackend::move_boundary(const StepContext& ctx) {
+  if (boundary_max_body_ >= ctx.obstacle_count)
+    throw Error(Status::Internal, "CUDA backend: a boundary sample moves with an obstacle the step does not name");
+  const Obstacle* obstacles = obstacles_for(ctx);
+  const size_t count = boundary_n_;
+  cuda_check(cudaMemsetAsync(boundary_cell_count_.data(), 0, (cells_ + 1) * sizeof(uint32_t), stream_),
+             "cudaMemset");
+  k_boundary_place<<<blocks_for(count), kBlock, 0, stream_>>>(
+      count, grid_, obstacles, boundary_body_.data(), boundary_local_.data(), boundary_world_.data(),
+      boundary_keys_.data(), boundary_places_.data(), boundary_cell_count_.data());
+  check_launch("k_boundary_place");
+  size_t bytes = boundary_temp_.capacity();
+  // Stable, as the host's counting sort and the CPU backend's.
+  cuda_check(cub::DeviceRadixSort::SortPairs(boundary_temp_.data(), bytes, boundary_keys_.data(),
+                                             boundary_keys_sorted_.data(), boundary_places_.data(),
+                                             boundary_order_.data(), static_cast<int>(count), 0, key_bits_, stream_),
+             "cub::DeviceRadixSort::SortPairs (boundary)");
+  bytes = boundary_temp_.capacity();
+  cuda_check(cub::DeviceScan::ExclusiveSum(boundary_temp_.data(), bytes, boundary_cell_count_.data(),
+                                           boundary_start_.data(), static_cast<int>(cells_ + 1), stream_),
+             "cub::DeviceScan::ExclusiveSum (boundary)");
+  const unsigned b = blocks_for(count);
+  k_gather<<<b, kBlock, 0, stream_>>>(count, boundary_order_.data(), boundary_world_.data(), boundary_x_.data());
+  k_gather<<<b, kBlock, 0, stream_>>>(count, boundary_order_.data(), boundary_psi_given_.data(),
+                                      boundary_psi_.data());
+  check_launch("k_gather (boundary)");
 }
 
 BoundarySamples CudaBackend::boundary_samples() const {
@@ -682,8 +798,9 @@ void CudaBackend::predict(const StepContext& ctx) {
   finish("predict");
 }
 
-void CudaBackend::build_grid(const StepContext&) {
+void CudaBackend::build_grid(const StepContext& ctx) {
   use_device();
+  if (boundary_moving_) move_boundary(ctx);
   cuda_check(cudaMemsetAsync(cell_count_.data(), 0, (cells_ + 1) * sizeof(uint32_t), stream_), "cudaMemset");
   k_cell_keys<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, grid_, xp_.data(), keys_.data(), places_.data(),
                                                        cell_count_.data());

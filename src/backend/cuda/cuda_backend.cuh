@@ -41,7 +41,8 @@ class CudaBackend final : public Backend {
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
   void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;
-  void set_boundary_particles(const Vec3* positions, size_t count) override;
+  void set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
+                              size_t count) override;
 
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
@@ -105,6 +106,19 @@ class CudaBackend final : public Backend {
   DeviceBuffer<float> boundary_psi_;
   DeviceBuffer<uint8_t> boundary_near_;    // per particle: a sample within reach at the neighbour search
   size_t boundary_n_ = 0;
+  // Only when some samples move with obstacles (empty otherwise), in the order given: each sample's
+  // body, its position in its body's frame (world for static ones), its pseudo-mass; and the scratch
+  // of the per-substep sort (world positions, cell keys, CUB's radix sort and scan).
+  bool boundary_moving_ = false;
+  uint32_t boundary_max_body_ = 0;  // the largest obstacle index a sample moves with
+  DeviceBuffer<uint32_t> boundary_body_;
+  DeviceBuffer<Vec3> boundary_local_, boundary_world_;
+  DeviceBuffer<float> boundary_psi_given_;
+  DeviceBuffer<uint32_t> boundary_keys_, boundary_keys_sorted_, boundary_places_, boundary_order_;
+  DeviceBuffer<uint32_t> boundary_cell_count_;  // cells_ + 1 entries
+  DeviceBuffer<unsigned char> boundary_temp_;
+  // Places the samples that move with obstacles at the substep's end poses and sorts the set again.
+  void move_boundary(const StepContext& ctx);
   // Projective Fluids only (empty for PBF): inertial target, CG vectors,
   // diagonal, compression and displacements (max_neighbors + 1 slots each),
   // and per-block partial sums with their host copies.

@@ -4,8 +4,9 @@
 // so that fluid at a wall sees a full neighbourhood. Written once for every
 // backend; a backend keeps the samples sorted by grid cell and calls these
 // per sample (pseudo-mass) or per fluid particle (density, gradient,
-// correction). Samples never move, so only the fluid particle's position
-// carries a gradient.
+// correction). Samples are static or move rigidly with an obstacle (the
+// backend places those at each substep's pose); they carry no velocity, so
+// only the fluid particle's position carries a gradient.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,10 @@ struct BoundarySamples {
 // almost nothing anyway, since W and grad W vanish at the kernel radius).
 constexpr float kBoundaryNearReach = 1.25f;
 
+// The body of a sample that moves with no obstacle (a static sample); any
+// other body is the index of the obstacle whose frame the sample is fixed in.
+constexpr uint32_t kStaticBoundary = 0xffffffffu;
+
 // The block of cells that can hold samples within the kernel radius of p
 // (as in neighbor_scan.h, widened by the round-off of p -/+ h).
 PBF_HD void boundary_cell_block(const GridSpec& g, Vec3 p, float h, int lo[3], int hi[3]) {
@@ -56,7 +61,12 @@ PBF_HD void boundary_cell_block(const GridSpec& g, Vec3 p, float h, int lo[3], i
 // the kernel radius of sample b, b itself included. The pseudo-mass of b is
 // psi_b = rho0 / this sum: rho0 times the volume b stands for, so that a
 // densely sampled region weighs no more than a sparsely sampled one.
-PBF_HD float boundary_kernel_sum(const KernelConstants& k, const BoundarySamples& b, uint32_t index) {
+// `body` (optional, in the same cell order) restricts the sum to the samples
+// of b's own body: the static samples together, or one obstacle's. A body's
+// pseudo-masses then do not depend on where the others are, so a rigid
+// set's stay valid at every pose. Null: every sample counts.
+PBF_HD float boundary_kernel_sum(const KernelConstants& k, const BoundarySamples& b, uint32_t index,
+                                 const uint32_t* body = nullptr) {
   const Vec3 xb = b.x[index];
   int lo[3], hi[3];
   boundary_cell_block(b.grid, xb, k.h, lo, hi);
@@ -65,7 +75,8 @@ PBF_HD float boundary_kernel_sum(const KernelConstants& k, const BoundarySamples
     for (int y = lo[1]; y <= hi[1]; ++y) {
       const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
       const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s) sum += poly6(k, length_squared(xb - b.x[s]));
+      for (uint32_t s = first; s < last; ++s)
+        if (body == nullptr || body[s] == body[index]) sum += poly6(k, length_squared(xb - b.x[s]));
     }
   return sum;
 }

@@ -65,8 +65,9 @@ PBF_HD Vec3 cubic_pair_gradient(const CubicKernel& k, Vec3 r, float r2, uint32_t
 
 // Boundary samples (Akinci et al. 2012, as in solver/boundary/) with the
 // cubic spline, the kernel of this method: the pseudo-mass sum of sample
-// `index` (psi = rho0 / this sum) ...
-PBF_HD float boundary_cubic_kernel_sum(const CubicKernel& k, const BoundarySamples& b, uint32_t index) {
+// `index` (psi = rho0 / this sum; `body` as for boundary_kernel_sum()) ...
+PBF_HD float boundary_cubic_kernel_sum(const CubicKernel& k, const BoundarySamples& b, uint32_t index,
+                                       const uint32_t* body = nullptr) {
   const Vec3 xb = b.x[index];
   int lo[3], hi[3];
   boundary_cell_block(b.grid, xb, k.h, lo, hi);
@@ -75,7 +76,8 @@ PBF_HD float boundary_cubic_kernel_sum(const CubicKernel& k, const BoundarySampl
     for (int y = lo[1]; y <= hi[1]; ++y) {
       const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
       const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s) sum += cubic(k, length_squared(xb - b.x[s]));
+      for (uint32_t s = first; s < last; ++s)
+        if (body == nullptr || body[s] == body[index]) sum += cubic(k, length_squared(xb - b.x[s]));
     }
   return sum;
 }

@@ -171,6 +171,27 @@ public sealed class ObstacleTests {
   }
 
   [Test]
+  public void AnObstaclesBoundaryParticlesMoveWithItAndGoWithIt() {
+    using (Solver solver = DamBreak()) {
+      int wall = solver.AddDomainBoundaryParticles();
+      using (SignedDistanceField box = SignedDistanceField.Box(new[] { 0.1f, 0.1f, 0.1f }, 0.01f)) {
+        int index = solver.AddObstacle(box, null, new[] { 0.5f, 0.5f, 0.5f });
+        int samples = solver.AddObstacleBoundaryParticles(index);
+        Expect.True(samples > 20, samples + " samples of the box's surface");
+        Expect.Equal(wall + samples, solver.BoundaryParticleCount, "count with the box's");
+        solver.FillBox(new[] { 0f, 0f, 0f }, new[] { 0.3f, 0.3f, 0.3f });
+        solver.SetObstaclePose(index, null, new[] { 0.6f, 0.5f, 0.5f });
+        solver.Step(1f / 60f, 2);
+        Expect.Status(Status.InvalidArgument, "pbf_solver_add_obstacle_boundary_particles",
+                      () => solver.AddObstacleBoundaryParticles(index + 1));
+        Expect.Throws<ArgumentOutOfRangeException>(() => solver.AddObstacleBoundaryParticles(-1), "a negative index");
+        solver.ClearObstacles();
+        Expect.Equal(wall, solver.BoundaryParticleCount, "the walls' after clearing the obstacles");
+      }
+    }
+  }
+
+  [Test]
   public void AProjectiveSolverTakesBoundaryParticles() {
     using (Solver solver = DamBreak(Method.Projective)) {
       int walls = solver.AddDomainBoundaryParticles();

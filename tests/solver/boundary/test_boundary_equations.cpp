@@ -4,6 +4,7 @@
 // direct double-precision evaluation and finite differences.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "solver/boundary/boundary_equations.h"
 #include "solver/boundary/boundary_sampling.h"
 #include "solver/pbf/pbf_equations.h"
+#include "solver/solver.h"
 
 namespace {
 
@@ -67,7 +69,7 @@ TEST(BoundaryPseudoMass, EachSampleGetsRestDensityOverItsOwnKernelSum) {
   std::uniform_real_distribution<float> u(-0.3f, 0.3f);
   std::vector<Vec3> samples(400);
   for (Vec3& s : samples) s = Vec3{u(rng), u(rng), u(rng)};
-  backend.set_boundary_particles(samples.data(), samples.size());
+  backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size());
   const BoundarySamples b = backend.boundary_samples();
   ASSERT_EQ(b.count, samples.size());
   const std::vector<Vec3> sorted = positions_of(b);
@@ -81,13 +83,108 @@ TEST(BoundaryPseudoMass, EachSampleGetsRestDensityOverItsOwnKernelSum) {
 TEST(BoundaryPseudoMass, ClearingTheSamplesLeavesNone) {
   CpuBackend backend(make_config());
   const Vec3 one{0.0f, 0.0f, 0.0f};
-  backend.set_boundary_particles(&one, 1);
+  backend.set_boundary_particles(&one, nullptr, nullptr, 1);
   EXPECT_EQ(backend.boundary_samples().count, 1u);
   // A lone sample: psi = rho0 / W(0).
   EXPECT_NEAR(backend.boundary_samples().psi[0], 1000.0 / poly6(kRadius, 0.0), 1e-3);
-  backend.set_boundary_particles(nullptr, 0);
+  backend.set_boundary_particles(nullptr, nullptr, nullptr, 0);
   EXPECT_EQ(backend.boundary_samples().count, 0u);
   EXPECT_EQ(pbf::boundary_density(KernelConstants::make(kRadius), backend.boundary_samples(), one), 0.0f);
+}
+
+// The pseudo-mass of each sample of a view, by its position.
+float psi_at(const BoundarySamples& b, Vec3 p) {
+  for (uint32_t k = 0; k < b.count; ++k)
+    if (dist2(b.x[k], p) < 1e-12) return b.psi[k];
+  ADD_FAILURE() << "no sample at (" << p.x << ", " << p.y << ", " << p.z << ")";
+  return 0.0f;
+}
+
+TEST(BoundaryPseudoMass, EachBodyCountsOnlyItsOwnSamples) {
+  // A static layer at y = 0 and an obstacle's layer half a kernel radius
+  // above it: each keeps the pseudo-masses it has alone, so an obstacle's
+  // stay the same wherever it moves.
+  const SolverConfig config = make_config();
+  std::vector<Vec3> wall, lid;
+  for (int i = -3; i <= 3; ++i)
+    for (int k = -3; k <= 3; ++k) {
+      wall.push_back(Vec3{i * kSpacing, 0.0f, k * kSpacing});
+      lid.push_back(Vec3{i * kSpacing + 0.03f, 0.5f * kRadius, k * kSpacing});
+    }
+  CpuBackend alone(config);
+  alone.set_boundary_particles(wall.data(), nullptr, nullptr, wall.size());
+  const std::vector<float> wall_psi(alone.boundary_samples().psi, alone.boundary_samples().psi + wall.size());
+  std::vector<Vec3> wall_sorted = positions_of(alone.boundary_samples());
+  alone.set_boundary_particles(lid.data(), nullptr, nullptr, lid.size());
+  std::vector<float> lid_psi;
+  for (const Vec3& p : lid) lid_psi.push_back(psi_at(alone.boundary_samples(), p));
+
+  std::vector<Vec3> both = wall;
+  both.insert(both.end(), lid.begin(), lid.end());
+  std::vector<uint32_t> body(wall.size(), pbf::kStaticBoundary);
+  body.resize(both.size(), 0u);  // the lid moves with obstacle 0, here where it is (local = world)
+  CpuBackend backend(config);
+  backend.set_boundary_particles(both.data(), body.data(), both.data(), both.size());
+  const BoundarySamples b = backend.boundary_samples();
+  ASSERT_EQ(b.count, both.size());
+  for (size_t k = 0; k < wall.size(); ++k)
+    EXPECT_FLOAT_EQ(psi_at(b, wall_sorted[k]), wall_psi[k]) << "wall sample " << k;
+  for (size_t k = 0; k < lid.size(); ++k) EXPECT_FLOAT_EQ(psi_at(b, lid[k]), lid_psi[k]) << "lid sample " << k;
+}
+
+TEST(BoundaryMoving, SamplesAttachedToAnObstacleFollowItsPose) {
+  // An obstacle (a small box field) with samples in its own frame, moved and
+  // turned by one step: afterwards the backend holds every sample at
+  // pose * local (float round-off: 1e-5 m), and the static ones where they were.
+  SolverConfig config = make_config();
+  config.backend = pbf::BackendKind::Cpu;
+  pbf::Solver solver(pbf::resolve_config(config));
+  std::vector<float> values(4 * 4 * 4);
+  for (int z = 0; z < 4; ++z)
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 4; ++x)
+        values[x + 4 * (y + 4 * z)] =
+            std::max({std::fabs(x - 1.5f), std::fabs(y - 1.5f), std::fabs(z - 1.5f)}) * 0.05f - 0.05f;
+  const pbf::SdfGridView field{values.data(), 4, 4, 4, Vec3{-0.075f, -0.075f, -0.075f}, 0.05f};
+  const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+  const uint32_t index = solver.add_obstacle(field, identity, Vec3{-0.5f, -0.5f, -0.5f});
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-0.05f, 0.05f);
+  std::vector<Vec3> local(60);
+  for (Vec3& p : local) p = Vec3{u(rng), u(rng), u(rng)};
+  const float fixed[3] = {0.8f, -0.9f, 0.8f};
+  solver.add_boundary_particles(fixed, 1);
+  solver.add_obstacle_boundary_particles(index, local.data(), local.size());
+  EXPECT_EQ(solver.boundary_particle_count(), local.size() + 1);
+  const float far[3] = {0.8f, 0.8f, 0.8f};  // one fluid particle, far from both, so that the step runs
+  solver.add_particles(far, nullptr, 1);
+
+  const float half = 0.5f * 0.6f;  // a turn of 0.6 rad about z
+  const float turn[4] = {0.0f, 0.0f, std::sin(half), std::cos(half)};
+  const Vec3 to{0.2f, -0.1f, 0.3f};
+  solver.set_obstacle_pose(index, turn, to);
+  solver.step(1.0f / 60.0f, 3);
+  const auto& backend = static_cast<const CpuBackend&>(solver.backend());
+  const BoundarySamples b = backend.boundary_samples();
+  ASSERT_EQ(b.count, local.size() + 1);
+  const pbf::RigidTransform pose = pbf::rigid_transform(turn, to);
+  auto nearest = [&](Vec3 p) {
+    double best = 1e30;
+    for (uint32_t k = 0; k < b.count; ++k) best = std::min(best, dist2(b.x[k], p));
+    return std::sqrt(best);
+  };
+  for (size_t k = 0; k < local.size(); ++k)
+    EXPECT_LT(nearest(pbf::to_world(pose, local[k])), 1e-5) << "sample " << k;
+  EXPECT_LT(nearest(Vec3{fixed[0], fixed[1], fixed[2]}), 1e-7) << "the static sample";
+  // And still in cell order of the grid, as the density stages expect.
+  for (uint32_t k = 0; k + 1 < b.count; ++k)
+    EXPECT_LE(b.grid.cell_index(b.x[k]), b.grid.cell_index(b.x[k + 1])) << "place " << k;
+
+  // Clearing the obstacles takes their samples along; the static one stays.
+  solver.clear_obstacles();
+  EXPECT_EQ(solver.boundary_particle_count(), 1u);
+  EXPECT_EQ(static_cast<const CpuBackend&>(solver.backend()).boundary_samples().count, 1u);
+  EXPECT_THROW(solver.add_obstacle_boundary_particles(0, local.data(), 1), pbf::Error);
 }
 
 TEST(BoundaryWalls, FluidRestingOnTheFloorHasRestDensity) {
@@ -97,7 +194,7 @@ TEST(BoundaryWalls, FluidRestingOnTheFloorHasRestDensity) {
   const SolverConfig config = make_config();
   CpuBackend backend(config);
   const std::vector<Vec3> walls = pbf::sample_domain_walls(config, size_t(1) << 26);
-  backend.set_boundary_particles(walls.data(), walls.size());
+  backend.set_boundary_particles(walls.data(), nullptr, nullptr, walls.size());
   const BoundarySamples b = backend.boundary_samples();
   const KernelConstants k = KernelConstants::make(kRadius);
   const double mass = pbf::particle_mass(config);
@@ -157,7 +254,7 @@ TEST(BoundaryWalls, SamplesCoverEveryWallOnceAtAboutTheSpacing) {
 TEST(BoundaryNear, OnlyParticlesWithinReachOfASampleAreMarkedAndUnmarkedOnesSkipTheScan) {
   CpuBackend backend(make_config());
   const Vec3 sample{0.0f, 0.0f, 0.0f};
-  backend.set_boundary_particles(&sample, 1);
+  backend.set_boundary_particles(&sample, nullptr, nullptr, 1);
   BoundarySamples b = backend.boundary_samples();
   const float reach = pbf::kBoundaryNearReach * kRadius;
   EXPECT_TRUE(pbf::boundary_within(b, Vec3{0.99f * reach, 0.0f, 0.0f}, reach));
@@ -186,7 +283,7 @@ struct Cloud {
     std::uniform_real_distribution<float> u(-0.25f, 0.25f);
     std::vector<Vec3> samples(300);
     for (Vec3& s : samples) s = Vec3{u(rng), u(rng) - 0.15f, u(rng)};
-    backend.set_boundary_particles(samples.data(), samples.size());
+    backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size());
     b = backend.boundary_samples();
     b.near = nullptr;  // the fluid particles here are the test's own: every one scans
   }

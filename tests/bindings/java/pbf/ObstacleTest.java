@@ -178,6 +178,27 @@ class ObstacleTest {
   }
 
   @Test
+  void anObstaclesBoundaryParticlesMoveWithItAndGoWithIt() {
+    try (Solver solver = damBreak(Method.PBF)) {
+      int wall = solver.addDomainBoundaryParticles();
+      try (SignedDistanceField box = SignedDistanceField.box(new float[] {0.1f, 0.1f, 0.1f}, 0.01f)) {
+        int index = solver.addObstacle(box, null, new float[] {0.5f, 0.5f, 0.5f});
+        int samples = solver.addObstacleBoundaryParticles(index);
+        assertTrue(samples > 20, samples + " samples of the box's surface");
+        assertEquals(wall + samples, solver.getBoundaryParticleCount());
+        solver.fillBox(new float[] {0, 0, 0}, new float[] {0.3f, 0.3f, 0.3f});
+        solver.setObstaclePose(index, null, new float[] {0.6f, 0.5f, 0.5f});
+        solver.step(1 / 60f, 2);
+        refused(Status.INVALID_ARGUMENT, "pbf_solver_add_obstacle_boundary_particles",
+            () -> solver.addObstacleBoundaryParticles(index + 1));
+        assertThrows(IllegalArgumentException.class, () -> solver.addObstacleBoundaryParticles(-1));
+        solver.clearObstacles();
+        assertEquals(wall, solver.getBoundaryParticleCount());
+      }
+    }
+  }
+
+  @Test
   void aProjectiveSolverTakesBoundaryParticles() {
     try (Solver solver = damBreak(Method.PROJECTIVE)) {
       int walls = solver.addDomainBoundaryParticles();
