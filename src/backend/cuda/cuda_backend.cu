@@ -147,6 +147,7 @@ __global__ void k_boundary_psi(size_t n, KernelConstants kernel, CubicKernel cub
   const uint32_t index = static_cast<uint32_t>(b);
   psi[b] = rho0 / (projective ? boundary_cubic_kernel_sum(cubic_kernel, boundary, index, body)
                               : boundary_kernel_sum(kernel, boundary, index, body));
+}
 
 // Sample k at its body's end pose of the substep (static ones where they are), with its cell key.
 __global__ void k_boundary_place(size_t n, GridSpec grid, const Obstacle* obstacles, const uint32_t* body,
