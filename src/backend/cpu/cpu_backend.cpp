@@ -252,7 +252,7 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 256), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t b = r.begin(); b < r.end(); ++b) {
         const uint32_t index = static_cast<uint32_t>(b);
-        psi[b] = rho0 / (projective ? boundary_cubic_kernel_sum(cubic_kernel, view, index, same_body)
+        psi[b] = rho0 / (projective ? boundary_kernel_sum(cubic_kernel, view, index, same_body)
                                     : boundary_kernel_sum(kernel, view, index, same_body));
       }
     });

@@ -145,7 +145,7 @@ __global__ void k_boundary_psi(size_t n, KernelConstants kernel, CubicKernel cub
   const size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (b >= n) return;
   const uint32_t index = static_cast<uint32_t>(b);
-  psi[b] = rho0 / (projective ? boundary_cubic_kernel_sum(cubic_kernel, boundary, index, body)
+  psi[b] = rho0 / (projective ? boundary_kernel_sum(cubic_kernel, boundary, index, body)
                               : boundary_kernel_sum(kernel, boundary, index, body));
 }
 

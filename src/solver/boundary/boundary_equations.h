@@ -57,6 +57,25 @@ PBF_HD void boundary_cell_block(const GridSpec& g, Vec3 p, float h, int lo[3], i
   }
 }
 
+// The density kernel of a method as the sums below use it: W from r^2, and
+// grad W(r) = gradient_scale(r^2) r. PBF: Poly6 with the Spiky gradient, as
+// for its fluid pairs; Projective Fluids: the cubic spline.
+struct Poly6Spiky {
+  KernelConstants k;
+  PBF_HD float radius() const { return k.h; }
+  PBF_HD float h2() const { return k.h2; }
+  PBF_HD float w(float r2) const { return poly6(k, r2); }
+  PBF_HD float gradient_scale(float r2) const { return spiky_gradient_scale(k, r2); }
+};
+
+struct CubicSpline {
+  CubicKernel k;
+  PBF_HD float radius() const { return k.h; }
+  PBF_HD float h2() const { return k.h2; }
+  PBF_HD float w(float r2) const { return cubic(k, r2); }
+  PBF_HD float gradient_scale(float r2) const { return cubic_gradient_scale(k, r2); }
+};
+
 // Akinci eq. 4-5 without rho0: sum_k W(x_b - x_k) over the samples k within
 // the kernel radius of sample b, b itself included. The pseudo-mass of b is
 // psi_b = rho0 / this sum: rho0 times the volume b stands for, so that a
@@ -65,33 +84,45 @@ PBF_HD void boundary_cell_block(const GridSpec& g, Vec3 p, float h, int lo[3], i
 // of b's own body: the static samples together, or one obstacle's. A body's
 // pseudo-masses then do not depend on where the others are, so a rigid
 // set's stay valid at every pose. Null: every sample counts.
-PBF_HD float boundary_kernel_sum(const KernelConstants& k, const BoundarySamples& b, uint32_t index,
-                                 const uint32_t* body = nullptr) {
+template <class Kernel>
+PBF_HD float boundary_kernel_sum_with(const Kernel& k, const BoundarySamples& b, uint32_t index,
+                                      const uint32_t* body) {
   const Vec3 xb = b.x[index];
   int lo[3], hi[3];
-  boundary_cell_block(b.grid, xb, k.h, lo, hi);
+  boundary_cell_block(b.grid, xb, k.radius(), lo, hi);
   float sum = 0.0f;
   for (int z = lo[2]; z <= hi[2]; ++z)
     for (int y = lo[1]; y <= hi[1]; ++y) {
       const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
       const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
       for (uint32_t s = first; s < last; ++s)
-        if (body == nullptr || body[s] == body[index]) sum += poly6(k, length_squared(xb - b.x[s]));
+        if (body == nullptr || body[s] == body[index]) sum += k.w(length_squared(xb - b.x[s]));
     }
   return sum;
 }
 
+PBF_HD float boundary_kernel_sum(const KernelConstants& k, const BoundarySamples& b, uint32_t index,
+                                 const uint32_t* body = nullptr) {
+  return boundary_kernel_sum_with(Poly6Spiky{k}, b, index, body);
+}
+
+PBF_HD float boundary_kernel_sum(const CubicKernel& k, const BoundarySamples& b, uint32_t index,
+                                 const uint32_t* body = nullptr) {
+  return boundary_kernel_sum_with(CubicSpline{k}, b, index, body);
+}
+
 // What the samples add at a fluid particle at p: the density
 // sum_b psi_b W(p - x_b) [kg/m^3] (Akinci eq. 6) and the gradient of that sum
-// with respect to p, sum_b psi_b grad W(p - x_b) [kg/m^4], with the Spiky
-// gradient as for fluid pairs.
-PBF_HD void boundary_density_gradient(const KernelConstants& k, const BoundarySamples& b, Vec3 p, float& rho,
-                                      Vec3& grad) {
+// with respect to p, sum_b psi_b grad W(p - x_b) [kg/m^4]. Samples do not
+// move, so only p carries a gradient.
+template <class Kernel>
+PBF_HD void boundary_density_gradient_with(const Kernel& k, const BoundarySamples& b, Vec3 p, float& rho,
+                                           Vec3& grad) {
   rho = 0.0f;
   grad = Vec3{0.0f, 0.0f, 0.0f};
   if (b.count == 0) return;
   int lo[3], hi[3];
-  boundary_cell_block(b.grid, p, k.h, lo, hi);
+  boundary_cell_block(b.grid, p, k.radius(), lo, hi);
   for (int z = lo[2]; z <= hi[2]; ++z)
     for (int y = lo[1]; y <= hi[1]; ++y) {
       const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
@@ -99,11 +130,21 @@ PBF_HD void boundary_density_gradient(const KernelConstants& k, const BoundarySa
       for (uint32_t s = first; s < last; ++s) {
         const Vec3 r = p - b.x[s];
         const float r2 = length_squared(r);
-        if (r2 >= k.h2) continue;
-        rho += b.psi[s] * poly6(k, r2);
-        grad += r * (b.psi[s] * spiky_gradient_scale(k, r2));
+        if (r2 >= k.h2()) continue;
+        rho += b.psi[s] * k.w(r2);
+        grad += r * (b.psi[s] * k.gradient_scale(r2));
       }
     }
+}
+
+PBF_HD void boundary_density_gradient(const KernelConstants& k, const BoundarySamples& b, Vec3 p, float& rho,
+                                      Vec3& grad) {
+  boundary_density_gradient_with(Poly6Spiky{k}, b, p, rho, grad);
+}
+
+PBF_HD void boundary_density_gradient(const CubicKernel& k, const BoundarySamples& b, Vec3 p, float& rho,
+                                      Vec3& grad) {
+  boundary_density_gradient_with(CubicSpline{k}, b, p, rho, grad);
 }
 
 // Whether a sample lies within `radius` of p: the mark of `near`.

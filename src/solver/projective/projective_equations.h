@@ -63,48 +63,6 @@ PBF_HD Vec3 cubic_pair_gradient(const CubicKernel& k, Vec3 r, float r2, uint32_t
   return u * ((2.0f * k.sigma * k.inv_h) / len);
 }
 
-// Boundary samples (Akinci et al. 2012, as in solver/boundary/) with the
-// cubic spline, the kernel of this method: the pseudo-mass sum of sample
-// `index` (psi = rho0 / this sum; `body` as for boundary_kernel_sum()) ...
-PBF_HD float boundary_cubic_kernel_sum(const CubicKernel& k, const BoundarySamples& b, uint32_t index,
-                                       const uint32_t* body = nullptr) {
-  const Vec3 xb = b.x[index];
-  int lo[3], hi[3];
-  boundary_cell_block(b.grid, xb, k.h, lo, hi);
-  float sum = 0.0f;
-  for (int z = lo[2]; z <= hi[2]; ++z)
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
-      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s)
-        if (body == nullptr || body[s] == body[index]) sum += cubic(k, length_squared(xb - b.x[s]));
-    }
-  return sum;
-}
-
-// ... and what the samples add at a fluid particle at p: the density
-// sum_b psi_b W(p - x_b) [kg/m^3] and its gradient with respect to p
-// [kg/m^4]. Samples do not move, so only p carries a gradient.
-PBF_HD void boundary_cubic_density_gradient(const CubicKernel& k, const BoundarySamples& b, Vec3 p, float& rho,
-                                            Vec3& grad) {
-  rho = 0.0f;
-  grad = Vec3{0.0f, 0.0f, 0.0f};
-  int lo[3], hi[3];
-  boundary_cell_block(b.grid, p, k.h, lo, hi);
-  for (int z = lo[2]; z <= hi[2]; ++z)
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
-      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s) {
-        const Vec3 r = p - b.x[s];
-        const float r2 = length_squared(r);
-        if (r2 >= k.h2) continue;
-        rho += b.psi[s] * cubic(k, r2);
-        grad += r * (b.psi[s] * cubic_gradient_scale(k, r2));
-      }
-    }
-}
-
 // SPH density with the cubic spline (eq. 7), self term and boundary samples included.
 PBF_HD float cubic_density(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
                            const BoundarySamples& boundary, const Vec3* x) {
@@ -115,7 +73,7 @@ PBF_HD float cubic_density(const ProjectiveConstants& c, uint32_t i, const Neigh
   float rho_b = 0.0f;
   if (boundary_scan(boundary, i)) {
     Vec3 unused;
-    boundary_cubic_density_gradient(c.kernel, boundary, xi, rho_b, unused);
+    boundary_density_gradient(c.kernel, boundary, xi, rho_b, unused);
   }
   return c.mass * sum + rho_b;
 }
@@ -193,7 +151,7 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
     if (scan) {
       float rho_b;
       Vec3 grad_b;
-      boundary_cubic_density_gradient(c.kernel, boundary, pi, rho_b, grad_b);
+      boundary_density_gradient(c.kernel, boundary, pi, rho_b, grad_b);
       constraint += rho_b * inv_rho0;
       grad_i = grad_b * inv_rho0;
     }
