@@ -35,6 +35,9 @@ namespace pbf::capi {
 // is refused while an asynchronous step has not been collected.
 void require_idle(const pbf_solver* solver);
 
+// `index` names one of the solver's obstacles.
+void require_obstacle_index(const pbf_solver* solver, uint32_t index);
+
 // Calls that change particles are refused while a field is lent out.
 void require_unmapped(const pbf_solver* solver);
 

@@ -21,6 +21,13 @@ void require_idle(const pbf_solver* solver) {
     reject(PBF_ERROR_BUSY, "solver is running an asynchronous step; call pbf_solver_wait() first");
 }
 
+void require_obstacle_index(const pbf_solver* solver, uint32_t index) {
+  const uint32_t count = solver->impl.obstacle_count();
+  if (index >= count)
+    reject(PBF_ERROR_INVALID_ARGUMENT,
+           "index " + describe(index) + " names no obstacle; the solver holds " + describe(count));
+}
+
 void require_unmapped(const pbf_solver* solver) {
   static const char* const names[3] = {"positions", "velocities", "densities"};
   for (int f = 0; f < 3; ++f)
@@ -592,10 +599,7 @@ pbf_status pbf_solver_set_obstacle_pose(pbf_solver* solver, uint32_t index, cons
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
-    const uint32_t count = solver->impl.obstacle_count();
-    if (index >= count)
-      reject(PBF_ERROR_INVALID_ARGUMENT,
-             "index " + describe(index) + " names no obstacle; the solver holds " + describe(count));
+    require_obstacle_index(solver, index);
     float q[4];
     Vec3 t;
     solver->impl.obstacle_target(index, q, t);

@@ -277,10 +277,7 @@ pbf_status pbf_solver_add_obstacle_boundary_particles(pbf_solver* solver, uint32
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
     require_idle(solver);
-    const uint32_t count = solver->impl.obstacle_count();
-    if (index >= count)
-      reject(PBF_ERROR_INVALID_ARGUMENT,
-             "index " + describe(index) + " names no obstacle; the solver holds " + describe(count));
+    require_obstacle_index(solver, index);
     const SolverConfig& config = solver->impl.config();
     // In the obstacle's own frame, set back as the domain walls' samples are; all of them, since the
     // obstacle may move anywhere in the domain.
