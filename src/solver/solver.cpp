@@ -304,6 +304,17 @@ void Solver::pose_obstacles(float s0, float s1) {
   }
 }
 
+void Solver::finish_step(StepStats& s, std::chrono::steady_clock::time_point start) {
+  // The obstacles have arrived where the user placed them (with or without particles to move).
+  for (ObstacleRecord& o : obstacles_) {
+    std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
+    o.translation = o.target_translation;
+  }
+  backend_->measure(s);
+  s.time_total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stats_ = s;
+}
+
 void Solver::step(float dt, uint32_t substeps) {
   if (config_.method == Method::Projective) {
     step_projective(dt, substeps);
@@ -327,14 +338,7 @@ void Solver::step(float dt, uint32_t substeps) {
       pbf_substep(*backend_, ctx, params_.iterations, s);
     }
   }
-  // The obstacles have arrived where the user placed them (with or without particles to move).
-  for (ObstacleRecord& o : obstacles_) {
-    std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
-    o.translation = o.target_translation;
-  }
-  backend_->measure(s);
-  s.time_total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  stats_ = s;
+  finish_step(s, start);
 }
 
 // Projective Fluids: each of the `substeps` intervals is one implicit Euler
@@ -388,13 +392,7 @@ void Solver::step_projective(float dt, uint32_t substeps) {
     }
   }
   s.substeps = size() > 0 ? steps : substeps;
-  for (ObstacleRecord& o : obstacles_) {
-    std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
-    o.translation = o.target_translation;
-  }
-  backend_->measure(s);
-  s.time_total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  stats_ = s;
+  finish_step(s, start);
 }
 
 Checkpoint Solver::checkpoint() const {

@@ -3,6 +3,7 @@
 // exactly this class; it has already checked every argument it passes in.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -122,6 +123,9 @@ class Solver {
   void replace_boundary(std::vector<Vec3>&& samples, std::vector<uint32_t>&& bodies);
   void require_boundary_room(size_t n) const;
   void step_projective(float dt, uint32_t substeps);
+  // The end of either method's step: obstacles at their targets, the
+  // statistics measured and timed from `start`, kept as the last step's.
+  void finish_step(StepStats& s, std::chrono::steady_clock::time_point start);
   std::unique_ptr<Backend> backend_;
   StepStats stats_;
 };

@@ -15,14 +15,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "bench_scenes.h"
+
 namespace {
 
-void check(pbf_status status) {
-  if (status != PBF_OK) {
-    std::fprintf(stderr, "bench_methods: %s\n", pbf_last_error());
-    std::exit(1);
-  }
-}
+void check(pbf_status status) { pbf_bench::check(status, "bench_methods"); }
 
 void BM_DamBreakMethod(benchmark::State& state) {
   const auto method = static_cast<pbf_method>(state.range(0));
@@ -33,14 +30,8 @@ void BM_DamBreakMethod(benchmark::State& state) {
   double wall = 0.0, error_sum = 0.0, error_max = 0.0, steps = 0.0;
   for (auto _ : state) {
     state.PauseTiming();
-    pbf_solver_desc desc = pbf_solver_desc_default();
-    desc.backend = PBF_BACKEND_CPU;
+    pbf_solver_desc desc = pbf_bench::dam_break_desc(PBF_BACKEND_CPU, side, spacing);
     desc.method = method;
-    desc.particle_spacing = spacing;
-    desc.domain_max[0] = 4.0f * block;
-    desc.domain_max[1] = 3.0f * block;
-    desc.domain_max[2] = 1.5f * block;
-    desc.max_particles = side * side * side;
     pbf_solver* solver = nullptr;
     check(pbf_solver_create(&desc, &solver));
     const float lo[3] = {0, 0, 0}, hi[3] = {block, block, block};

@@ -18,14 +18,11 @@
 #include <array>
 #include <vector>
 
+#include "bench_scenes.h"
+
 namespace {
 
-void check(pbf_status status) {
-  if (status != PBF_OK) {
-    std::fprintf(stderr, "bench_obstacles: %s\n", pbf_last_error());
-    std::exit(1);
-  }
-}
+void check(pbf_status status) { pbf_bench::check(status, "bench_obstacles"); }
 
 void BM_DamBreakWithObstacles(benchmark::State& state) {
   const int obstacles = static_cast<int>(state.range(0));
@@ -33,13 +30,7 @@ void BM_DamBreakWithObstacles(benchmark::State& state) {
   const int samples = static_cast<int>(state.range(2));
   const int side = 39;
   const float spacing = 0.025f, block = side * spacing;
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.particle_spacing = spacing;
-  desc.domain_max[0] = 4.0f * block;
-  desc.domain_max[1] = 3.0f * block;
-  desc.domain_max[2] = 1.5f * block;
-  desc.max_particles = side * side * side;
+  const pbf_solver_desc desc = pbf_bench::dam_break_desc(PBF_BACKEND_CPU, side, spacing);
   pbf_solver* solver = nullptr;
   check(pbf_solver_create(&desc, &solver));
   const float lo[3] = {0, 0, 0}, hi[3] = {block, block, block};

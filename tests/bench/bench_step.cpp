@@ -14,14 +14,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "bench_scenes.h"
+
 namespace {
 
-void check(pbf_status status) {
-  if (status != PBF_OK) {
-    std::fprintf(stderr, "bench_step: %s\n", pbf_last_error());
-    std::exit(1);
-  }
-}
+void check(pbf_status status) { pbf_bench::check(status, "bench_step"); }
 
 // A cube of water of `particles` (rounded to a cube number) at 2.5 cm
 // spacing in the corner of a box 4 x 3 x 1.5 times the cube's side.
@@ -29,8 +26,7 @@ void dam_break_step(benchmark::State& state, bool walls) {
   const int side = static_cast<int>(std::lround(std::cbrt(static_cast<double>(state.range(0)))));
   const float spacing = 0.025f;
   const float block = side * spacing;
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = static_cast<pbf_backend>(state.range(1));
+  const pbf_solver_desc desc = pbf_bench::dam_break_desc(static_cast<pbf_backend>(state.range(1)), side, spacing);
   int available = 0;
   check(pbf_backend_available(desc.backend, &available));
   if (!available) {
@@ -39,11 +35,6 @@ void dam_break_step(benchmark::State& state, bool walls) {
     }
     return;
   }
-  desc.particle_spacing = spacing;
-  desc.domain_max[0] = 4.0f * block;
-  desc.domain_max[1] = 3.0f * block;
-  desc.domain_max[2] = 1.5f * block;
-  desc.max_particles = static_cast<uint32_t>(side) * side * side;
   pbf_solver* solver = nullptr;
   check(pbf_solver_create(&desc, &solver));
   size_t boundary = 0;

@@ -11,18 +11,43 @@ namespace {
 constexpr float kSpacing = 0.025f;
 constexpr float kTop = 0.1f;  // the box's top face [m]
 
+// A tank `width` x `height` x `width` [m] with its walls sampled.
+SolverPtr sampled_tank(float width, float height) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.particle_spacing = kSpacing;
+  desc.domain_max[0] = width;
+  desc.domain_max[1] = height;
+  desc.domain_max[2] = width;
+  SolverPtr s = make_solver(desc);
+  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
+  return s;
+}
+
+// Mean density [kg/m^3] of the particles within a spacing above `top`;
+// every particle must be above it (none inside the solid). Sets *count to
+// how many were in the layer.
+double density_above(pbf_solver* s, float top, size_t* count) {
+  const std::vector<float> x = positions_of(s);
+  std::vector<float> rho(x.size() / 3);
+  EXPECT_EQ(pbf_solver_get_densities(s, rho.data(), rho.size()), PBF_OK);
+  double sum = 0.0;
+  *count = 0;
+  for (size_t i = 0; i < rho.size(); ++i) {
+    EXPECT_GE(x[3 * i + 1], top) << "particle " << i << " inside the box";
+    if (x[3 * i + 1] < top + kSpacing) {
+      sum += rho[i];
+      ++*count;
+    }
+  }
+  return *count ? sum / double(*count) : 0.0;
+}
+
 // Mean density [kg/m^3] of the particles within a spacing of the box's top
 // after 20 x 12 x 20 particles settle on it for 2 s, with the box's surface
 // sampled or not (the domain's walls are sampled in both cases).
 double layer_density(bool box_samples) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.particle_spacing = kSpacing;
-  desc.domain_max[0] = 0.5f;
-  desc.domain_max[1] = 0.6f;
-  desc.domain_max[2] = 0.5f;
-  SolverPtr s = make_solver(desc);
-  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
+  SolverPtr s = sampled_tank(0.5f, 0.6f);
   // A box wider than the domain, its top face at y = kTop.
   pbf_sdf* box = nullptr;
   const float half[3] = {0.35f, 0.05f, 0.35f}, at[3] = {0.25f, kTop - 0.05f, 0.25f};
@@ -35,23 +60,12 @@ double layer_density(bool box_samples) {
   }
   pbf_sdf_destroy(box);
   const float lo[3] = {0.0f, kTop, 0.0f}, hi[3] = {0.5f, kTop + 0.3f, 0.5f};
-  size_t n = 0;
-  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, &n), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
   for (int frame = 0; frame < 120; ++frame) EXPECT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, 4), PBF_OK);
-  const std::vector<float> x = positions_of(s.get());
-  std::vector<float> rho(n);
-  EXPECT_EQ(pbf_solver_get_densities(s.get(), rho.data(), rho.size()), PBF_OK);
-  double sum = 0.0;
   size_t count = 0;
-  for (size_t i = 0; i < n; ++i) {
-    EXPECT_GE(x[3 * i + 1], kTop) << "particle " << i << " inside the box";
-    if (x[3 * i + 1] < kTop + kSpacing) {
-      sum += rho[i];
-      ++count;
-    }
-  }
+  const double density = density_above(s.get(), kTop, &count);
   EXPECT_GT(count, 300u);
-  return count ? sum / double(count) : 0.0;
+  return density;
 }
 
 TEST(ObstacleBoundaryParticles, WaterRestingOnASampledSolidIsAtRestDensity) {
@@ -70,14 +84,7 @@ constexpr float kRise = 0.05f;  // how far the moving floor rises in 2 s [m]
 // and its samples attached to it or absent. The layer is measured over the
 // top where it ends, while it still moves.
 double rising_layer_density(bool box_samples) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.particle_spacing = kSpacing;
-  desc.domain_max[0] = 0.3f;
-  desc.domain_max[1] = 0.5f;
-  desc.domain_max[2] = 0.3f;
-  SolverPtr s = make_solver(desc);
-  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
+  SolverPtr s = sampled_tank(0.3f, 0.5f);
   pbf_sdf* box = nullptr;
   const float half[3] = {0.25f, 0.05f, 0.25f};
   float at[3] = {0.15f, kTop - 0.05f, 0.15f};
@@ -91,29 +98,17 @@ double rising_layer_density(bool box_samples) {
     EXPECT_GT(added, 400u) << "the top face alone holds 20 x 20 samples";
   }
   const float lo[3] = {0.0f, kTop, 0.0f}, hi[3] = {0.3f, kTop + 0.2f, 0.3f};
-  size_t n = 0;
-  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, &n), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
   constexpr int kFrames = 120;
   for (int frame = 0; frame < kFrames; ++frame) {
     at[1] = kTop - 0.05f + kRise * float(frame + 1) / float(kFrames);
     EXPECT_EQ(pbf_solver_set_obstacle_pose(s.get(), index, nullptr, at), PBF_OK) << pbf_last_error();
     EXPECT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, 3), PBF_OK);
   }
-  const float top = kTop + kRise;
-  const std::vector<float> x = positions_of(s.get());
-  std::vector<float> rho(n);
-  EXPECT_EQ(pbf_solver_get_densities(s.get(), rho.data(), rho.size()), PBF_OK);
-  double sum = 0.0;
   size_t count = 0;
-  for (size_t i = 0; i < n; ++i) {
-    EXPECT_GE(x[3 * i + 1], top) << "particle " << i << " inside the box";
-    if (x[3 * i + 1] < top + kSpacing) {
-      sum += rho[i];
-      ++count;
-    }
-  }
+  const double density = density_above(s.get(), kTop + kRise, &count);
   EXPECT_GT(count, 100u) << "the layer holds 12 x 12 particles";
-  return count ? sum / double(count) : 0.0;
+  return density;
 }
 
 TEST(ObstacleBoundaryParticles, WaterOnARisingFloorWithSamplesAttachedIsAtRestDensity) {

@@ -1,24 +1,8 @@
 #include "solver/pbf/pbf_step.h"
 
-#include <chrono>
+#include "solver/phase_timer.h"
 
 namespace pbf {
-
-namespace {
-
-class PhaseTimer {
- public:
-  explicit PhaseTimer(double& total_ms) : total_ms_(total_ms), start_(std::chrono::steady_clock::now()) {}
-  ~PhaseTimer() {
-    total_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  double& total_ms_;
-  std::chrono::steady_clock::time_point start_;
-};
-
-}  // namespace
 
 void pbf_substep(Backend& backend, const StepContext& ctx, uint32_t iterations, StepStats& timing) {
   {
