@@ -296,7 +296,9 @@ static inline pbf_params pbf_params_default(void) {
  * What the last pbf_solver_step() did. Density error is the compression
  * (rho - rho0) / rho0 counted where positive, as SPH solvers report it: a
  * free-surface particle lacks neighbours and is not "wrong" when lighter.
- * Times are wall-clock milliseconds summed over the substeps.
+ * Times are wall-clock milliseconds summed over the substeps; on CUDA, where
+ * a PBF step runs as one graph, the phase times are GPU times between events
+ * the graph records.
  */
 typedef struct pbf_stats {
   size_t struct_size;            /**< sizeof(pbf_stats); set by pbf_stats_default() */

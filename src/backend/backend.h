@@ -94,6 +94,25 @@ class Backend {
   // Density error, neighbour counts and speeds of the current state.
   virtual void measure(StepStats& stats) const = 0;
 
+  // --- recording a PBF step (solver/pbf/pbf_step.h) ---
+  // A backend may record the stages of a whole step instead of running them
+  // as they are called, and run the recording as one unit of work (CUDA: one
+  // graph launch, so that small scenes are not bound by launch latency).
+  // begin_recording() returns false when the backend runs stages as they come;
+  // when it returns true, the stages of `substeps` PBF substeps follow, substep k
+  // with ctx.obstacle_poses = poses + k * ctx.obstacle_count (the backend
+  // takes every pose here), and only enqueue their work. run_recording() then
+  // runs it, waits, and adds the time of each phase on the device to `timing`;
+  // it returns false, having run nothing, when the recording could not be
+  // made runnable, and the caller then calls the stages again one by one.
+  // abandon_recording() ends a recording that a stage failed in: nothing of
+  // it has run and the particles are as they were before it.
+  virtual bool begin_recording(const StepContext& /*ctx*/, const ObstaclePose* /*poses*/, uint32_t /*substeps*/) {
+    return false;
+  }
+  virtual bool run_recording(StepStats& /*timing*/) { return false; }
+  virtual void abandon_recording() noexcept {}
+
   // --- the stages of a Projective Fluids substep (solver/projective/) ---
   // After predict, build_grid and find_neighbors: keeps the predicted
   // positions as the inertial target s and as the first iterate.

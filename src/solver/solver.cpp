@@ -330,13 +330,15 @@ void Solver::step(float dt, uint32_t substeps) {
     ctx.planes = planes_.data();
     ctx.plane_count = static_cast<uint32_t>(planes_.size());
     ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
-    obstacle_poses_.resize(obstacles_.size());
-    ctx.obstacle_poses = obstacle_poses_.data();
+    // Every substep's poses at once, so that a backend can record the whole step.
+    const size_t count = obstacles_.size();
+    step_poses_.resize(count * substeps);
+    obstacle_poses_.resize(count);
     for (uint32_t k = 0; k < substeps; ++k) {
-      const float s0 = float(k) / float(substeps), s1 = float(k + 1) / float(substeps);
-      pose_obstacles(s0, s1);
-      pbf_substep(*backend_, ctx, params_.iterations, s);
+      pose_obstacles(float(k) / float(substeps), float(k + 1) / float(substeps));
+      std::copy(obstacle_poses_.begin(), obstacle_poses_.end(), step_poses_.begin() + k * count);
     }
+    pbf_step(*backend_, ctx, step_poses_.data(), substeps, params_.iterations, s);
   }
   finish_step(s, start);
 }

@@ -111,6 +111,7 @@ class Solver {
   };
   std::vector<ObstacleRecord> obstacles_;
   std::vector<ObstaclePose> obstacle_poses_;  // one substep's poses, reused
+  std::vector<ObstaclePose> step_poses_;      // a PBF step's poses, substep after substep, reused
   // Fills obstacle_poses_ (sized to the obstacles) with each obstacle's placement at fractions s0 and
   // s1 of the way from where it is to its target (the substep's start and end).
   void pose_obstacles(float s0, float s1);

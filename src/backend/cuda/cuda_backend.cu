@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -394,10 +396,14 @@ CudaBackend::CudaBackend(const SolverConfig& config)
   while ((size_t(1) << key_bits_) < cells_) ++key_bits_;
   use_device();
   cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  const char* graphs = std::getenv("PBF_CUDA_GRAPHS");
+  graphs_ = !(graphs && std::strcmp(graphs, "0") == 0);
   try {
     cell_count_.reserve(cells_ + 1, 0);
     cell_start_.reserve(cells_ + 1, 0);
     overflows_.reserve(1, 0);
+    cuda_check(cudaMallocHost(reinterpret_cast<void**>(&overflow_host_), sizeof(uint32_t)), "cudaMallocHost");
+    *overflow_host_ = 0;
   } catch (...) {
     cudaStreamDestroy(stream_);
     throw;
@@ -410,13 +416,18 @@ CudaBackend::~CudaBackend() {
     cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
   }
+  if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
+  for (cudaEvent_t e : phase_events_) cudaEventDestroy(e);
   for (float* p : mapped_host_)
     if (p) cudaFreeHost(p);
+  if (overflow_host_) cudaFreeHost(overflow_host_);
 }
 
 void CudaBackend::use_device() const { cuda_check(cudaSetDevice(config_.device_index), "cudaSetDevice"); }
 
-void CudaBackend::finish(const char* stage) const { cuda_check(cudaStreamSynchronize(stream_), stage); }
+void CudaBackend::finish(const char* stage) const {
+  if (!recording_) cuda_check(cudaStreamSynchronize(stream_), stage);
+}
 
 NeighborLists CudaBackend::neighbor_lists() const {
   return NeighborLists{nb_index_.data(), nb_count_.data(), stride_};
@@ -782,6 +793,14 @@ const Obstacle* CudaBackend::obstacles_for(const StepContext& ctx) {
   if (ctx.obstacle_count != obstacles_.size())
     throw Error(Status::Internal, "CUDA backend: a step names another number of obstacles than it holds");
   if (ctx.obstacle_count == 0) return nullptr;
+  if (recording_) {
+    // begin_recording() has put every substep's obstacles on the GPU; this substep's are at its offset.
+    const ptrdiff_t offset = ctx.obstacle_poses - recorded_poses_;
+    if (offset < 0 || offset % ctx.obstacle_count != 0 ||
+        static_cast<size_t>(offset) >= static_cast<size_t>(recorded_substeps_) * ctx.obstacle_count)
+      throw Error(Status::Internal, "CUDA backend: a recorded stage has poses of no recorded substep");
+    return obstacles_device_.data() + offset;
+  }
   for (uint32_t k = 0; k < ctx.obstacle_count; ++k) obstacles_[k].pose = ctx.obstacle_poses[k];
   // From pageable memory: the call returns once the data is staged, so obstacles_ may change afterwards.
   cuda_check(cudaMemcpyAsync(obstacles_device_.data(), obstacles_.data(), obstacles_.size() * sizeof(Obstacle),
@@ -792,6 +811,7 @@ const Obstacle* CudaBackend::obstacles_for(const StepContext& ctx) {
 
 void CudaBackend::predict(const StepContext& ctx) {
   use_device();
+  begin_stage(&StepStats::time_predict_ms);
   const Obstacle* obstacles = obstacles_for(ctx);
   k_predict<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), obstacles,
                                                      ctx.obstacle_count, x_.data(), v_.data(), xp_.data());
@@ -801,6 +821,7 @@ void CudaBackend::predict(const StepContext& ctx) {
 
 void CudaBackend::build_grid(const StepContext& ctx) {
   use_device();
+  begin_stage(&StepStats::time_grid_ms);
   if (boundary_moving_) move_boundary(ctx);
   cuda_check(cudaMemsetAsync(cell_count_.data(), 0, (cells_ + 1) * sizeof(uint32_t), stream_), "cudaMemset");
   k_cell_keys<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, grid_, xp_.data(), keys_.data(), places_.data(),
@@ -831,6 +852,7 @@ void CudaBackend::build_grid(const StepContext& ctx) {
 
 void CudaBackend::find_neighbors(const StepContext& ctx) {
   use_device();
+  begin_stage(&StepStats::time_neighbors_ms);
   cuda_check(cudaMemsetAsync(overflows_.data(), 0, sizeof(uint32_t), stream_), "cudaMemset");
   k_neighbors<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, grid_, cell_start_.data(), xp_.data(),
                                                        ctx.constants.kernel.h, stride_, nb_index_.data(),
@@ -842,13 +864,15 @@ void CudaBackend::find_neighbors(const StepContext& ctx) {
                                                              boundary_near_.data());
     check_launch("k_boundary_near");
   }
-  cuda_check(cudaMemcpyAsync(&overflow_count_, overflows_.data(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_),
+  cuda_check(cudaMemcpyAsync(overflow_host_, overflows_.data(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_),
              "cudaMemcpy");
   finish("find_neighbors");
+  if (!recording_) overflow_count_ = *overflow_host_;  // else run_recording() reads it
 }
 
 void CudaBackend::solve_density(const StepContext& ctx) {
   use_device();
+  begin_stage(&StepStats::time_constraints_ms);
   const unsigned b = blocks_for(n_);
   const NeighborLists nb = neighbor_lists();
   const BoundarySamples boundary = boundary_samples();
@@ -865,6 +889,7 @@ void CudaBackend::solve_density(const StepContext& ctx) {
 
 void CudaBackend::update_velocities(const StepContext& ctx) {
   use_device();
+  begin_stage(&StepStats::time_velocity_ms);
   k_update_velocity<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), neighbor_lists(),
                                                              boundary_samples(), x_.data(), xp_.data(), v_.data(),
                                                              rho_.data());
@@ -876,6 +901,7 @@ void CudaBackend::apply_vorticity_viscosity(const StepContext& ctx) {
   const PbfConstants& c = ctx.constants;
   if (c.vorticity <= 0.0f && c.xsph <= 0.0f) return;
   use_device();
+  begin_stage(&StepStats::time_vorticity_viscosity_ms);
   const unsigned b = blocks_for(n_);
   const NeighborLists nb = neighbor_lists();
   if (c.vorticity > 0.0f) {
@@ -922,6 +948,142 @@ void CudaBackend::measure(StepStats& stats) const {
   stats.avg_neighbors = static_cast<float>(m.neighbor_sum / count);
   stats.max_neighbors = m.neighbor_max;
   stats.max_speed = std::sqrt(m.speed2_max);
+}
+
+// ---------------------------------------------------------------- recorded steps
+
+bool CudaBackend::begin_recording(const StepContext& ctx, const ObstaclePose* poses, uint32_t substeps) {
+  if (!graphs_ || n_ == 0 || substeps == 0) return false;
+  use_device();
+  // A mark where each phase of each substep begins, and one at the end.
+  const size_t marks = static_cast<size_t>(substeps) * 6 + 1;
+  phase_events_.reserve(marks);
+  while (phase_events_.size() < marks) {
+    cudaEvent_t e = nullptr;
+    cuda_check(cudaEventCreate(&e), "cudaEventCreate");
+    phase_events_.push_back(e);
+  }
+  if (phase_of_mark_.size() < marks) phase_of_mark_.resize(marks);
+  // Every substep's obstacles go to the GPU ahead of the graph, in stream order.
+  if (ctx.obstacle_count != obstacles_.size())
+    throw Error(Status::Internal, "CUDA backend: a step names another number of obstacles than it holds");
+  const size_t count = obstacles_.size();
+  if (count > 0) {
+    staged_obstacles_.resize(count * substeps);
+    for (size_t k = 0; k < staged_obstacles_.size(); ++k) {
+      staged_obstacles_[k] = obstacles_[k % count];
+      staged_obstacles_[k].pose = poses[k];
+    }
+    obstacles_device_.reserve(staged_obstacles_.size(), 0);
+    // From pageable memory: the call returns once the data is staged.
+    cuda_check(cudaMemcpyAsync(obstacles_device_.data(), staged_obstacles_.data(),
+                               staged_obstacles_.size() * sizeof(Obstacle), cudaMemcpyHostToDevice, stream_),
+               "cudaMemcpy (obstacles)");
+  }
+  DeviceBuffer<Vec3>* vec3[4] = {&x_, &v_, &xp_, &scratch_};
+  for (int k = 0; k < 4; ++k) swapped_vec3_[k] = vec3[k]->data();
+  swapped_id_[0] = id_.data();
+  swapped_id_[1] = id_scratch_.data();
+  // Relaxed: other threads' solvers may allocate or synchronise while this one records.
+  if (cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
+    cudaGetLastError();
+    graphs_ = false;
+    return false;
+  }
+  recording_ = true;
+  recorded_poses_ = poses;
+  recorded_substeps_ = substeps;
+  marks_ = 0;
+  return true;
+}
+
+void CudaBackend::begin_stage(double StepStats::*phase) {
+  if (!recording_ || marks_ + 1 >= phase_events_.size()) return;  // the last event is the end's
+  if (marks_ > 0 && phase_of_mark_[marks_ - 1] == phase) return;
+  // External: a node of the graph that records the event when it runs (a plain record would only order the capture).
+  cuda_check(cudaEventRecordWithFlags(phase_events_[marks_], stream_, cudaEventRecordExternal), "cudaEventRecord");
+  phase_of_mark_[marks_++] = phase;
+}
+
+void CudaBackend::restore_swapped_buffers() noexcept {
+  DeviceBuffer<Vec3>* vec3[4] = {&x_, &v_, &xp_, &scratch_};
+  for (int k = 0; k < 4; ++k)
+    for (int j = k; j < 4; ++j)
+      if (vec3[j]->data() == swapped_vec3_[k]) vec3[k]->swap(*vec3[j]);
+  if (id_.data() != swapped_id_[0]) id_.swap(id_scratch_);
+}
+
+void CudaBackend::drop_recording() noexcept {
+  if (recording_) {
+    cudaGraph_t graph = nullptr;
+    cudaStreamEndCapture(stream_, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    recording_ = false;
+  }
+  cudaGetLastError();  // the capture's error is not the next call's
+  restore_swapped_buffers();
+  graphs_ = false;
+}
+
+void CudaBackend::abandon_recording() noexcept { drop_recording(); }
+
+bool CudaBackend::run_recording(StepStats& timing) {
+  if (!recording_) return false;
+  use_device();
+  const size_t end_mark = marks_;
+  if (cudaEventRecordWithFlags(phase_events_[end_mark], stream_, cudaEventRecordExternal) != cudaSuccess) {
+    drop_recording();
+    return false;
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t captured = cudaStreamEndCapture(stream_, &graph);
+  recording_ = false;
+  if (captured != cudaSuccess || graph == nullptr) {
+    if (graph) cudaGraphDestroy(graph);
+    drop_recording();
+    return false;
+  }
+  // The same kernels in the same order as the last step: update the graph in place (new pointers,
+  // particle counts and constants); anything else: instantiate it anew.
+  bool ready = false;
+  if (graph_exec_) {
+#if CUDART_VERSION >= 12000
+    cudaGraphExecUpdateResultInfo info{};
+    ready = cudaGraphExecUpdate(graph_exec_, graph, &info) == cudaSuccess;
+#else
+    cudaGraphNode_t node = nullptr;
+    cudaGraphExecUpdateResult result{};
+    ready = cudaGraphExecUpdate(graph_exec_, graph, &node, &result) == cudaSuccess;
+#endif
+    if (!ready) {
+      cudaGetLastError();
+      cudaGraphExecDestroy(graph_exec_);
+      graph_exec_ = nullptr;
+    }
+  }
+  if (!ready) {
+#if CUDART_VERSION >= 12000
+    const cudaError_t made = cudaGraphInstantiate(&graph_exec_, graph, 0);
+#else
+    const cudaError_t made = cudaGraphInstantiate(&graph_exec_, graph, nullptr, nullptr, 0);
+#endif
+    if (made != cudaSuccess) graph_exec_ = nullptr;
+  }
+  cudaGraphDestroy(graph);
+  if (graph_exec_ == nullptr || cudaGraphLaunch(graph_exec_, stream_) != cudaSuccess) {
+    drop_recording();  // nothing has run
+    return false;
+  }
+  finish("step (CUDA graph)");
+  overflow_count_ = *overflow_host_;
+  for (size_t m = 0; m < end_mark; ++m) {
+    float ms = 0.0f;
+    if (cudaEventElapsedTime(&ms, phase_events_[m], phase_events_[m + 1]) == cudaSuccess)
+      timing.*phase_of_mark_[m] += ms;
+    else
+      cudaGetLastError();
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------- Projective Fluids

@@ -52,6 +52,12 @@ class CudaBackend final : public Backend {
   void apply_vorticity_viscosity(const StepContext& ctx) override;
   void measure(StepStats& stats) const override;
 
+  // Records a PBF step by stream capture and runs it as one CUDA graph
+  // (updated in place from step to step while its shape stays the same).
+  bool begin_recording(const StepContext& ctx, const ObstaclePose* poses, uint32_t substeps) override;
+  bool run_recording(StepStats& timing) override;
+  void abandon_recording() noexcept override;
+
   void projective_begin(const StepContext& ctx) override;
   float projective_local_step(const StepContext& ctx, float* max_compression) override;
   void projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
@@ -60,8 +66,16 @@ class CudaBackend final : public Backend {
 
  private:
   void use_device() const;
-  // Waits for the stream; a failed kernel surfaces here as an Error.
+  // Waits for the stream; a failed kernel surfaces here as an Error. While
+  // a step is being recorded nothing has run, and there is nothing to wait for.
   void finish(const char* stage) const;
+  // Called as a PBF stage starts: while recording, marks where the phase
+  // `phase` (a StepStats time) begins if the previous stage's was another.
+  void begin_stage(double StepStats::*phase);
+  // Puts the buffers that stages swap back where they were when the recording began.
+  void restore_swapped_buffers() noexcept;
+  // Ends the capture of a recording that will not run; later steps run stage by stage.
+  void drop_recording() noexcept;
   // Room for n particles in every buffer; on failure nothing has changed.
   void reserve(size_t n);
   NeighborLists neighbor_lists() const;
@@ -88,6 +102,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<uint32_t> cell_count_, cell_start_;  // cells_ + 1 entries each
   DeviceBuffer<uint32_t> nb_index_, nb_count_;
   DeviceBuffer<uint32_t> overflows_;               // one counter
+  uint32_t* overflow_host_ = nullptr;              // its page-locked host copy
   DeviceBuffer<CudaMeasures> partials_;            // one per block of measure()
   DeviceBuffer<unsigned char> cub_temp_;
   mutable std::vector<CudaMeasures> host_partials_;
@@ -119,6 +134,22 @@ class CudaBackend final : public Backend {
   DeviceBuffer<unsigned char> boundary_temp_;
   // Places the samples that move with obstacles at the substep's end poses and sorts the set again.
   void move_boundary(const StepContext& ctx);
+  // Recorded PBF steps: whether steps are recorded (PBF_CUDA_GRAPHS=0 or a
+  // failed recording turns it off), the recording under way, its obstacles
+  // on the GPU (obstacles_device_ holds substep after substep), the graph
+  // that runs it, and the events that mark where its phases begin (a
+  // timing per mark, the last mark being the end).
+  bool graphs_ = true;
+  bool recording_ = false;
+  const ObstaclePose* recorded_poses_ = nullptr;
+  uint32_t recorded_substeps_ = 0;
+  std::vector<Obstacle> staged_obstacles_;
+  cudaGraphExec_t graph_exec_ = nullptr;
+  std::vector<cudaEvent_t> phase_events_;
+  std::vector<double StepStats::*> phase_of_mark_;
+  size_t marks_ = 0;
+  Vec3* swapped_vec3_[4] = {nullptr, nullptr, nullptr, nullptr};  // x_, v_, xp_, scratch_
+  uint32_t* swapped_id_[2] = {nullptr, nullptr};                   // id_, id_scratch_
   // Projective Fluids only (empty for PBF): inertial target, CG vectors,
   // diagonal, compression and displacements (max_neighbors + 1 slots each),
   // and per-block partial sums with their host copies.

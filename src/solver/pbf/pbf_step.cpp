@@ -1,5 +1,6 @@
 #include "solver/pbf/pbf_step.h"
 
+#include "core/error.h"
 #include "solver/phase_timer.h"
 
 namespace pbf {
@@ -29,6 +30,35 @@ void pbf_substep(Backend& backend, const StepContext& ctx, uint32_t iterations, 
     PhaseTimer t(timing.time_vorticity_viscosity_ms);
     backend.apply_vorticity_viscosity(ctx);
   }
+}
+
+namespace {
+
+void run_substeps(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps,
+                  uint32_t iterations, StepStats& timing) {
+  for (uint32_t k = 0; k < substeps; ++k) {
+    ctx.obstacle_poses = poses + static_cast<size_t>(k) * ctx.obstacle_count;
+    pbf_substep(backend, ctx, iterations, timing);
+  }
+}
+
+}  // namespace
+
+void pbf_step(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps, uint32_t iterations,
+              StepStats& timing) {
+  if (backend.begin_recording(ctx, poses, substeps)) {
+    bool recorded = false;
+    try {
+      StepStats recording;  // the host time of recording is not the step's
+      run_substeps(backend, ctx, poses, substeps, iterations, recording);
+      recorded = true;
+    } catch (const Error&) {
+      // Nothing has run: the stages run one by one below, where a real failure is reported.
+      backend.abandon_recording();
+    }
+    if (recorded && backend.run_recording(timing)) return;
+  }
+  run_substeps(backend, ctx, poses, substeps, iterations, timing);
 }
 
 }  // namespace pbf

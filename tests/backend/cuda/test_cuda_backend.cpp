@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -230,6 +231,87 @@ TEST_F(CudaBackend, AnEmptySolverStepsAndReportsZeroes) {
   const pbf_stats st = stats_of(s.get());
   EXPECT_EQ(st.particle_count, 0u);
   EXPECT_EQ(st.avg_density_error, 0.0f);
+}
+
+// Steps run as one CUDA graph unless PBF_CUDA_GRAPHS=0 (read when a solver is
+// created): the same kernels in the same order, so the same bits.
+SolverPtr with_graphs(bool on, SolverPtr (*make)()) {
+  if (!on) setenv("PBF_CUDA_GRAPHS", "0", 1);
+  SolverPtr s = make();
+  unsetenv("PBF_CUDA_GRAPHS");
+  return s;
+}
+
+SolverPtr gpu_dam_break() { return dam_break(PBF_BACKEND_CUDA); }
+
+// A dam break with a ball that crosses the flow, one pose per substep, and its boundary samples.
+SolverPtr gpu_dam_break_with_a_moving_ball() {
+  SolverPtr s = dam_break(PBF_BACKEND_CUDA);
+  pbf_sdf* ball = nullptr;
+  if (pbf_sdf_sphere(0.12f, 0.02f, &ball) != PBF_OK) return nullptr;
+  const float at[3] = {0.9f, 0.15f, 0.3f};
+  uint32_t index = 0;
+  const pbf_status added = pbf_solver_add_obstacle(s.get(), ball, nullptr, at, &index);
+  pbf_sdf_destroy(ball);
+  if (added != PBF_OK || pbf_solver_add_obstacle_boundary_particles(s.get(), index, nullptr) != PBF_OK) return nullptr;
+  return s;
+}
+
+void move_ball(pbf_solver* s, int step) {
+  const float to[3] = {0.9f - 0.02f * float(step), 0.15f + 0.01f * float(step % 5), 0.3f};
+  ASSERT_EQ(pbf_solver_set_obstacle_pose(s, 0, nullptr, to), PBF_OK) << pbf_last_error();
+}
+
+TEST_F(CudaBackend, AStepRunAsAGraphEqualsTheStagesOneByOne) {
+  SolverPtr graph = with_graphs(true, gpu_dam_break), stages = with_graphs(false, gpu_dam_break);
+  for (int step = 1; step <= 20; ++step) {
+    // 2 substeps, then 3 (a new graph), then 2 again (updated in place).
+    const uint32_t substeps = step > 8 && step <= 12 ? 3u : 2u;
+    PBF_ASSERT_OK(pbf_solver_step(graph.get(), 1.0f / 60.0f, substeps));
+    PBF_ASSERT_OK(pbf_solver_step(stages.get(), 1.0f / 60.0f, substeps));
+    ASSERT_EQ(positions_of(graph.get()), positions_of(stages.get())) << "step " << step;
+  }
+  EXPECT_EQ(velocities_of(graph.get()), velocities_of(stages.get()));
+  const pbf_stats a = stats_of(graph.get()), b = stats_of(stages.get());
+  EXPECT_EQ(a.avg_density_error, b.avg_density_error);
+  EXPECT_EQ(a.neighbor_overflows, b.neighbor_overflows);
+  EXPECT_EQ(a.max_neighbors, b.max_neighbors);
+  // The graph's phases are timed on the GPU; they lie within the whole step.
+  const double phases[] = {a.time_predict_ms,     a.time_grid_ms,     a.time_neighbors_ms,
+                           a.time_constraints_ms, a.time_velocity_ms, a.time_vorticity_viscosity_ms};
+  double sum = 0.0;
+  for (double t : phases) {
+    EXPECT_GT(t, 0.0);
+    sum += t;
+  }
+  EXPECT_LE(sum, a.time_total_ms);
+}
+
+TEST_F(CudaBackend, AGraphStepMovesObstaclesAndTheirSamplesSubstepBySubstep) {
+  SolverPtr graph = with_graphs(true, gpu_dam_break_with_a_moving_ball);
+  SolverPtr stages = with_graphs(false, gpu_dam_break_with_a_moving_ball);
+  ASSERT_TRUE(graph && stages) << pbf_last_error();
+  for (int step = 1; step <= 10; ++step) {
+    move_ball(graph.get(), step);
+    move_ball(stages.get(), step);
+    PBF_ASSERT_OK(pbf_solver_step(graph.get(), 1.0f / 60.0f, 3));
+    PBF_ASSERT_OK(pbf_solver_step(stages.get(), 1.0f / 60.0f, 3));
+    ASSERT_EQ(positions_of(graph.get()), positions_of(stages.get())) << "step " << step;
+  }
+}
+
+TEST_F(CudaBackend, AGraphStepFollowsParticlesAddedAndRemoved) {
+  SolverPtr graph = with_graphs(true, gpu_dam_break), stages = with_graphs(false, gpu_dam_break);
+  const uint32_t remove[] = {1, 2, 3, 500};
+  const float more[6] = {1.0f, 0.5f, 0.3f, 1.1f, 0.5f, 0.3f};
+  for (int step = 1; step <= 9; ++step) {
+    for (pbf_solver* s : {graph.get(), stages.get()}) {
+      if (step == 4) PBF_ASSERT_OK(pbf_solver_remove_particles(s, remove, 4));
+      if (step == 7) PBF_ASSERT_OK(pbf_solver_add_particles(s, more, nullptr, 2));
+      PBF_ASSERT_OK(pbf_solver_step(s, 1.0f / 60.0f, 2));
+    }
+    ASSERT_EQ(positions_of(graph.get()), positions_of(stages.get())) << "step " << step;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,254 @@
+// How pbf_step() (solver/pbf/pbf_step.h) drives a backend: substep after
+// substep with each substep's obstacle poses, and, for a backend that records
+// a step (the CUDA backend's graphs), the recording protocol: a recording
+// that runs replaces the stage calls; one that cannot run, or a stage that
+// fails while recording, falls back to the stages one by one with the same
+// result, and a real failure still reaches the caller.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "core/error.h"
+#include "solver/pbf/pbf_step.h"
+
+namespace {
+
+using pbf::Backend;
+using pbf::Error;
+using pbf::Field;
+using pbf::ObstaclePose;
+using pbf::Plane;
+using pbf::SolverConfig;
+using pbf::StepContext;
+using pbf::StepStats;
+using pbf::Vec3;
+
+SolverConfig make_config() {
+  SolverConfig config;
+  config.backend = pbf::BackendKind::Cpu;
+  config.max_particles = 4096;
+  config.particle_spacing = 0.05f;
+  config.kernel_radius = 0.1f;
+  config.domain_min = Vec3{0.0f, 0.0f, 0.0f};
+  config.domain_max = Vec3{1.0f, 1.0f, 1.0f};
+  config.thread_count = 1;
+  return config;
+}
+
+// A block of water 8 x 8 x 8 spacings above the floor.
+std::unique_ptr<Backend> make_block(const SolverConfig& config) {
+  std::unique_ptr<Backend> backend = pbf::create_backend(config);
+  std::vector<float> x;
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j)
+      for (int k = 0; k < 8; ++k) {
+        x.push_back(0.3f + 0.05f * i);
+        x.push_back(0.02f + 0.05f * j);
+        x.push_back(0.3f + 0.05f * k);
+      }
+  backend->append(x.data(), nullptr, x.size() / 3);
+  return backend;
+}
+
+std::vector<float> positions(const Backend& backend) {
+  std::vector<float> x(3 * backend.size());
+  backend.read(Field::Position, x.data());
+  return x;
+}
+
+// Forwards every stage to a CPU backend and logs it. As a recording backend
+// it only logs while recording (nothing runs), and can be told to refuse
+// the recording at its end or to fail in a stage while recording.
+class LoggingBackend final : public Backend {
+ public:
+  enum class Recording { None, Runs, CannotRun, StageFails };
+
+  LoggingBackend(const SolverConfig& config, Recording mode) : inner_(make_block(config)), mode_(mode) {}
+
+  std::vector<std::string> log;
+  std::vector<const ObstaclePose*> poses_seen;  // ctx.obstacle_poses at each predict
+  bool abandoned = false;
+  bool fail_every_stage = false;                // a real failure: recorded or not
+
+  pbf::BackendKind kind() const override { return pbf::BackendKind::Cpu; }
+  size_t size() const override { return inner_->size(); }
+  void append(const float* p, const float* v, size_t n) override { inner_->append(p, v, n); }
+  void remove(const std::vector<uint8_t>& r) override { inner_->remove(r); }
+  void read(Field f, float* out) const override { inner_->read(f, out); }
+  void write(Field f, const float* in) override { inner_->write(f, in); }
+  const float* map(Field f, bool device) override { return inner_->map(f, device); }
+  void export_state(pbf::ParticleState& out) const override { inner_->export_state(out); }
+  void import_state(const pbf::ParticleState& in) override { inner_->import_state(in); }
+  void set_obstacle_fields(const pbf::SdfGridView* f, uint32_t n) override { inner_->set_obstacle_fields(f, n); }
+  void set_boundary_particles(const Vec3* p, const uint32_t* b, const Vec3* l, size_t n) override {
+    inner_->set_boundary_particles(p, b, l, n);
+  }
+
+  void predict(const StepContext& ctx) override {
+    poses_seen.push_back(ctx.obstacle_poses);
+    stage("predict", [&] { inner_->predict(ctx); });
+  }
+  void build_grid(const StepContext& ctx) override { stage("grid", [&] { inner_->build_grid(ctx); }); }
+  void find_neighbors(const StepContext& ctx) override { stage("neighbors", [&] { inner_->find_neighbors(ctx); }); }
+  void solve_density(const StepContext& ctx) override { stage("density", [&] { inner_->solve_density(ctx); }); }
+  void update_velocities(const StepContext& ctx) override {
+    stage("velocity", [&] { inner_->update_velocities(ctx); });
+  }
+  void apply_vorticity_viscosity(const StepContext& ctx) override {
+    stage("viscosity", [&] { inner_->apply_vorticity_viscosity(ctx); });
+  }
+  void measure(StepStats& s) const override { inner_->measure(s); }
+  void projective_begin(const StepContext&) override {}
+  float projective_local_step(const StepContext&, float*) override { return 0.0f; }
+  void projective_global_step(const StepContext&, uint32_t, float, float, uint32_t*, float*) override {}
+  void projective_update_velocities(const StepContext&) override {}
+
+  bool begin_recording(const StepContext&, const ObstaclePose*, uint32_t substeps) override {
+    if (mode_ == Recording::None) return false;
+    recording_ = true;
+    recorded_substeps_ = substeps;
+    log.push_back("begin");
+    return true;
+  }
+  bool run_recording(StepStats& timing) override {
+    recording_ = false;
+    log.push_back("run");
+    if (mode_ == Recording::CannotRun) return false;
+    // What a graph launch does: the recorded stages, timed on the device.
+    timing.time_constraints_ms += 1000.0;
+    return true;
+  }
+  void abandon_recording() noexcept override {
+    recording_ = false;
+    abandoned = true;
+    log.push_back("abandon");
+  }
+
+ private:
+  template <class Run>
+  void stage(const char* name, Run run) {
+    if (fail_every_stage || (recording_ && mode_ == Recording::StageFails && std::string(name) == "density"))
+      throw Error(pbf::Status::Internal, std::string("stage failed: ") + name);
+    log.push_back(recording_ ? std::string("rec:") + name : std::string(name));
+    if (!recording_) run();
+  }
+
+  std::unique_ptr<Backend> inner_;
+  Recording mode_;
+  bool recording_ = false;
+  uint32_t recorded_substeps_ = 0;
+};
+
+struct Step {
+  SolverConfig config = make_config();
+  pbf::PbfParams params;
+  std::vector<Plane> planes;
+  std::vector<ObstaclePose> poses;  // none: no obstacles
+  StepContext ctx{};
+
+  Step() {
+    params.iterations = 2;
+    planes.push_back(Plane{Vec3{0.0f, 1.0f, 0.0f}, 0.0f});  // the floor
+    ctx.constants = pbf::make_pbf_constants(config, params, 1.0f / 120.0f);
+    ctx.planes = planes.data();
+    ctx.plane_count = static_cast<uint32_t>(planes.size());
+  }
+  void run(Backend& backend, uint32_t substeps, StepStats& timing) {
+    pbf::pbf_step(backend, ctx, poses.data(), substeps, params.iterations, timing);
+  }
+};
+
+std::vector<std::string> substep_log(const std::string& prefix) {
+  return {prefix + "predict", prefix + "grid",     prefix + "neighbors", prefix + "density",
+          prefix + "density", prefix + "velocity", prefix + "viscosity"};
+}
+
+std::vector<std::string> concat(std::initializer_list<std::vector<std::string>> parts) {
+  std::vector<std::string> all;
+  for (const auto& p : parts) all.insert(all.end(), p.begin(), p.end());
+  return all;
+}
+
+// The reference: two steps of two substeps on the plain CPU backend.
+std::vector<float> reference_positions() {
+  Step step;
+  std::unique_ptr<Backend> backend = make_block(step.config);
+  StepStats timing;
+  for (int k = 0; k < 2; ++k) step.run(*backend, 2, timing);
+  return positions(*backend);
+}
+
+TEST(PbfStep, RunsTheStagesOfEverySubstepInOrder) {
+  Step step;
+  LoggingBackend backend(step.config, LoggingBackend::Recording::None);
+  StepStats timing;
+  step.run(backend, 2, timing);
+  EXPECT_EQ(backend.log, concat({substep_log(""), substep_log("")}));
+  EXPECT_GT(timing.time_constraints_ms, 0.0);
+  EXPECT_LT(timing.time_constraints_ms, 1000.0) << "wall-clock times of the stages";
+}
+
+TEST(PbfStep, EachSubstepSeesItsOwnObstaclePoses) {
+  Step step;
+  step.ctx.obstacle_count = 2;
+  step.poses.resize(3 * 2);
+  LoggingBackend backend(step.config, LoggingBackend::Recording::Runs);
+  StepStats timing;
+  // The logging backend holds no obstacles: only where each substep looks is checked.
+  pbf::pbf_step(backend, step.ctx, step.poses.data(), 3, 0, timing);
+  ASSERT_EQ(backend.poses_seen.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(backend.poses_seen[k], step.poses.data() + 2 * k) << "substep " << k;
+}
+
+TEST(PbfStep, ARecordingThatRunsReplacesTheStageCalls) {
+  Step step;
+  LoggingBackend backend(step.config, LoggingBackend::Recording::Runs);
+  StepStats timing;
+  step.run(backend, 2, timing);
+  EXPECT_EQ(backend.log, concat({{"begin"}, substep_log("rec:"), substep_log("rec:"), {"run"}}));
+  EXPECT_EQ(timing.time_constraints_ms, 1000.0) << "the recording's own phase times, not the host's while recording";
+  EXPECT_EQ(timing.time_predict_ms, 0.0);
+}
+
+TEST(PbfStep, ARecordingThatCannotRunFallsBackToTheStagesWithTheSameResult) {
+  Step step;
+  LoggingBackend backend(step.config, LoggingBackend::Recording::CannotRun);
+  StepStats timing;
+  for (int k = 0; k < 2; ++k) step.run(backend, 2, timing);
+  const std::vector<std::string> one_step =
+      concat({{"begin"}, substep_log("rec:"), substep_log("rec:"), {"run"}, substep_log(""), substep_log("")});
+  EXPECT_EQ(backend.log, concat({one_step, one_step}));
+  EXPECT_EQ(positions(backend), reference_positions());
+}
+
+TEST(PbfStep, AStageThatFailsWhileRecordingFallsBackToTheStagesWithTheSameResult) {
+  Step step;
+  LoggingBackend backend(step.config, LoggingBackend::Recording::StageFails);
+  StepStats timing;
+  for (int k = 0; k < 2; ++k) step.run(backend, 2, timing);
+  EXPECT_TRUE(backend.abandoned);
+  const std::vector<std::string> one_step = concat(
+      {{"begin", "rec:predict", "rec:grid", "rec:neighbors", "abandon"}, substep_log(""), substep_log("")});
+  EXPECT_EQ(backend.log, concat({one_step, one_step}));
+  EXPECT_EQ(positions(backend), reference_positions());
+}
+
+TEST(PbfStep, ARealFailureReachesTheCaller) {
+  Step step;
+  LoggingBackend backend(step.config, LoggingBackend::Recording::Runs);
+  backend.fail_every_stage = true;
+  StepStats timing;
+  try {
+    step.run(backend, 1, timing);
+    FAIL() << "the step did not fail";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), pbf::Status::Internal);
+    EXPECT_NE(std::string(e.what()).find("stage failed: predict"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(backend.abandoned);
+}
+
+}  // namespace
