@@ -85,6 +85,7 @@
 %unignore pbf_solver_fill_sdf;
 %unignore pbf_solver_add_sdf_boundary_particles;
 %unignore pbf_solver_add_obstacle_boundary_particles;
+%unignore pbf_solver_remove_obstacle_boundary_particles;
 /* pbf_solver_destroy and pbf_sdf_destroy are named by each language file: C# binds them to raw pointers. */
 
 %include "pbf/pbf_version.h"

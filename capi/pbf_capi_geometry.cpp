@@ -296,3 +296,13 @@ pbf_status pbf_solver_add_obstacle_boundary_particles(pbf_solver* solver, uint32
     if (out_added) *out_added = n;
   });
 }
+
+pbf_status pbf_solver_remove_obstacle_boundary_particles(pbf_solver* solver, uint32_t index, size_t* out_removed) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_obstacle_index(solver, index);
+    const size_t removed = solver->impl.remove_obstacle_boundary_particles(index);
+    if (out_removed) *out_removed = removed;
+  });
+}

@@ -325,7 +325,8 @@ public sealed class Solver : IDisposable {
   /// Adds boundary particles attached to obstacle <paramref name="index"/>: its own surface sampled
   /// as <see cref="AddSdfBoundaryParticles"/> samples a solid, in its frame. They move with the
   /// obstacle (every substep places them at its pose), so fluid resting on a moving solid has the
-  /// rest density. <see cref="ClearObstacles"/> removes them with the obstacle.
+  /// rest density. <see cref="RemoveObstacleBoundaryParticles"/> removes them and keeps the obstacle;
+  /// <see cref="ClearObstacles"/> removes them with the obstacle.
   /// </summary>
   /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
   /// <returns>The number of boundary particles added.</returns>
@@ -335,6 +336,20 @@ public sealed class Solver : IDisposable {
     UIntPtr added;
     PbfException.Check(PbfNative.pbf_solver_add_obstacle_boundary_particles(Live(), (uint)index, out added));
     return checked((int)added.ToUInt64());
+  }
+
+  /// <summary>
+  /// Removes the boundary particles attached to obstacle <paramref name="index"/> and keeps the
+  /// obstacle; every other boundary particle stays as it was.
+  /// </summary>
+  /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
+  /// <returns>The number of boundary particles removed (0 when the obstacle had none).</returns>
+  /// <exception cref="PbfException">InvalidArgument for an unknown index; nothing changes then.</exception>
+  public int RemoveObstacleBoundaryParticles(int index) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    UIntPtr removed;
+    PbfException.Check(PbfNative.pbf_solver_remove_obstacle_boundary_particles(Live(), (uint)index, out removed));
+    return checked((int)removed.ToUInt64());
   }
 
   /// <summary>

@@ -119,11 +119,11 @@ PBF_ENUM_VALUE(PBF_METHOD_PROJECTIVE, Projective, "Projective Fluids (Weiler, Ko
 %typemap(csin) size_t "$csinput"
 %typemap(in) size_t "$1 = $input;"
 
-%typemap(ctype) size_t* out_count, size_t* out_added "size_t*"
-%typemap(imtype) size_t* out_count, size_t* out_added "out global::System.UIntPtr"
-%typemap(cstype) size_t* out_count, size_t* out_added "out global::System.UIntPtr"
-%typemap(csin) size_t* out_count, size_t* out_added "out $csinput"
-%typemap(in) size_t* out_count, size_t* out_added "$1 = $input;"
+%typemap(ctype) size_t* out_count, size_t* out_added, size_t* out_removed "size_t*"
+%typemap(imtype) size_t* out_count, size_t* out_added, size_t* out_removed "out global::System.UIntPtr"
+%typemap(cstype) size_t* out_count, size_t* out_added, size_t* out_removed "out global::System.UIntPtr"
+%typemap(csin) size_t* out_count, size_t* out_added, size_t* out_removed "out $csinput"
+%typemap(in) size_t* out_count, size_t* out_added, size_t* out_removed "$1 = $input;"
 
 %apply int* OUTPUT { int* available, int* out_done };
 %apply float* OUTPUT { float* out_mass, float* cell, float* out_distance, float* out_volume };

@@ -112,6 +112,7 @@
 PBF_JAVA_OUT_SCALAR(pbf_solver*, out_solver, jlongArray, long, jlong, SetLongArrayRegion, PBF_POINTER_TO_JLONG)
 PBF_JAVA_OUT_SCALAR(size_t, out_count, jlongArray, long, jlong, SetLongArrayRegion, PBF_TO_JLONG)
 PBF_JAVA_OUT_SCALAR(size_t, out_added, jlongArray, long, jlong, SetLongArrayRegion, PBF_TO_JLONG)
+PBF_JAVA_OUT_SCALAR(size_t, out_removed, jlongArray, long, jlong, SetLongArrayRegion, PBF_TO_JLONG)
 PBF_JAVA_OUT_SCALAR(uint32_t, out_index, jlongArray, long, jlong, SetLongArrayRegion, PBF_TO_JLONG)
 PBF_JAVA_OUT_SCALAR(int, available, jintArray, int, jint, SetIntArrayRegion, PBF_TO_JINT)
 PBF_JAVA_OUT_SCALAR(int, out_done, jintArray, int, jint, SetIntArrayRegion, PBF_TO_JINT)

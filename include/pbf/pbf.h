@@ -874,14 +874,29 @@ PBF_API pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, con
  * All of the surface is sampled, inside the domain or not, since the
  * obstacle may move. The number added goes to *out_added when it is not
  * NULL. A second call adds the samples a second time.
- * pbf_solver_clear_obstacles() removes them with the obstacles;
- * pbf_solver_clear_boundary_particles() removes them and keeps the
- * obstacle. Fails without adding anything: PBF_ERROR_INVALID_ARGUMENT for an
- * `index` that names no obstacle, PBF_ERROR_CAPACITY_EXCEEDED past
- * PBF_MAX_BOUNDARY_PARTICLES.
+ * pbf_solver_remove_obstacle_boundary_particles() removes this obstacle's
+ * and keeps the obstacle; pbf_solver_clear_obstacles() removes them with the
+ * obstacles; pbf_solver_clear_boundary_particles() removes them with every
+ * other boundary particle. Fails without adding anything:
+ * PBF_ERROR_INVALID_ARGUMENT for an `index` that names no obstacle,
+ * PBF_ERROR_CAPACITY_EXCEEDED past PBF_MAX_BOUNDARY_PARTICLES.
  */
 PBF_API pbf_status pbf_solver_add_obstacle_boundary_particles(pbf_solver* solver, uint32_t index,
                                                               size_t* out_added);
+
+/**
+ * Removes the boundary particles attached to obstacle `index` (every call of
+ * pbf_solver_add_obstacle_boundary_particles() for it) and keeps the
+ * obstacle, its collisions and every other boundary particle: the static
+ * ones, the domain walls' and other obstacles' stay in their order with
+ * their pseudo-masses (each body's count only its own samples). Rebuilds the
+ * boundary grid once, as adding does. The number removed goes to
+ * *out_removed when it is not NULL; 0 when the obstacle has none. Fails,
+ * changing nothing: PBF_ERROR_NULL_POINTER for a NULL solver,
+ * PBF_ERROR_INVALID_ARGUMENT for an `index` that names no obstacle.
+ */
+PBF_API pbf_status pbf_solver_remove_obstacle_boundary_particles(pbf_solver* solver, uint32_t index,
+                                                                 size_t* out_removed);
 
 #ifdef __cplusplus
 } /* extern "C" */

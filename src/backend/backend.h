@@ -68,7 +68,8 @@ class Backend {
   // `body` (null: every sample static) gives each sample's body, either
   // kStaticBoundary or the index of the obstacle it moves with, and `local`
   // (read only where a body is an obstacle) its position in that obstacle's
-  // frame. The backend sorts them into a grid of its own and gives each its
+  // frame. The backend sorts them into a grid of its own (those beyond reach
+  // of the domain, GridSpec::beyond_reach, into no cell) and gives each its
   // pseudo-mass rho0 / sum_k W(x_b - x_k) over the samples k of its own body
   // near it, once here. A set without moving samples stays sorted; when some
   // move, build_grid() places them at the substep's end pose (where the

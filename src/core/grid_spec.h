@@ -37,6 +37,23 @@ struct GridSpec {
     cell_of(p, cx, cy, cz);
     return linear(cx, cy, cz);
   }
+  // Whether p lies more than one cell (one kernel radius) beyond the grid's
+  // box on some axis, so that no point in the box, and no fluid particle,
+  // is within reach of it. Clamped into a border cell, such a point would
+  // lengthen the scans along that wall for nothing. NaN is not beyond.
+  PBF_HD bool beyond_reach(Vec3 p) const {
+    return axis_beyond(p.x, origin.x, dim[0]) || axis_beyond(p.y, origin.y, dim[1]) ||
+           axis_beyond(p.z, origin.z, dim[2]);
+  }
+  // The bucket after the last cell, where boundary samples beyond reach go;
+  // every scan reads cells only, so it never reads this one.
+  PBF_HD uint32_t set_aside_bucket() const { return static_cast<uint32_t>(dim[0] * dim[1] * dim[2]); }
+  // A boundary sample's bucket: its cell, or set_aside_bucket() beyond reach.
+  PBF_HD uint32_t bucket_index(Vec3 p) const { return beyond_reach(p) ? set_aside_bucket() : cell_index(p); }
+  PBF_HD bool axis_beyond(float v, float o, int n) const {
+    const float c = (v - o) * inv_cell;
+    return c < -1.0f || c > static_cast<float>(n + 1);
+  }
   uint64_t cell_count() const {
     return static_cast<uint64_t>(dim[0]) * static_cast<uint64_t>(dim[1]) * static_cast<uint64_t>(dim[2]);
   }

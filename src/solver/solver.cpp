@@ -277,6 +277,25 @@ void Solver::add_obstacle_boundary_particles(uint32_t index, const Vec3* local, 
   replace_boundary(std::move(samples), std::move(bodies));
 }
 
+size_t Solver::remove_obstacle_boundary_particles(uint32_t index) {
+  if (index >= obstacles_.size())
+    throw Error(Status::InvalidArgument, "index: " + std::to_string(index) + " names no obstacle; the solver holds " +
+                                             std::to_string(obstacles_.size()));
+  const size_t removed = static_cast<size_t>(std::count(boundary_body_.begin(), boundary_body_.end(), index));
+  if (removed == 0) return 0;
+  std::vector<Vec3> samples;
+  std::vector<uint32_t> bodies;
+  samples.reserve(boundary_.size() - removed);
+  bodies.reserve(boundary_.size() - removed);
+  for (size_t k = 0; k < boundary_.size(); ++k)
+    if (boundary_body_[k] != index) {
+      samples.push_back(boundary_[k]);
+      bodies.push_back(boundary_body_[k]);
+    }
+  replace_boundary(std::move(samples), std::move(bodies));
+  return removed;
+}
+
 size_t Solver::add_domain_boundary_particles() {
   const std::vector<Vec3> walls =
       sample_domain_walls(config_, kMaxBoundaryParticles - std::min(kMaxBoundaryParticles, boundary_.size()));

@@ -79,6 +79,10 @@ class Solver {
   // substep's pose. Their pseudo-masses count only the obstacle's own
   // samples. Throws Error(CapacityExceeded) beyond kMaxBoundaryParticles.
   void add_obstacle_boundary_particles(uint32_t index, const Vec3* local, size_t n);
+  // Removes the samples attached to obstacle `index` and returns how many;
+  // the others keep their order and pseudo-masses (each body's are its own).
+  // Throws Error(InvalidArgument) for an index that names no obstacle.
+  size_t remove_obstacle_boundary_particles(uint32_t index);
   // Removes every boundary sample, those attached to obstacles included.
   void clear_boundary_particles();
   size_t boundary_particle_count() const { return boundary_.size(); }

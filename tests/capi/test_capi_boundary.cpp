@@ -1,11 +1,13 @@
 // The boundary-particle functions of the C API: every bad argument is refused
 // with its status and a message naming the function and the argument,
 // leaving the boundary particles as they were; valid samples are counted,
-// the domain walls are sampled, and clearing removes them all.
+// the domain walls are sampled, clearing removes them all, and removing one
+// obstacle's samples leaves the others as they were.
 #include <gtest/gtest.h>
 #include <pbf/pbf.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -290,6 +292,124 @@ TEST_F(CApiBoundary, AnObstacleIndexThatNamesNoObstacleIsRefused) {
                  "pbf_solver_add_obstacle_boundary_particles", "solver");
   EXPECT_EQ(added, 7u) << "nothing written on failure";
   EXPECT_EQ(count(), 0u);
+}
+
+// A ball obstacle of `radius` at `at`, for scenes with more than one.
+uint32_t add_ball_at(pbf_solver* solver, float radius, const float at[3]) {
+  pbf_sdf* ball = nullptr;
+  EXPECT_EQ(pbf_sdf_sphere(radius, 0.025f, &ball), PBF_OK) << pbf_last_error();
+  uint32_t index = 99;
+  EXPECT_EQ(pbf_solver_add_obstacle(solver, ball, nullptr, at, &index), PBF_OK) << pbf_last_error();
+  pbf_sdf_destroy(ball);
+  return index;
+}
+
+TEST_F(CApiBoundary, RemovingAnObstaclesSamplesKeepsEveryOtherSample) {
+  const float at_a[3] = {0.3f, 0.5f, 0.5f}, at_b[3] = {0.7f, 0.5f, 0.5f};
+  const uint32_t a = add_ball_at(solver_.get(), 0.12f, at_a);
+  const uint32_t b = add_ball_at(solver_.get(), 0.12f, at_b);
+  size_t walls = 0, on_a = 0, on_b = 0;
+  ASSERT_EQ(pbf_solver_add_domain_boundary_particles(solver_.get(), &walls), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), a, &on_a), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 3), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), b, &on_b), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), a, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_GT(on_a, 0u);
+  ASSERT_EQ(count(), walls + 2 * on_a + 3 + on_b);
+
+  size_t removed = 0;
+  ASSERT_EQ(pbf_solver_remove_obstacle_boundary_particles(solver_.get(), a, &removed), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(removed, 2 * on_a) << "both calls' samples go";
+  EXPECT_EQ(count(), walls + 3 + on_b);
+  removed = 7;
+  ASSERT_EQ(pbf_solver_remove_obstacle_boundary_particles(solver_.get(), a, &removed), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(removed, 0u) << "none left on the obstacle";
+  EXPECT_EQ(pbf_solver_remove_obstacle_boundary_particles(solver_.get(), b, nullptr), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), walls + 3);
+  uint32_t obstacles = 0;
+  ASSERT_EQ(pbf_solver_get_obstacle_count(solver_.get(), &obstacles), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(obstacles, 2u) << "the obstacles stay";
+  // The obstacle takes samples again afterwards.
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), a, &removed), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(removed, on_a);
+}
+
+TEST_F(CApiBoundary, RemovingSamplesOfAnIndexThatNamesNoObstacleIsRefusedAndChangesNothing) {
+  size_t removed = 7;
+  expect_refused(pbf_solver_remove_obstacle_boundary_particles(solver_.get(), 0, &removed),
+                 PBF_ERROR_INVALID_ARGUMENT, "pbf_solver_remove_obstacle_boundary_particles",
+                 "index 0 names no obstacle");
+  const uint32_t ball = add_ball(solver_.get());
+  ASSERT_EQ(pbf_solver_add_boundary_particles(solver_.get(), three_.data(), 3), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), ball, nullptr), PBF_OK) << pbf_last_error();
+  const size_t before = count();
+  expect_refused(pbf_solver_remove_obstacle_boundary_particles(solver_.get(), ball + 1, &removed),
+                 PBF_ERROR_INVALID_ARGUMENT, "pbf_solver_remove_obstacle_boundary_particles", "index 1");
+  expect_refused(pbf_solver_remove_obstacle_boundary_particles(solver_.get(), UINT32_MAX, &removed),
+                 PBF_ERROR_INVALID_ARGUMENT, "pbf_solver_remove_obstacle_boundary_particles", "index 4294967295");
+  expect_refused(pbf_solver_remove_obstacle_boundary_particles(nullptr, 0, &removed), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_remove_obstacle_boundary_particles", "solver");
+  EXPECT_EQ(removed, 7u) << "nothing written on failure";
+  EXPECT_EQ(count(), before);
+}
+
+TEST_F(CApiBoundary, RemovingSamplesDuringAnAsynchronousStepIsRefusedAsBusy) {
+  const uint32_t ball = add_ball(solver_.get());
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver_.get(), ball, nullptr), PBF_OK) << pbf_last_error();
+  const size_t before = count();
+  const float lo[3] = {0.1f, 0.7f, 0.1f}, hi[3] = {0.3f, 0.9f, 0.3f};
+  ASSERT_EQ(pbf_solver_fill_box(solver_.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_step_async(solver_.get(), 0.01f, 1), PBF_OK) << pbf_last_error();
+  expect_refused(pbf_solver_remove_obstacle_boundary_particles(solver_.get(), ball, nullptr), PBF_ERROR_BUSY,
+                 "pbf_solver_remove_obstacle_boundary_particles", "pbf_solver_wait");
+  ASSERT_EQ(pbf_solver_wait(solver_.get()), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(count(), before);
+}
+
+// Water in a tank with sampled walls and two half-submerged balls; `samples_on` says which balls
+// carry samples (bit 0: ball A, bit 1: ball B), and `remove_a` adds A's samples first and removes
+// them before stepping. Returns the densities after a few steps.
+std::vector<float> densities_around_two_balls(unsigned samples_on, bool remove_a) {
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.max_particles = 4096;
+  d.particle_spacing = 0.05f;  // kernel radius 0.1 m; domain (0,0,0)-(1,1,1)
+  const SolverPtr solver = pbf_test::make_solver(d);
+  if (!solver) return {};
+  const float at_a[3] = {0.3f, 0.3f, 0.5f}, at_b[3] = {0.7f, 0.3f, 0.5f};
+  const uint32_t a = add_ball_at(solver.get(), 0.12f, at_a);
+  const uint32_t b = add_ball_at(solver.get(), 0.12f, at_b);
+  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(solver.get(), nullptr), PBF_OK) << pbf_last_error();
+  if ((samples_on & 1u) || remove_a)
+    EXPECT_EQ(pbf_solver_add_obstacle_boundary_particles(solver.get(), a, nullptr), PBF_OK) << pbf_last_error();
+  if (samples_on & 2u)
+    EXPECT_EQ(pbf_solver_add_obstacle_boundary_particles(solver.get(), b, nullptr), PBF_OK) << pbf_last_error();
+  if (remove_a)
+    EXPECT_EQ(pbf_solver_remove_obstacle_boundary_particles(solver.get(), a, nullptr), PBF_OK) << pbf_last_error();
+  const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {1.0f, 0.3f, 1.0f};
+  EXPECT_EQ(pbf_solver_fill_box(solver.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(pbf_solver_step(solver.get(), 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
+  std::vector<float> rho(pbf_test::count_of(solver.get()));
+  EXPECT_EQ(pbf_solver_get_densities(solver.get(), rho.data(), rho.size()), PBF_OK) << pbf_last_error();
+  return rho;
+}
+
+TEST(CApiBoundaryRemoval, FluidMovesAsIfTheRemovedSamplesHadNeverBeenAddedAndTheRestKeepTheirPseudoMasses) {
+  // The walls' and ball B's samples keep their order and pseudo-masses, so the densities after
+  // removing A's samples equal, bit for bit, those of the scene where A never had any; ball A's
+  // samples did matter while they were there.
+  const std::vector<float> removed = densities_around_two_balls(2u, true);
+  const std::vector<float> never = densities_around_two_balls(2u, false);
+  const std::vector<float> kept = densities_around_two_balls(3u, false);
+  ASSERT_EQ(removed.size(), never.size());
+  ASSERT_EQ(removed.size(), kept.size());
+  ASSERT_GT(removed.size(), 1000u);
+  size_t different = 0;
+  for (size_t i = 0; i < removed.size(); ++i) {
+    EXPECT_EQ(removed[i], never[i]) << "particle " << i;
+    if (kept[i] != never[i]) ++different;
+  }
+  EXPECT_GT(different, 0u) << "ball A's samples changed nothing while attached";
 }
 
 TEST_F(CApiBoundary, AttachingSamplesDuringAnAsynchronousStepIsRefusedAsBusy) {

@@ -516,7 +516,8 @@ public final class Solver implements AutoCloseable {
    * Adds boundary particles attached to an obstacle: its own surface sampled as
    * {@link #addSdfBoundaryParticles} samples a solid, in its frame. They move with the obstacle
    * (every substep places them at its pose), so fluid resting on a moving solid has the rest
-   * density. {@link #clearObstacles} removes them with the obstacle.
+   * density. {@link #removeObstacleBoundaryParticles} removes them and keeps the obstacle;
+   * {@link #clearObstacles} removes them with the obstacle.
    *
    * @param index the index {@link #addObstacle} returned
    * @return the number of boundary particles added
@@ -528,6 +529,25 @@ public final class Solver implements AutoCloseable {
     try {
       PbfException.check(PbfNative.pbf_solver_add_obstacle_boundary_particles(live(), index, added));
       return Math.toIntExact(added[0]);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Removes the boundary particles attached to an obstacle and keeps the obstacle; every other
+   * boundary particle stays as it was.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @return the number of boundary particles removed (0 when the obstacle had none)
+   * @throws PbfException INVALID_ARGUMENT for an unknown index; nothing changes then
+   */
+  public int removeObstacleBoundaryParticles(int index) {
+    Checks.count(index, "index");
+    long[] removed = new long[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_remove_obstacle_boundary_particles(live(), index, removed));
+      return Math.toIntExact(removed[0]);
     } finally {
       Reference.reachabilityFence(this);
     }

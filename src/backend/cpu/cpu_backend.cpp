@@ -236,6 +236,8 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
   const bool projective = config_.method == Method::Projective;
   const float rho0 = config_.rest_density;
   arena_.execute([&] {
+    // Every sample in a cell (clamped into the border ones), so that the sums below find each one's
+    // neighbours wherever it lies; samples beyond reach are set aside after them.
     grid->sort(positions, count, order.data());
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 2048), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t k = r.begin(); k < r.end(); ++k) {
@@ -259,6 +261,18 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
   });
   if (moving)
     for (size_t k = 0; k < count; ++k) psi_given[order[k]] = psi[k];
+  // Samples beyond reach of the domain (an obstacle parked far outside) go to the bucket after the
+  // last cell, where no fluid particle's scan reads them, as move_boundary() places them.
+  const GridSpec& spec = grid->spec();
+  if (std::any_of(positions, positions + count, [&](const Vec3& p) { return spec.beyond_reach(p); })) {
+    std::vector<float> by_index(count);
+    for (size_t k = 0; k < count; ++k) by_index[order[k]] = psi[k];
+    arena_.execute([&] { grid->sort_setting_aside(positions, count, order.data()); });
+    for (size_t k = 0; k < count; ++k) {
+      sorted[k] = positions[order[k]];
+      psi[k] = by_index[order[k]];
+    }
+  }
   boundary_grid_.swap(grid);
   boundary_x_.swap(sorted);
   boundary_psi_.swap(psi);
@@ -283,7 +297,7 @@ void CpuBackend::move_boundary(const StepContext& ctx) {
             b == kStaticBoundary ? boundary_local_[k] : to_world(ctx.obstacle_poses[b].end, boundary_local_[k]);
       }
     });
-    boundary_grid_->sort(boundary_world_.data(), count, boundary_order_.data());
+    boundary_grid_->sort_setting_aside(boundary_world_.data(), count, boundary_order_.data());
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 2048), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t k = r.begin(); k < r.end(); ++k) {
         boundary_x_[k] = boundary_world_[boundary_order_[k]];

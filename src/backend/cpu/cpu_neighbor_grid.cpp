@@ -18,28 +18,30 @@ constexpr size_t kGrain = 1024;
 CpuNeighborGrid::CpuNeighborGrid(const GridSpec& spec)
     : spec_(spec),
       cells_(static_cast<size_t>(spec.cell_count())),
-      cursor_(new std::atomic<uint32_t>[cells_]),
-      cell_start_(cells_ + 1, 0u) {}
+      cursor_(new std::atomic<uint32_t>[cells_ + 1]),
+      cell_start_(cells_ + 2, 0u) {}
 
-void CpuNeighborGrid::sort(const Vec3* positions, size_t n, uint32_t* order) {
+void CpuNeighborGrid::sort_into(const Vec3* positions, size_t n, uint32_t* order, bool set_aside) {
   if (cell_of_.size() < n) cell_of_.resize(n);
   uint32_t* cell_of = cell_of_.data();
   std::atomic<uint32_t>* cursor = cursor_.get();
+  // The cells, and with set_aside the bucket after them (GridSpec::bucket_index).
+  const size_t buckets = cells_ + (set_aside ? 1 : 0);
 
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, cells_, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, buckets, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) cursor[c].store(0u, std::memory_order_relaxed);
   });
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
-      const uint32_t c = spec_.cell_index(positions[i]);
+      const uint32_t c = set_aside ? spec_.bucket_index(positions[i]) : spec_.cell_index(positions[i]);
       cell_of[i] = c;
       cursor[c].fetch_add(1u, std::memory_order_relaxed);
     }
   });
-  // Exclusive prefix sum of the counts gives each cell's first place.
+  // Exclusive prefix sum of the counts gives each bucket's first place.
   uint32_t* start = cell_start_.data();
   tbb::parallel_scan(
-      tbb::blocked_range<size_t>(0, cells_, 4 * kGrain), 0u,
+      tbb::blocked_range<size_t>(0, buckets, 4 * kGrain), 0u,
       [&](const tbb::blocked_range<size_t>& r, uint32_t sum, bool final_pass) {
         for (size_t c = r.begin(); c < r.end(); ++c) {
           const uint32_t count = cursor[c].load(std::memory_order_relaxed);
@@ -49,8 +51,9 @@ void CpuNeighborGrid::sort(const Vec3* positions, size_t n, uint32_t* order) {
         return sum;
       },
       [](uint32_t a, uint32_t b) { return a + b; });
-  start[cells_] = static_cast<uint32_t>(n);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, cells_, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
+  start[buckets] = static_cast<uint32_t>(n);
+  start[cells_ + 1] = static_cast<uint32_t>(n);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, buckets, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) cursor[c].store(start[c], std::memory_order_relaxed);
   });
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain), [&](const tbb::blocked_range<size_t>& r) {
@@ -59,7 +62,7 @@ void CpuNeighborGrid::sort(const Vec3* positions, size_t n, uint32_t* order) {
   });
   // The scatter's order within a cell depends on thread timing; sorting each
   // cell's few indices restores a deterministic (stable) order.
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, cells_, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, buckets, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) {
       const uint32_t b = start[c], e = start[c + 1];
       if (e - b > 1) std::sort(order + b, order + e);

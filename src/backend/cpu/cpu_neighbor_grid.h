@@ -18,7 +18,8 @@ class CpuNeighborGrid {
   explicit CpuNeighborGrid(const GridSpec& spec);
 
   const GridSpec& spec() const { return spec_; }
-  // Where each cell's places start after sort(): cell_count() + 1 entries.
+  // Where each cell's places start after sort(): cell_count() + 1 entries
+  // (and one more, the end of the set-aside bucket, always n).
   const uint32_t* cell_start() const { return cell_start_.data(); }
 
   // Makes room for n particles, so that sort() of up to n does not allocate.
@@ -29,7 +30,14 @@ class CpuNeighborGrid {
   // Cell-sorted order of the n positions: order[k] is the index of the
   // particle that belongs at place k. Within a cell, indices ascend.
   // `order` must hold n entries. Call inside a task arena.
-  void sort(const Vec3* positions, size_t n, uint32_t* order);
+  void sort(const Vec3* positions, size_t n, uint32_t* order) { sort_into(positions, n, order, false); }
+  // As sort(), but positions beyond reach of the grid's box
+  // (GridSpec::beyond_reach) go to a bucket after the last cell, the
+  // places cell_start()[cell_count()] .. n - 1, which no scan reads. For
+  // boundary samples of an obstacle parked far outside the domain.
+  void sort_setting_aside(const Vec3* positions, size_t n, uint32_t* order) {
+    sort_into(positions, n, order, true);
+  }
 
   // Neighbour lists of positions already in the order sort() gave: for each
   // i, the j != i with |x_i - x_j| < radius, at most `stride` of them, in
@@ -39,10 +47,12 @@ class CpuNeighborGrid {
                           uint32_t* index, uint32_t* count) const;
 
  private:
+  void sort_into(const Vec3* positions, size_t n, uint32_t* order, bool set_aside);
+
   GridSpec spec_;
   size_t cells_;
-  std::unique_ptr<std::atomic<uint32_t>[]> cursor_;  // cells_ entries
-  std::vector<uint32_t> cell_start_;                 // cells_ + 1 entries
+  std::unique_ptr<std::atomic<uint32_t>[]> cursor_;  // cells_ + 1 entries (the set-aside bucket last)
+  std::vector<uint32_t> cell_start_;                 // cells_ + 2 entries
   std::vector<uint32_t> cell_of_;                    // per particle
 };
 

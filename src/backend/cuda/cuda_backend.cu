@@ -151,7 +151,8 @@ __global__ void k_boundary_psi(size_t n, KernelConstants kernel, CubicKernel cub
                               : boundary_kernel_sum(kernel, boundary, index, body));
 }
 
-// Sample k at its body's end pose of the substep (static ones where they are), with its cell key.
+// Sample k at its body's end pose of the substep (static ones where they are), with its bucket key:
+// its cell, or the bucket after the last cell when it lies beyond reach of the domain.
 __global__ void k_boundary_place(size_t n, GridSpec grid, const Obstacle* obstacles, const uint32_t* body,
                                  const Vec3* local, Vec3* world, uint32_t* keys, uint32_t* places,
                                  uint32_t* cell_count) {
@@ -160,10 +161,17 @@ __global__ void k_boundary_place(size_t n, GridSpec grid, const Obstacle* obstac
   const uint32_t b = body[k];
   const Vec3 p = b == kStaticBoundary ? local[k] : to_world(obstacles[b].pose.end, local[k]);
   world[k] = p;
-  const uint32_t key = grid.cell_index(p);
+  const uint32_t key = grid.bucket_index(p);
   keys[k] = key;
   places[k] = static_cast<uint32_t>(k);
   atomicAdd(cell_count + key, 1u);
+}
+
+// The radix-sort bits of the boundary keys: the cells and the set-aside bucket after them.
+int boundary_key_bits(size_t cells) {
+  int bits = 1;
+  while ((size_t(1) << bits) < cells + 1) ++bits;
+  return bits;
 }
 
 __global__ void k_vorticity(size_t n, PbfConstants c, NeighborLists nb, const Vec3* x, const Vec3* v,
@@ -649,21 +657,29 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
   const bool moving =
       body != nullptr && std::any_of(body, body + count, [](uint32_t b) { return b != kStaticBoundary; });
   // Sorted once on the host: a stable counting sort by cell, which gives the CPU backend's order.
-  std::vector<uint32_t> start(cells_ + 1, 0u);
-  std::vector<uint32_t> cell(count);
-  for (size_t k = 0; k < count; ++k) {
-    cell[k] = grid_.cell_index(positions[k]);
-    ++start[cell[k] + 1];
-  }
-  for (size_t c = 0; c < cells_; ++c) start[c + 1] += start[c];
-  std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
-  std::vector<Vec3> sorted(count);
-  std::vector<uint32_t> order(count);  // place -> index given
-  for (size_t k = 0; k < count; ++k) {
-    const uint32_t place = cursor[cell[k]]++;
-    sorted[place] = positions[k];
-    order[place] = static_cast<uint32_t>(k);
-  }
+  // Every sample in a cell (clamped into the border ones) for the pseudo-mass sums; `set_aside` puts
+  // those beyond reach of the domain in the bucket after the last cell, as move_boundary() does.
+  auto counting_sort = [&](bool set_aside, std::vector<uint32_t>& start, std::vector<Vec3>& sorted,
+                           std::vector<uint32_t>& order) {
+    start.assign(cells_ + 2, 0u);
+    std::vector<uint32_t> cell(count);
+    for (size_t k = 0; k < count; ++k) {
+      cell[k] = set_aside ? grid_.bucket_index(positions[k]) : grid_.cell_index(positions[k]);
+      ++start[cell[k] + 1];
+    }
+    for (size_t c = 0; c <= cells_; ++c) start[c + 1] += start[c];
+    std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
+    sorted.resize(count);
+    order.resize(count);  // place -> index given
+    for (size_t k = 0; k < count; ++k) {
+      const uint32_t place = cursor[cell[k]]++;
+      sorted[place] = positions[k];
+      order[place] = static_cast<uint32_t>(k);
+    }
+  };
+  std::vector<uint32_t> start, order;
+  std::vector<Vec3> sorted;
+  counting_sort(false, start, sorted, order);
   // New buffers, swapped in once they are filled: a failure leaves the previous set.
   DeviceBuffer<Vec3> x;
   DeviceBuffer<uint32_t> cell_start;
@@ -684,6 +700,31 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
     k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, projective,
                                                               config_.rest_density, view, nullptr, psi.data());
     check_launch("k_boundary_psi");
+    DeviceBuffer<uint32_t> to_clamped;
+    DeviceBuffer<float> psi_aside;
+    if (std::any_of(positions, positions + count, [&](const Vec3& p) { return grid_.beyond_reach(p); })) {
+      // The layout the density stages read, with the samples beyond reach set aside: each place's
+      // sample and its pseudo-mass from where the clamped sort put it (the copies follow the kernel).
+      std::vector<uint32_t> clamped_place(count), start_aside, order_aside;
+      std::vector<Vec3> sorted_aside;
+      for (size_t k = 0; k < count; ++k) clamped_place[order[k]] = static_cast<uint32_t>(k);
+      counting_sort(true, start_aside, sorted_aside, order_aside);
+      for (size_t k = 0; k < count; ++k) order_aside[k] = clamped_place[order_aside[k]];
+      to_clamped.reserve(count, 0);
+      psi_aside.reserve(count, 0);
+      cuda_check(cudaMemcpyAsync(to_clamped.data(), order_aside.data(), count * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice, stream_),
+                 "cudaMemcpy (boundary order)");
+      k_gather<<<blocks_for(count), kBlock, 0, stream_>>>(count, to_clamped.data(), psi.data(), psi_aside.data());
+      check_launch("k_gather (boundary)");
+      cuda_check(cudaMemcpyAsync(x.data(), sorted_aside.data(), count * sizeof(Vec3), cudaMemcpyHostToDevice,
+                                 stream_),
+                 "cudaMemcpy (boundary samples)");
+      cuda_check(cudaMemcpyAsync(cell_start.data(), start_aside.data(), (cells_ + 1) * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice, stream_),
+                 "cudaMemcpy (boundary grid)");
+      psi.swap(psi_aside);
+    }
     finish("set_boundary_particles");
     boundary_x_.swap(x);
     boundary_start_.swap(cell_start);
@@ -713,7 +754,8 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
   psi_given.reserve(count, 0);
   size_t sort_bytes = 0, scan_bytes = 0;
   cuda_check(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys.data(), keys_sorted.data(), places.data(),
-                                             order_device.data(), static_cast<int>(count), 0, key_bits_, stream_),
+                                             order_device.data(), static_cast<int>(count), 0,
+                                             boundary_key_bits(cells_), stream_),
              "cub::DeviceRadixSort (size query)");
   cuda_check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cell_count.data(), cell_start.data(),
                                            static_cast<int>(cells_ + 1), stream_),
@@ -767,10 +809,11 @@ void CudaBackend::move_boundary(const StepContext& ctx) {
       boundary_keys_.data(), boundary_places_.data(), boundary_cell_count_.data());
   check_launch("k_boundary_place");
   size_t bytes = boundary_temp_.capacity();
-  // Stable, as the host's counting sort and the CPU backend's.
+  // Stable, as the host's counting sort and the CPU backend's; the set-aside bucket sorts last.
   cuda_check(cub::DeviceRadixSort::SortPairs(boundary_temp_.data(), bytes, boundary_keys_.data(),
                                              boundary_keys_sorted_.data(), boundary_places_.data(),
-                                             boundary_order_.data(), static_cast<int>(count), 0, key_bits_, stream_),
+                                             boundary_order_.data(), static_cast<int>(count), 0,
+                                             boundary_key_bits(cells_), stream_),
              "cub::DeviceRadixSort::SortPairs (boundary)");
   bytes = boundary_temp_.capacity();
   cuda_check(cub::DeviceScan::ExclusiveSum(boundary_temp_.data(), bytes, boundary_cell_count_.data(),

@@ -20,7 +20,10 @@ namespace pbf {
 // The boundary samples as a backend holds them: positions in cell order of
 // `grid` (the fluid's grid), where cell c holds places
 // cell_start[c] .. cell_start[c + 1] - 1, and each sample's pseudo-mass
-// psi [kg]. count == 0 means no boundary; then the pointers may be null.
+// psi [kg]. Samples beyond reach of the grid's box (GridSpec::beyond_reach)
+// follow the last cell, at places cell_start[cell_count()] .. count - 1,
+// which no scan reads. count == 0 means no boundary; then the pointers may
+// be null.
 // `near` (optional) marks, per fluid particle in the backend's current order,
 // whether a sample lay within kBoundaryNearReach kernel radii of it at this
 // substep's neighbour search; the per-particle terms of pbf_equations.h skip

@@ -344,4 +344,45 @@ TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmall) {
   EXPECT_EQ(find_in_arena(grid, sorted, cell, static_cast<uint32_t>(max_count(truth)), 2).overflows, 0u);
 }
 
+TEST(CpuNeighborGrid, SettingAsideMovesPointsBeyondReachAfterTheLastCellInIndexOrder) {
+  // A 4 x 3 x 2 grid of 0.1 m cells from the origin: points up to one cell
+  // outside its box stay in the border cells; farther ones (on any axis, on
+  // either side) go after the last cell, in ascending index order, where no
+  // scan reads them. sort() still clamps every point into a cell.
+  const float cell = 0.1f;
+  const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 4, 3, 2);
+  const std::vector<Vec3> x = {
+      {0.05f, 0.05f, 0.05f},  // 0: inside
+      {-5.0f, 0.15f, 0.1f},   // 1: far below x
+      {-0.09f, 0.15f, 0.1f},  // 2: within a cell below x
+      {0.2f, 0.35f, 0.1f},    // 3: within a cell above y (box ends at 0.3)
+      {0.2f, 0.15f, 0.45f},   // 4: far above z (box ends at 0.2)
+      {0.35f, 0.25f, 0.15f},  // 5: inside, the last cell
+      {0.2f, -0.11f, 0.1f},   // 6: just more than a cell below y
+  };
+  const uint32_t cells = static_cast<uint32_t>(g.cell_count());
+  EXPECT_EQ(g.set_aside_bucket(), cells);
+  for (uint32_t i : {1u, 4u, 6u}) EXPECT_TRUE(g.beyond_reach(x[i])) << "point " << i;
+  for (uint32_t i : {0u, 2u, 3u, 5u}) EXPECT_FALSE(g.beyond_reach(x[i])) << "point " << i;
+  EXPECT_FALSE(g.beyond_reach(Vec3{std::nanf(""), 0.0f, 0.0f})) << "NaN stays where cell_index() puts it";
+
+  CpuNeighborGrid grid(g);
+  std::vector<uint32_t> order(x.size());
+  tbb::task_arena arena(2);
+  arena.execute([&] { grid.sort_setting_aside(x.data(), x.size(), order.data()); });
+  const uint32_t* start = grid.cell_start();
+  EXPECT_EQ(start[cells], 4u) << "four points in cells";
+  EXPECT_EQ(start[cells + 1], x.size());
+  EXPECT_EQ(std::vector<uint32_t>(order.begin() + 4, order.end()), (std::vector<uint32_t>{1, 4, 6}));
+  for (uint32_t k = 0; k < 4; ++k) {
+    EXPECT_FALSE(g.beyond_reach(x[order[k]])) << "place " << k;
+    const uint32_t c = g.cell_index(x[order[k]]);
+    EXPECT_GE(k, start[c]) << "place " << k;
+    EXPECT_LT(k, start[c + 1]) << "place " << k;
+  }
+  // The plain sort clamps them all into cells, as before.
+  order = sort_in_arena(grid, x, 2);
+  EXPECT_EQ(grid.cell_start()[cells], x.size());
+}
+
 }  // namespace

@@ -63,6 +63,8 @@ public sealed class LifetimeTests {
       { "AddDomainBoundaryParticles", () => solver.AddDomainBoundaryParticles() },
       { "BoundaryParticleCount", () => { int n = solver.BoundaryParticleCount; } },
       { "ClearBoundaryParticles", () => solver.ClearBoundaryParticles() },
+      { "AddObstacleBoundaryParticles", () => solver.AddObstacleBoundaryParticles(0) },
+      { "RemoveObstacleBoundaryParticles", () => solver.RemoveObstacleBoundaryParticles(0) },
     };
     using (ball) {
       foreach (KeyValuePair<string, Action> call in calls)

@@ -185,6 +185,15 @@ public sealed class ObstacleTests {
         Expect.Status(Status.InvalidArgument, "pbf_solver_add_obstacle_boundary_particles",
                       () => solver.AddObstacleBoundaryParticles(index + 1));
         Expect.Throws<ArgumentOutOfRangeException>(() => solver.AddObstacleBoundaryParticles(-1), "a negative index");
+        Expect.Equal(samples, solver.RemoveObstacleBoundaryParticles(index), "the box's samples removed");
+        Expect.Equal(wall, solver.BoundaryParticleCount, "the walls' after removing the box's");
+        Expect.Equal(0, solver.RemoveObstacleBoundaryParticles(index), "none left to remove");
+        Expect.Status(Status.InvalidArgument, "pbf_solver_remove_obstacle_boundary_particles",
+                      () => solver.RemoveObstacleBoundaryParticles(index + 1));
+        Expect.Throws<ArgumentOutOfRangeException>(() => solver.RemoveObstacleBoundaryParticles(-1),
+                                                   "a negative index");
+        solver.Step(1f / 60f, 2);
+        Expect.Equal(samples, solver.AddObstacleBoundaryParticles(index), "the box sampled again");
         solver.ClearObstacles();
         Expect.Equal(wall, solver.BoundaryParticleCount, "the walls' after clearing the obstacles");
       }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -355,6 +356,129 @@ TEST(BoundaryTerms, TheConstraintAndTheCorrectionCarryTheBoundaryTerms) {
   // The step lowers the density, to first order by |grad C|^2 lambda rho0.
   const Vec3 moved[1] = {x[0] + dp};
   EXPECT_LT(pbf::density(c, 0, nb, moved, cloud.b), rho);
+}
+
+// A solver with the walls of its domain sampled, a layer of fluid on its floor
+// (2000 particles) and one obstacle, a small box, at `at`; `plane` (when
+// given) attaches a 3 x 3 m layer of samples 0.1 m apart to the obstacle.
+struct ParkedScene {
+  std::unique_ptr<pbf::Solver> solver;
+  uint32_t obstacle = 0;
+  size_t walls = 0;
+  std::vector<float> values;
+};
+
+ParkedScene parked_scene(Vec3 at, bool plane) {
+  ParkedScene s;
+  SolverConfig config = make_config();
+  config.backend = pbf::BackendKind::Cpu;
+  s.solver = std::make_unique<pbf::Solver>(pbf::resolve_config(config));
+  s.values.resize(4 * 4 * 4);
+  for (int z = 0; z < 4; ++z)
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 4; ++x)
+        s.values[x + 4 * (y + 4 * z)] =
+            std::max({std::fabs(x - 1.5f), std::fabs(y - 1.5f), std::fabs(z - 1.5f)}) * 0.05f - 0.05f;
+  const pbf::SdfGridView field{s.values.data(), 4, 4, 4, Vec3{-0.075f, -0.075f, -0.075f}, 0.05f};
+  const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+  s.walls = s.solver->add_domain_boundary_particles();
+  s.obstacle = s.solver->add_obstacle(field, identity, at);
+  if (plane) {
+    std::vector<Vec3> local;
+    for (int i = -15; i < 15; ++i)
+      for (int k = -15; k < 15; ++k) local.push_back(Vec3{0.1f * float(i) + 0.05f, 0.0f, 0.1f * float(k) + 0.05f});
+    s.solver->add_obstacle_boundary_particles(s.obstacle, local.data(), local.size());
+  }
+  s.solver->fill_box(Vec3{-1.0f, -1.0f, -1.0f}, Vec3{1.0f, -0.5f, 1.0f}, Vec3{0.0f, 0.0f, 0.0f});
+  return s;
+}
+
+std::vector<float> densities_of(const pbf::Solver& solver) {
+  std::vector<float> rho(solver.size());
+  solver.read(pbf::Field::Density, rho.data());
+  return rho;
+}
+
+TEST(BoundaryBeyondReach, SamplesOfAnObstacleParkedFarOutsideTheDomainAreInNoCell) {
+  // An obstacle 1 m above the water, with or without a large layer of samples,
+  // moved 5 m above the domain's lid and left there: the water's densities are
+  // the same, bit for bit, and the parked samples lie in no cell of the
+  // boundary grid, so no particle along the lid scans them.
+  ParkedScene with = parked_scene(Vec3{0.0f, 0.5f, 0.0f}, true);
+  ParkedScene without = parked_scene(Vec3{0.0f, 0.5f, 0.0f}, false);
+  ASSERT_EQ(with.solver->boundary_particle_count(), with.walls + 900);
+  ASSERT_GT(with.solver->size(), 1000u);
+  const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+  for (ParkedScene* s : {&with, &without}) {
+    s->solver->set_obstacle_pose(s->obstacle, identity, Vec3{0.0f, 6.0f, 0.0f});
+    for (int k = 0; k < 4; ++k) s->solver->step(1.0f / 60.0f, 2);
+  }
+  const std::vector<float> rho_with = densities_of(*with.solver), rho_without = densities_of(*without.solver);
+  ASSERT_EQ(rho_with.size(), rho_without.size());
+  for (size_t i = 0; i < rho_with.size(); ++i) EXPECT_EQ(rho_with[i], rho_without[i]) << "particle " << i;
+
+  const BoundarySamples b = static_cast<const CpuBackend&>(with.solver->backend()).boundary_samples();
+  ASSERT_EQ(b.count, with.walls + 900);
+  const uint32_t cells = static_cast<uint32_t>(b.grid.cell_count());
+  EXPECT_EQ(b.cell_start[cells], with.walls) << "only the walls' samples in cells";
+  for (uint32_t k = 0; k < b.count; ++k) {
+    if (k < b.cell_start[cells]) {
+      EXPECT_FALSE(b.grid.beyond_reach(b.x[k])) << "place " << k;
+      EXPECT_LT(b.x[k].y, 1.5f) << "place " << k;
+    } else {
+      EXPECT_NEAR(b.x[k].y, 6.0f, 1e-5f) << "place " << k;
+    }
+  }
+}
+
+TEST(BoundaryBeyondReach, SamplesAddedFarOutsideGetThePseudoMassesTheyHaveInside) {
+  // The pseudo-masses of samples attached while their obstacle is parked far
+  // outside are those of the same samples attached inside (the sums see the
+  // same neighbours; 4 ulp for their order), and they reach the fluid once
+  // the obstacle comes in.
+  ParkedScene outside = parked_scene(Vec3{0.0f, 6.0f, 0.0f}, true);
+  ParkedScene inside = parked_scene(Vec3{0.0f, 0.5f, 0.0f}, true);
+  const BoundarySamples parked = static_cast<const CpuBackend&>(outside.solver->backend()).boundary_samples();
+  ASSERT_EQ(parked.count, outside.walls + 900);
+  EXPECT_EQ(parked.cell_start[parked.grid.cell_count()], outside.walls) << "set aside from the start";
+  const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+  outside.solver->set_obstacle_pose(outside.obstacle, identity, Vec3{0.0f, 0.5f, 0.0f});
+  outside.solver->step(1.0f / 60.0f, 1);
+  inside.solver->step(1.0f / 60.0f, 1);
+  const BoundarySamples a = static_cast<const CpuBackend&>(outside.solver->backend()).boundary_samples();
+  const BoundarySamples b = static_cast<const CpuBackend&>(inside.solver->backend()).boundary_samples();
+  ASSERT_EQ(a.count, b.count);
+  // Back in the cells, but for the layer's rim, which reaches beyond the domain's sides.
+  EXPECT_EQ(a.cell_start[a.grid.cell_count()], outside.walls + 24 * 24);
+  EXPECT_EQ(a.cell_start[a.grid.cell_count()], b.cell_start[b.grid.cell_count()]);
+  for (uint32_t k = 0; k < a.count; ++k) {
+    EXPECT_EQ(a.x[k].y, b.x[k].y) << "place " << k;
+    EXPECT_FLOAT_EQ(a.psi[k], b.psi[k]) << "place " << k;
+  }
+}
+
+TEST(BoundaryBeyondReach, StaticSamplesFarOutsideAreSetAsideAtSetUpWithTheirPseudoMasses) {
+  // The backend itself: a 5 x 5 patch of static samples 4 m outside the
+  // domain and the same patch inside; the far one follows the last cell with
+  // the pseudo-masses of the near one (4 ulp for the sums' order).
+  const SolverConfig config = make_config();
+  CpuBackend backend(config);
+  std::vector<Vec3> samples;
+  for (const float x : {-5.0f, 0.0f})
+    for (int i = 0; i < 5; ++i)
+      for (int k = 0; k < 5; ++k) samples.push_back(Vec3{x, 0.1f * float(i), 0.1f * float(k)});
+  backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size());
+  const BoundarySamples b = backend.boundary_samples();
+  ASSERT_EQ(b.count, 50u);
+  const uint32_t cells = static_cast<uint32_t>(b.grid.cell_count());
+  ASSERT_EQ(b.cell_start[cells], 25u);
+  for (uint32_t k = 0; k < 25; ++k) {
+    EXPECT_EQ(b.x[k].x, 0.0f) << "place " << k;
+    EXPECT_EQ(b.x[25 + k].x, -5.0f) << "place " << 25 + k;
+    EXPECT_EQ(b.x[25 + k].y, samples[k].y) << "in the order given";
+    EXPECT_EQ(b.x[25 + k].z, samples[k].z) << "in the order given";
+    EXPECT_FLOAT_EQ(b.psi[25 + k], psi_at(b, Vec3{0.0f, samples[k].y, samples[k].z})) << "sample " << k;
+  }
 }
 
 }  // namespace

@@ -74,6 +74,8 @@ class LifetimeTest {
     calls.put("addDomainBoundaryParticles", solver::addDomainBoundaryParticles);
     calls.put("getBoundaryParticleCount", solver::getBoundaryParticleCount);
     calls.put("clearBoundaryParticles", solver::clearBoundaryParticles);
+    calls.put("addObstacleBoundaryParticles", () -> solver.addObstacleBoundaryParticles(0));
+    calls.put("removeObstacleBoundaryParticles", () -> solver.removeObstacleBoundaryParticles(0));
     for (Map.Entry<String, Executable> call : calls.entrySet()) {
       assertThrows(IllegalStateException.class, call.getValue(), call.getKey() + " after close");
     }

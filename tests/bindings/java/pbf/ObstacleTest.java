@@ -192,6 +192,14 @@ class ObstacleTest {
         refused(Status.INVALID_ARGUMENT, "pbf_solver_add_obstacle_boundary_particles",
             () -> solver.addObstacleBoundaryParticles(index + 1));
         assertThrows(IllegalArgumentException.class, () -> solver.addObstacleBoundaryParticles(-1));
+        assertEquals(samples, solver.removeObstacleBoundaryParticles(index));
+        assertEquals(wall, solver.getBoundaryParticleCount(), "the walls' after removing the box's");
+        assertEquals(0, solver.removeObstacleBoundaryParticles(index), "none left to remove");
+        refused(Status.INVALID_ARGUMENT, "pbf_solver_remove_obstacle_boundary_particles",
+            () -> solver.removeObstacleBoundaryParticles(index + 1));
+        assertThrows(IllegalArgumentException.class, () -> solver.removeObstacleBoundaryParticles(-1));
+        solver.step(1 / 60f, 2);
+        assertEquals(samples, solver.addObstacleBoundaryParticles(index), "the box sampled again");
         solver.clearObstacles();
         assertEquals(wall, solver.getBoundaryParticleCount());
       }
