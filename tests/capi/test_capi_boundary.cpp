@@ -12,22 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "capi/expect_refused.h"
 #include "physics/physics_scenes.h"
 
 namespace {
 
+using pbf_test::expect_refused;
 using pbf_test::SolverPtr;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// Expects `status` and a message naming pbf_<function> and `argument`.
-void expect_refused(pbf_status got, pbf_status status, const char* function, const std::string& argument) {
-  const std::string message = pbf_last_error();
-  EXPECT_EQ(got, status) << pbf_status_string(got) << ": " << message;
-  EXPECT_NE(message.find(function), std::string::npos) << message;
-  EXPECT_NE(message.find(argument), std::string::npos) << message;
-}
 
 class CApiBoundary : public ::testing::Test {
  protected:
@@ -203,7 +197,6 @@ TEST_F(CApiBoundary, SamplesUnderRestingFluidHoldItUpAndClearingThemLetsItSettle
   ASSERT_EQ(pbf_solver_get_positions(solver_.get(), x, 3), PBF_OK) << pbf_last_error();
   EXPECT_LT(x[1], 0.03f);  // on the floor, half a spacing up
 }
-
 
 // Projective Fluids counts boundary particles in its density, as PBF does:
 // one particle with a sample beside it is denser than one alone.

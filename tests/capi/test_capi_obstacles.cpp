@@ -11,22 +11,16 @@
 #include <vector>
 
 #include "physics/obstacle_fields.h"
+#include "capi/expect_refused.h"
 #include "physics/physics_scenes.h"
 
 namespace {
 
 using pbf_test::SampledField;
+using pbf_test::expect_refused;
 using pbf_test::SolverPtr;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-// Expects `status` and a message naming pbf_<function> and `argument`.
-void expect_refused(pbf_status got, pbf_status status, const char* function, const std::string& argument) {
-  const std::string message = pbf_last_error();
-  EXPECT_EQ(got, status) << pbf_status_string(got) << ": " << message;
-  EXPECT_NE(message.find(function), std::string::npos) << message;
-  EXPECT_NE(message.find(argument), std::string::npos) << message;
-}
 
 class CApiObstacles : public ::testing::Test {
  protected:

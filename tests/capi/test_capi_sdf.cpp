@@ -14,10 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "capi/expect_refused.h"
 #include "physics/physics_scenes.h"
 
 namespace {
 
+using pbf_test::expect_refused;
 using pbf_test::SolverPtr;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -27,13 +29,6 @@ struct SdfDeleter {
   void operator()(pbf_sdf* s) const { pbf_sdf_destroy(s); }
 };
 using SdfPtr = std::unique_ptr<pbf_sdf, SdfDeleter>;
-
-void expect_refused(pbf_status got, pbf_status status, const char* function, const std::string& argument) {
-  const std::string message = pbf_last_error();
-  EXPECT_EQ(got, status) << pbf_status_string(got) << ": " << message;
-  EXPECT_NE(message.find(function), std::string::npos) << message;
-  EXPECT_NE(message.find(argument), std::string::npos) << message;
-}
 
 std::string temp(const std::string& name) { return ::testing::TempDir() + "/" + name; }
 
@@ -336,7 +331,6 @@ TEST_F(CApiSdfSolver, AFieldBecomesAnObstacleThatKeepsParticlesOut) {
   const float dx = x[0] - 0.5f, dy = x[1] - 0.5f, dz = x[2] - 0.5f;
   EXPECT_GT(std::sqrt(dx * dx + dy * dy + dz * dz), 0.2f);
 }
-
 
 TEST_F(CApiSdfSolver, ASolidsSurfaceBecomesBoundaryParticles) {
   const SdfPtr ball = sphere(0.2f, 0.02f);
