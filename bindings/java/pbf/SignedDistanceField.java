@@ -2,7 +2,6 @@
 // idiomatic face of pbf_sdf.
 package pbf;
 
-import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 
 /**
@@ -23,31 +22,10 @@ import java.lang.ref.Reference;
  * }</pre>
  */
 public final class SignedDistanceField implements AutoCloseable {
-  private static final Cleaner CLEANER = Cleaner.create();
-
-  /** The native pointer, shared with the cleaner; destroys the field once. */
-  private static final class Handle implements Runnable {
-    private volatile long pointer;
-
-    Handle(long pointer) {
-      this.pointer = pointer;
-    }
-
-    @Override
-    public synchronized void run() {
-      if (pointer != 0) {
-        PbfNative.pbf_sdf_destroy(pointer);
-        pointer = 0;
-      }
-    }
-  }
-
-  private final Handle handle;
-  private final Cleaner.Cleanable cleanable;
+  private final NativeHandle handle;
 
   private SignedDistanceField(long pointer) {
-    handle = new Handle(pointer);
-    cleanable = CLEANER.register(this, handle);
+    handle = new NativeHandle(this, pointer, PbfNative::pbf_sdf_destroy, "the signed distance field is closed");
   }
 
   /**
@@ -120,12 +98,12 @@ public final class SignedDistanceField implements AutoCloseable {
   /** Destroys the native field; solvers keep their copies. Calling it again does nothing. */
   @Override
   public void close() {
-    cleanable.clean();
+    handle.close();
   }
 
   /** @return true once {@link #close()} has run */
   public boolean isClosed() {
-    return handle.pointer == 0;
+    return handle.isClosed();
   }
 
   /**
@@ -219,8 +197,6 @@ public final class SignedDistanceField implements AutoCloseable {
 
   /** The native pointer, or IllegalStateException once closed; callers fence this object. */
   long live() {
-    long pointer = handle.pointer;
-    if (pointer == 0) throw new IllegalStateException("the signed distance field is closed");
-    return pointer;
+    return handle.live();
   }
 }

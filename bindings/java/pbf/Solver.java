@@ -1,7 +1,6 @@
 // Solver.java - one fluid simulation, the idiomatic face of pbf_solver.
 package pbf;
 
-import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 
 /**
@@ -26,27 +25,7 @@ import java.lang.ref.Reference;
  * }</pre>
  */
 public final class Solver implements AutoCloseable {
-  private static final Cleaner CLEANER = Cleaner.create();
-
-  /** The native pointer, shared with the cleaner; destroys the solver once. */
-  private static final class Handle implements Runnable {
-    private volatile long pointer;
-
-    Handle(long pointer) {
-      this.pointer = pointer;
-    }
-
-    @Override
-    public synchronized void run() {
-      if (pointer != 0) {
-        PbfNative.pbf_solver_destroy(pointer);
-        pointer = 0;
-      }
-    }
-  }
-
-  private final Handle handle;
-  private final Cleaner.Cleanable cleanable;
+  private final NativeHandle handle;
 
   /** Creates a solver with the default description (see {@link SolverDesc}). */
   public Solver() {
@@ -69,19 +48,18 @@ public final class Solver implements AutoCloseable {
     } finally {
       native_.delete();
     }
-    handle = new Handle(created[0]);
-    cleanable = CLEANER.register(this, handle);
+    handle = new NativeHandle(this, created[0], PbfNative::pbf_solver_destroy, "the solver is closed");
   }
 
   /** Destroys the native solver. Calling it again does nothing. */
   @Override
   public void close() {
-    cleanable.clean();
+    handle.close();
   }
 
   /** @return true once {@link #close()} has run */
   public boolean isClosed() {
-    return handle.pointer == 0;
+    return handle.isClosed();
   }
 
   /**
@@ -741,8 +719,6 @@ public final class Solver implements AutoCloseable {
 
   /** The native pointer, or IllegalStateException once closed. */
   private long live() {
-    long pointer = handle.pointer;
-    if (pointer == 0) throw new IllegalStateException("the solver is closed");
-    return pointer;
+    return handle.live();
   }
 }
