@@ -179,8 +179,11 @@ TEST(ProjectiveDamBreak, FrontMovesLikePbfs) {
 // impact on the far wall must not make the iterations overshoot. With the
 // former default Chebyshev acceleration (rho = 0.9) this run's largest
 // compression reached 22 % and the adaptive step collapsed to 42 steps per
-// frame; with the defaults it is at most 12 % in single particles at the
-// walls and about 5 steps per frame (measured).
+// frame; with the defaults it is at most 6 % in single particles at the
+// walls and about 5 steps per frame (measured). It was 12 % while the global
+// step sent a particle that no compressed constraint held back to its
+// inertial target: small clusters at the walls then cycled through the
+// iterations and ended them compressed.
 TEST(ProjectiveDamBreak, DefaultsStayBoundedThroughTheImpact) {
   SolverPtr s = make_solver(projective_desc(PBF_BACKEND_CPU, 0.8f, 0.5f, 0.2f));
   const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.2f, 0.3f, 0.2f};
@@ -199,7 +202,7 @@ TEST(ProjectiveDamBreak, DefaultsStayBoundedThroughTheImpact) {
   ASSERT_TRUE(all_finite(s.get()));
   EXPECT_LT(steps, 8u * 60u);
   EXPECT_LT(worst_avg, 0.01f);   // measured: 0.56 %
-  EXPECT_LT(worst_max, 0.2f);    // measured: 12 %
+  EXPECT_LT(worst_max, 0.09f);   // measured: 6.0 % (12 % with the cycling clusters)
 }
 
 TEST(ProjectiveDamBreak, IsBitIdenticalOnOneAndSeveralThreads) {

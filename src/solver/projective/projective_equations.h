@@ -213,6 +213,13 @@ PBF_HD uint32_t neighbor_slot(const NeighborLists& nb, uint32_t i, uint32_t l) {
 // the constraint of each neighbour whose list holds l. `d` holds the
 // displacements of project_density_constraint(), `slots` per constraint;
 // `active[i]` is zero where constraint i was not compressed (zero displacements).
+// A particle that no compressed constraint holds keeps the iterate (residual
+// zero): with the inactive constraints' weights at zero its row alone would
+// send it back to s, where it was compressed, and a small cluster then
+// cycles with period three (compressed, half projected, free, back to s)
+// and ends the iterations where it started. The paper's weights, kept for
+// satisfied constraints with p = S_i x, would move it a fraction
+// m/dt^2 / (m/dt^2 + w n) ~ 1e-4 of the way there.
 PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb, const Vec3* s,
                        const Vec3* x, const Vec3* d, const uint8_t* active, Vec3& residual, float& diagonal) {
   Vec3 pull{0.0f, 0.0f, 0.0f};
@@ -231,7 +238,7 @@ PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborL
     pull += d[static_cast<size_t>(i) * c.slots + 1 + slot];
   }
   diagonal = c.inertia + c.stiffness * static_cast<float>(members);
-  residual = (s[l] - x[l]) * c.inertia + pull * c.stiffness;
+  residual = members > 0 ? (s[l] - x[l]) * c.inertia + pull * c.stiffness : Vec3{0.0f, 0.0f, 0.0f};
 }
 
 // Largest stable substep by the CFL condition: a particle may travel

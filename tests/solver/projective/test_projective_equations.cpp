@@ -244,6 +244,27 @@ TEST_F(ProjectiveGlobalStep, TheGlobalStepLowersTheCompression) {
   EXPECT_LT(later, 0.5f * first) << "first " << first;
 }
 
+// A particle that no compressed constraint holds keeps the iterate: its row
+// of the global system has no residual, whatever its inertial target s
+// (sent back to s, a small cluster would be compressed again and the
+// iterations would cycle; see global_row()).
+TEST(ProjectiveGlobalRow, AParticleNoCompressedConstraintHoldsStaysPut) {
+  const SolverConfig config = make_config();
+  const ProjectiveConstants c = pbf::make_projective_constants(config, PbfParams{}, kDt);
+  const std::vector<Vec3> x = {Vec3{0.0f, 0.0f, 0.0f}, Vec3{0.5f * kSpacing, 0.0f, 0.0f}};
+  const std::vector<Vec3> s = {Vec3{0.0f, -0.01f, 0.0f}, Vec3{0.5f * kSpacing, -0.01f, 0.0f}};
+  const Lists nb = brute_force(x, config.kernel_radius, 64);
+  std::vector<Vec3> d(2 * c.slots, Vec3{0.0f, 0.0f, 0.0f});
+  const std::vector<uint8_t> active = {0, 0};
+  for (uint32_t l = 0; l < 2; ++l) {
+    Vec3 row;
+    float diagonal;
+    pbf::global_row(c, l, nb.view(), s.data(), x.data(), d.data(), active.data(), row, diagonal);
+    EXPECT_EQ(pbf::length_squared(row), 0.0f);
+    EXPECT_GT(diagonal, 0.0f);
+  }
+}
+
 TEST(ProjectiveTimeStep, CflLimitsTheStepByTheFastestParticle) {
   EXPECT_FLOAT_EQ(pbf::cfl_time_step(0.4f, 0.025f, 0.0f, 0.01f), 0.01f);
   EXPECT_FLOAT_EQ(pbf::cfl_time_step(0.4f, 0.025f, 1.0f, 0.01f), 0.01f);
