@@ -5,7 +5,10 @@
 // the block has started to fall and the neighbour grid is warm, then times
 // single steps of dt = 1 ms. BM_DamBreakWallsStep runs the same scene with
 // and without boundary particles on the domain walls (walls:1 / walls:0), to
-// show what they add to a step.
+// show what they add to a step. BM_CudaGraphStep times CUDA steps of 2
+// substeps run as one CUDA graph (graphs:1) against the same kernels launched
+// stage by stage (graphs:0, as PBF_CUDA_GRAPHS=0 asks), from a small scene
+// that launch latency decides to the reference scene and a million particles.
 #include <benchmark/benchmark.h>
 #include <pbf/pbf.h>
 
@@ -22,7 +25,8 @@ void check(pbf_status status) { pbf_bench::check(status, "bench_step"); }
 
 // A cube of water of `particles` (rounded to a cube number) at 2.5 cm
 // spacing in the corner of a box 4 x 3 x 1.5 times the cube's side.
-void dam_break_step(benchmark::State& state, bool walls) {
+// `graphs`: -1 leaves PBF_CUDA_GRAPHS as it is, 0 or 1 sets it for this solver.
+void dam_break_step(benchmark::State& state, bool walls, int graphs = -1, uint32_t substeps = 1) {
   const int side = static_cast<int>(std::lround(std::cbrt(static_cast<double>(state.range(0)))));
   const float spacing = 0.025f;
   const float block = side * spacing;
@@ -36,7 +40,9 @@ void dam_break_step(benchmark::State& state, bool walls) {
     return;
   }
   pbf_solver* solver = nullptr;
+  if (graphs >= 0) setenv("PBF_CUDA_GRAPHS", graphs ? "1" : "0", 1);  // read when the solver is created
   check(pbf_solver_create(&desc, &solver));
+  if (graphs >= 0) unsetenv("PBF_CUDA_GRAPHS");
   size_t boundary = 0;
   double boundary_setup_ms = 0.0;
   if (walls) {
@@ -54,7 +60,7 @@ void dam_break_step(benchmark::State& state, bool walls) {
   pbf_stats stats = pbf_stats_default();
   double constraints = 0, neighbors = 0, grid = 0, vv = 0, velocity = 0;
   for (auto _ : state) {
-    check(pbf_solver_step(solver, 0.001f, 1));
+    check(pbf_solver_step(solver, 0.001f, substeps));
     check(pbf_solver_get_stats(solver, &stats));
     constraints += stats.time_constraints_ms;
     neighbors += stats.time_neighbors_ms;
@@ -83,6 +89,8 @@ void BM_DamBreakStep(benchmark::State& state) { dam_break_step(state, false); }
 
 void BM_DamBreakWallsStep(benchmark::State& state) { dam_break_step(state, state.range(2) != 0); }
 
+void BM_CudaGraphStep(benchmark::State& state) { dam_break_step(state, false, static_cast<int>(state.range(2)), 2); }
+
 }  // namespace
 
 BENCHMARK(BM_DamBreakStep)
@@ -104,6 +112,12 @@ BENCHMARK(BM_DamBreakWallsStep)
     ->Args({59319, PBF_BACKEND_CPU, 1})
     ->Args({1000000, PBF_BACKEND_CUDA, 0})
     ->Args({1000000, PBF_BACKEND_CUDA, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK(BM_CudaGraphStep)
+    ->ArgNames({"particles", "backend", "graphs"})
+    ->ArgsProduct({{8000, 59319, 1000000}, {PBF_BACKEND_CUDA}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
