@@ -32,8 +32,8 @@ build() {
 run_dam_break() {
   install_dependencies
   build release
-  echo "== dam break: 59,319 particles, 2 simulated seconds"
-  ./build/release/samples/pbf-sim --frames 120 --png --out pbf-out
+  echo "== dam break: 59,319 particles, 2 simulated seconds, walls sampled with boundary particles"
+  ./build/release/samples/pbf-sim --frames 120 --boundary-particles --png --out pbf-out
   echo "== look at pbf-out/contact_sheet.png (16 moments of the run) and pbf-out/frame_NNNN.png;"
   echo "   open pbf-out/frame_NNNN.ply (or the whole sequence) in ParaView, Blender, Houdini or MeshLab"
 }

@@ -43,6 +43,7 @@ struct Options {
   float bench_seconds = 1.0f;
   float vorticity = 0.0f;
   float xsph = 0.0f;
+  bool boundary_particles = false;
   std::string checkpoint;  // save the state here after the last frame
   std::string resume;      // load the state from here before the first frame
   int start_frame = 0;     // number of the frame a resumed run starts from
@@ -73,6 +74,9 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
               projective ? scene.params.projective_iterations : scene.params.iterations,
               projective ? " at most" : "");
   if (!builtin && !scene.description.empty()) std::printf("  %s\n", scene.description.c_str());
+  size_t samples = 0;
+  if (pbf_solver_get_boundary_particle_count(runner.solver(), &samples) == PBF_OK && samples > 0)
+    std::printf("  %zu boundary particles%s\n", samples, scene.boundary_particles ? ", the domain walls sampled" : "");
   if (!runner.emitters().empty()) {
     for (size_t i = 0; i < runner.emitters().size(); ++i)
       std::printf("  emitter %zu: %zu particles per disc, %.0f particles/s\n", i, runner.emitters()[i].disc_size(),
@@ -217,6 +221,9 @@ int main(int argc, char** argv) {
   app.add_option("--vorticity", o.vorticity, "vorticity confinement epsilon [m/s], 0 = off (overrides the scene)")
       ->check(CLI::Range(0.0f, 10.0f));
   app.add_option("--xsph", o.xsph, "XSPH viscosity c, 0 = off (overrides the scene)")->check(CLI::Range(0.0f, 1.0f));
+  auto* walls = app.add_flag("--boundary-particles,!--no-boundary-particles", o.boundary_particles,
+                             "sample (or not) the domain walls with boundary particles, so that water at the walls "
+                             "is at rest density (overrides boundary_particles; built-in scene: off)");
   app.add_option("--out", o.out, "folder for frame_NNNN.ply/.vtp and frames.pvd (overrides output.dir; default pbf-out)");
   auto* ply = app.add_flag("--ply,!--no-ply", o.ply, "write (or not) a binary PLY per frame (overrides output.ply; built-in scene: on)");
   auto* vtp = app.add_flag("--vtp,!--no-vtp", o.vtp, "write (or not) a VTK .vtp per frame and frames.pvd (overrides output.vtp; built-in scene: off)");
@@ -239,6 +246,7 @@ int main(int argc, char** argv) {
       "  pbf-sim samples/scenes/dam_break.json\n"
       "  pbf-sim samples/scenes/inlet.json --frames 60 --out inlet-out --vtp\n"
       "  pbf-sim --frames 120 --out pbf-out            (the built-in dam break)\n"
+      "  pbf-sim --boundary-particles --png             (the same with sampled walls, and pictures)\n"
       "  pbf-sim --bench                                (the reference benchmark)");
   CLI11_PARSE(app, argc, argv);
 
@@ -254,6 +262,7 @@ int main(int argc, char** argv) {
     if (app.count("--iterations")) scene.params.iterations = static_cast<uint32_t>(o.iterations);
     if (app.count("--vorticity")) scene.params.vorticity_epsilon = o.vorticity;
     if (app.count("--xsph")) scene.params.xsph_viscosity = o.xsph;
+    if (walls->count()) scene.boundary_particles = o.boundary_particles;
     if (app.count("--out")) scene.output.dir = o.out;
     if (ply->count()) scene.output.ply = o.ply;
     if (vtp->count()) scene.output.vtp = o.vtp;
