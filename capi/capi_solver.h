@@ -38,6 +38,10 @@ void require_idle(const pbf_solver* solver);
 // `index` names one of the solver's obstacles.
 void require_obstacle_index(const pbf_solver* solver, uint32_t index);
 
+// Room for n more boundary particles below PBF_MAX_BOUNDARY_PARTICLES;
+// `adding` begins the message ("count: 12 boundary particles").
+void require_boundary_room(const pbf_solver* solver, size_t n, const std::string& adding);
+
 // Calls that change particles are refused while a field is lent out.
 void require_unmapped(const pbf_solver* solver);
 

@@ -28,6 +28,14 @@ void require_obstacle_index(const pbf_solver* solver, uint32_t index) {
            "index " + describe(index) + " names no obstacle; the solver holds " + describe(count));
 }
 
+void require_boundary_room(const pbf_solver* solver, size_t n, const std::string& adding) {
+  const size_t held = solver->impl.boundary_particle_count();
+  if (n > PBF_MAX_BOUNDARY_PARTICLES - std::min<size_t>(PBF_MAX_BOUNDARY_PARTICLES, held))
+    reject(PBF_ERROR_CAPACITY_EXCEEDED, adding + " and the " + describe(held) +
+                                            " boundary particles held would exceed PBF_MAX_BOUNDARY_PARTICLES (" +
+                                            describe(PBF_MAX_BOUNDARY_PARTICLES) + ")");
+}
+
 void require_unmapped(const pbf_solver* solver) {
   static const char* const names[3] = {"positions", "velocities", "densities"};
   for (int f = 0; f < 3; ++f)
@@ -630,11 +638,7 @@ pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const float* po
     require_idle(solver);
     if (count == 0) return;
     require_not_null(positions, "positions");
-    const size_t held = solver->impl.boundary_particle_count();
-    if (count > PBF_MAX_BOUNDARY_PARTICLES - std::min<size_t>(PBF_MAX_BOUNDARY_PARTICLES, held))
-      reject(PBF_ERROR_CAPACITY_EXCEEDED, "count: adding " + describe(count) + " boundary particles to " +
-                                              describe(held) + " would exceed PBF_MAX_BOUNDARY_PARTICLES (" +
-                                              describe(PBF_MAX_BOUNDARY_PARTICLES) + ")");
+    require_boundary_room(solver, count, "count: " + describe(count) + " boundary particles");
     const SolverConfig& c = solver->impl.config();
     const float reach = c.kernel_radius;
     const float lo[3] = {c.domain_min.x - reach, c.domain_min.y - reach, c.domain_min.z - reach};

@@ -263,11 +263,7 @@ pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_s
         kept.push_back(p.z);
       }
     const size_t n = kept.size() / 3;
-    const size_t held = solver->impl.boundary_particle_count();
-    if (n > PBF_MAX_BOUNDARY_PARTICLES - std::min<size_t>(PBF_MAX_BOUNDARY_PARTICLES, held))
-      reject(PBF_ERROR_CAPACITY_EXCEEDED, "sdf: its " + describe(n) + " surface samples and the " + describe(held) +
-                                              " boundary particles held would exceed PBF_MAX_BOUNDARY_PARTICLES (" +
-                                              describe(PBF_MAX_BOUNDARY_PARTICLES) + ")");
+    require_boundary_room(solver, n, "sdf: its " + describe(n) + " surface samples");
     if (n > 0) solver->impl.add_boundary_particles(kept.data(), n);
     if (out_added) *out_added = n;
   });
@@ -286,12 +282,7 @@ pbf_status pbf_solver_add_obstacle_boundary_particles(pbf_solver* solver, uint32
         sample_surface(solver->impl.obstacle_field(index), read_placement(nullptr, nullptr), config.particle_spacing,
                        depth);
     const size_t n = samples.size();
-    const size_t held = solver->impl.boundary_particle_count();
-    if (n > PBF_MAX_BOUNDARY_PARTICLES - std::min<size_t>(PBF_MAX_BOUNDARY_PARTICLES, held))
-      reject(PBF_ERROR_CAPACITY_EXCEEDED, "index: obstacle " + describe(index) + "'s " + describe(n) +
-                                              " surface samples and the " + describe(held) +
-                                              " boundary particles held would exceed PBF_MAX_BOUNDARY_PARTICLES (" +
-                                              describe(PBF_MAX_BOUNDARY_PARTICLES) + ")");
+    require_boundary_room(solver, n, "index: obstacle " + describe(index) + "'s " + describe(n) + " surface samples");
     if (n > 0) solver->impl.add_obstacle_boundary_particles(index, samples.data(), n);
     if (out_added) *out_added = n;
   });

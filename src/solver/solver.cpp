@@ -206,16 +206,7 @@ void Solver::obstacle_target(uint32_t index, float rotation[4], Vec3& translatio
 
 void Solver::clear_obstacles() {
   // The samples attached to the obstacles go with them; the static ones stay.
-  if (std::any_of(boundary_body_.begin(), boundary_body_.end(), [](uint32_t b) { return b != kStaticBoundary; })) {
-    std::vector<Vec3> samples;
-    std::vector<uint32_t> bodies;
-    for (size_t k = 0; k < boundary_.size(); ++k)
-      if (boundary_body_[k] == kStaticBoundary) {
-        samples.push_back(boundary_[k]);
-        bodies.push_back(kStaticBoundary);
-      }
-    replace_boundary(std::move(samples), std::move(bodies));
-  }
+  remove_boundary_of([](uint32_t body) { return body != kStaticBoundary; });
   backend_->set_obstacle_fields(nullptr, 0);
   obstacles_.clear();
 }
@@ -252,43 +243,29 @@ void Solver::require_boundary_room(size_t n) const {
   }
 }
 
-void Solver::add_boundary_particles(const float* positions, size_t n) {
+void Solver::append_boundary(const Vec3* samples, size_t n, uint32_t body) {
   require_boundary_room(n);
-  std::vector<Vec3> samples;
-  samples.reserve(boundary_.size() + n);
-  samples = boundary_;
-  for (size_t k = 0; k < n; ++k) samples.push_back(Vec3{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]});
-  std::vector<uint32_t> bodies = boundary_body_;
-  bodies.resize(samples.size(), kStaticBoundary);
-  replace_boundary(std::move(samples), std::move(bodies));
+  std::vector<Vec3> all;
+  all.reserve(boundary_.size() + n);
+  all = boundary_;
+  all.insert(all.end(), samples, samples + n);
+  std::vector<uint32_t> bodies;
+  bodies.reserve(all.size());
+  bodies = boundary_body_;
+  bodies.resize(all.size(), body);
+  replace_boundary(std::move(all), std::move(bodies));
 }
 
-void Solver::add_obstacle_boundary_particles(uint32_t index, const Vec3* local, size_t n) {
-  if (index >= obstacles_.size())
-    throw Error(Status::InvalidArgument, "index: " + std::to_string(index) + " names no obstacle; the solver holds " +
-                                             std::to_string(obstacles_.size()));
-  require_boundary_room(n);
-  std::vector<Vec3> samples;
-  samples.reserve(boundary_.size() + n);
-  samples = boundary_;
-  samples.insert(samples.end(), local, local + n);
-  std::vector<uint32_t> bodies = boundary_body_;
-  bodies.resize(samples.size(), index);
-  replace_boundary(std::move(samples), std::move(bodies));
-}
-
-size_t Solver::remove_obstacle_boundary_particles(uint32_t index) {
-  if (index >= obstacles_.size())
-    throw Error(Status::InvalidArgument, "index: " + std::to_string(index) + " names no obstacle; the solver holds " +
-                                             std::to_string(obstacles_.size()));
-  const size_t removed = static_cast<size_t>(std::count(boundary_body_.begin(), boundary_body_.end(), index));
+template <class Pred>
+size_t Solver::remove_boundary_of(Pred remove) {
+  const size_t removed = static_cast<size_t>(std::count_if(boundary_body_.begin(), boundary_body_.end(), remove));
   if (removed == 0) return 0;
   std::vector<Vec3> samples;
   std::vector<uint32_t> bodies;
   samples.reserve(boundary_.size() - removed);
   bodies.reserve(boundary_.size() - removed);
   for (size_t k = 0; k < boundary_.size(); ++k)
-    if (boundary_body_[k] != index) {
+    if (!remove(boundary_body_[k])) {
       samples.push_back(boundary_[k]);
       bodies.push_back(boundary_body_[k]);
     }
@@ -296,16 +273,32 @@ size_t Solver::remove_obstacle_boundary_particles(uint32_t index) {
   return removed;
 }
 
+void Solver::require_obstacle(uint32_t index) const {
+  if (index >= obstacles_.size())
+    throw Error(Status::InvalidArgument, "index: " + std::to_string(index) + " names no obstacle; the solver holds " +
+                                             std::to_string(obstacles_.size()));
+}
+
+void Solver::add_boundary_particles(const float* positions, size_t n) {
+  std::vector<Vec3> samples(n);
+  for (size_t k = 0; k < n; ++k) samples[k] = Vec3{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]};
+  append_boundary(samples.data(), n, kStaticBoundary);
+}
+
+void Solver::add_obstacle_boundary_particles(uint32_t index, const Vec3* local, size_t n) {
+  require_obstacle(index);
+  append_boundary(local, n, index);
+}
+
+size_t Solver::remove_obstacle_boundary_particles(uint32_t index) {
+  require_obstacle(index);
+  return remove_boundary_of([index](uint32_t body) { return body == index; });
+}
+
 size_t Solver::add_domain_boundary_particles() {
   const std::vector<Vec3> walls =
       sample_domain_walls(config_, kMaxBoundaryParticles - std::min(kMaxBoundaryParticles, boundary_.size()));
-  std::vector<Vec3> samples;
-  samples.reserve(boundary_.size() + walls.size());
-  samples = boundary_;
-  samples.insert(samples.end(), walls.begin(), walls.end());
-  std::vector<uint32_t> bodies = boundary_body_;
-  bodies.resize(samples.size(), kStaticBoundary);
-  replace_boundary(std::move(samples), std::move(bodies));
+  append_boundary(walls.data(), walls.size(), kStaticBoundary);
   return walls.size();
 }
 
@@ -315,11 +308,11 @@ void Solver::clear_boundary_particles() {
   boundary_body_.clear();
 }
 
-void Solver::pose_obstacles(float s0, float s1) {
+void Solver::pose_obstacles(float s0, float s1, ObstaclePose* out) const {
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     const ObstacleRecord& o = obstacles_[b];
-    obstacle_poses_[b].start = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s0);
-    obstacle_poses_[b].end = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s1);
+    out[b].start = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s0);
+    out[b].end = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s1);
   }
 }
 
@@ -351,13 +344,10 @@ void Solver::step(float dt, uint32_t substeps) {
     ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
     // Every substep's poses at once, so that a backend can record the whole step.
     const size_t count = obstacles_.size();
-    step_poses_.resize(count * substeps);
-    obstacle_poses_.resize(count);
-    for (uint32_t k = 0; k < substeps; ++k) {
-      pose_obstacles(float(k) / float(substeps), float(k + 1) / float(substeps));
-      std::copy(obstacle_poses_.begin(), obstacle_poses_.end(), step_poses_.begin() + k * count);
-    }
-    pbf_step(*backend_, ctx, step_poses_.data(), substeps, params_.iterations, s);
+    obstacle_poses_.resize(count * substeps);
+    for (uint32_t k = 0; k < substeps; ++k)
+      pose_obstacles(float(k) / float(substeps), float(k + 1) / float(substeps), obstacle_poses_.data() + k * count);
+    pbf_step(*backend_, ctx, obstacle_poses_.data(), substeps, params_.iterations, s);
   }
   finish_step(s, start);
 }
@@ -397,7 +387,7 @@ void Solver::step_projective(float dt, uint32_t substeps) {
         const float s0 = static_cast<float>((k + used / interval) / substeps);
         used = (h == interval - used) ? interval : used + h;
         const float s1 = static_cast<float>((k + used / interval) / substeps);
-        pose_obstacles(s0, s1);
+        pose_obstacles(s0, s1, obstacle_poses_.data());
         const float step_dt = static_cast<float>(h);
         ctx.constants = make_pbf_constants(config_, params_, step_dt);
         ctx.projective = make_projective_constants(config_, params_, step_dt);

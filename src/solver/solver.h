@@ -114,11 +114,13 @@ class Solver {
     Vec3 target_translation;
   };
   std::vector<ObstacleRecord> obstacles_;
-  std::vector<ObstaclePose> obstacle_poses_;  // one substep's poses, reused
-  std::vector<ObstaclePose> step_poses_;      // a PBF step's poses, substep after substep, reused
-  // Fills obstacle_poses_ (sized to the obstacles) with each obstacle's placement at fractions s0 and
-  // s1 of the way from where it is to its target (the substep's start and end).
-  void pose_obstacles(float s0, float s1);
+  // The poses of a step's substeps, substep after substep (a Projective Fluids step's one at a time), reused.
+  std::vector<ObstaclePose> obstacle_poses_;
+  // Writes to out[0 .. obstacle count - 1] each obstacle's placement at fractions s0 and s1 of the way
+  // from where it is to its target (the substep's start and end).
+  void pose_obstacles(float s0, float s1, ObstaclePose* out) const;
+  // Throws Error(InvalidArgument) for an index that names no obstacle.
+  void require_obstacle(uint32_t index) const;
   void upload_obstacle_fields();
   // Boundary samples in the order added [m]: world positions of static ones, positions in their
   // obstacle's frame of attached ones; and each one's body (kStaticBoundary or the obstacle's index).
@@ -127,6 +129,11 @@ class Solver {
   // Makes `samples` with their `bodies` the boundary set, on the backend first.
   void replace_boundary(std::vector<Vec3>&& samples, std::vector<uint32_t>&& bodies);
   void require_boundary_room(size_t n) const;
+  // Adds n samples of one body (kStaticBoundary or an obstacle's index) after the others.
+  void append_boundary(const Vec3* samples, size_t n, uint32_t body);
+  // Removes the samples whose body `remove(body)` names and returns how many; the others keep their order.
+  template <class Pred>
+  size_t remove_boundary_of(Pred remove);
   void step_projective(float dt, uint32_t substeps);
   // The end of either method's step: obstacles at their targets, the
   // statistics measured and timed from `start`, kept as the last step's.

@@ -198,17 +198,22 @@ TEST_F(CApiBoundary, SamplesUnderRestingFluidHoldItUpAndClearingThemLetsItSettle
   EXPECT_LT(x[1], 0.03f);  // on the floor, half a spacing up
 }
 
+// A small CPU solver of the Projective Fluids method.
+SolverPtr projective_solver() {
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.max_particles = 64;
+  d.particle_spacing = 0.05f;
+  d.method = PBF_METHOD_PROJECTIVE;
+  return pbf_test::make_solver(d);
+}
+
 // Projective Fluids counts boundary particles in its density, as PBF does:
 // one particle with a sample beside it is denser than one alone.
 TEST(CApiBoundaryMethod, AProjectiveFluidsSolverCountsBoundaryParticlesInItsDensity) {
   float density[2];
   for (const bool sample : {false, true}) {
-    pbf_solver_desc d = pbf_solver_desc_default();
-    d.backend = PBF_BACKEND_CPU;
-    d.max_particles = 64;
-    d.particle_spacing = 0.05f;
-    d.method = PBF_METHOD_PROJECTIVE;
-    const SolverPtr solver = pbf_test::make_solver(d);
+    const SolverPtr solver = projective_solver();
     ASSERT_TRUE(solver);
     pbf_params p = pbf_params_default();
     p.gravity[1] = 0.0f;
@@ -417,12 +422,7 @@ TEST_F(CApiBoundary, AttachingSamplesDuringAnAsynchronousStepIsRefusedAsBusy) {
 }
 
 TEST(CApiBoundaryMethod, AProjectiveFluidsSolverTakesAnObstaclesSamples) {
-  pbf_solver_desc d = pbf_solver_desc_default();
-  d.backend = PBF_BACKEND_CPU;
-  d.max_particles = 64;
-  d.particle_spacing = 0.05f;
-  d.method = PBF_METHOD_PROJECTIVE;
-  const SolverPtr solver = pbf_test::make_solver(d);
+  const SolverPtr solver = projective_solver();
   ASSERT_TRUE(solver);
   const uint32_t ball = add_ball(solver.get());
   size_t added = 0;

@@ -27,60 +27,70 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
-TEST(StepAllocations, StepsAfterTheFirstAllocateNothing) {
+// A CPU solver at 5 cm spacing with the given method; null on failure.
+pbf_solver* cpu_solver(pbf_method method) {
   pbf_solver_desc desc = pbf_solver_desc_default();
   desc.backend = PBF_BACKEND_CPU;
+  desc.method = method;
   desc.particle_spacing = 0.05f;
   pbf_solver* solver = nullptr;
-  ASSERT_EQ(pbf_solver_create(&desc, &solver), PBF_OK) << pbf_last_error();
+  return pbf_solver_create(&desc, &solver) == PBF_OK ? solver : nullptr;
+}
+
+// A block of water in the corner of the default domain.
+pbf_status fill_block(pbf_solver* solver) {
   const float lo[3] = {0, 0, 0}, hi[3] = {0.5f, 0.6f, 0.5f};
-  ASSERT_EQ(pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr), PBF_OK);
+  return pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr);
+}
+
+// operator new calls during `frames` frames, each `before(frame)` and then a
+// step of `substeps` (every call expected to succeed).
+template <class Before>
+long allocations_during(pbf_solver* solver, int frames, uint32_t substeps, Before before) {
+  const long start = g_allocations.load();
+  for (int frame = 0; frame < frames; ++frame) {
+    before(frame);
+    EXPECT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, substeps), PBF_OK) << pbf_last_error();
+  }
+  return g_allocations.load() - start;
+}
+
+TEST(StepAllocations, StepsAfterTheFirstAllocateNothing) {
+  pbf_solver* solver = cpu_solver(PBF_METHOD_PBF);
+  ASSERT_NE(solver, nullptr) << pbf_last_error();
+  ASSERT_EQ(fill_block(solver), PBF_OK);
   const float normal[3] = {-1.0f, 1.0f, 0.0f};
   ASSERT_EQ(pbf_solver_add_plane(solver, normal, 0.3f, nullptr), PBF_OK);  // every feature in use
   ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
 
   pbf_stats stats = pbf_stats_default();
-  const long before = g_allocations.load();
-  for (int frame = 0; frame < 20; ++frame) {
-    ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
-    ASSERT_EQ(pbf_solver_get_stats(solver, &stats), PBF_OK);
-  }
-  EXPECT_EQ(g_allocations.load() - before, 0) << "operator new calls during 20 steps";
+  const long allocations =
+      allocations_during(solver, 20, 2, [&](int) { ASSERT_EQ(pbf_solver_get_stats(solver, &stats), PBF_OK); });
+  EXPECT_EQ(allocations, 0) << "operator new calls during 20 steps";
+  ASSERT_EQ(pbf_solver_get_stats(solver, &stats), PBF_OK);
   EXPECT_GT(stats.max_speed, 0.5f);  // the water really moved
   pbf_solver_destroy(solver);
 }
 
 TEST(StepAllocations, ProjectiveFluidsStepsAfterTheFirstAllocateNothing) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.method = PBF_METHOD_PROJECTIVE;
-  desc.particle_spacing = 0.05f;
-  pbf_solver* solver = nullptr;
-  ASSERT_EQ(pbf_solver_create(&desc, &solver), PBF_OK) << pbf_last_error();
-  const float lo[3] = {0, 0, 0}, hi[3] = {0.5f, 0.6f, 0.5f};
-  ASSERT_EQ(pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr), PBF_OK);
+  pbf_solver* solver = cpu_solver(PBF_METHOD_PROJECTIVE);
+  ASSERT_NE(solver, nullptr) << pbf_last_error();
+  ASSERT_EQ(fill_block(solver), PBF_OK);
   pbf_params params = pbf_params_default();
   params.projective_iterations = 5;  // the work does not matter, only its allocations
   ASSERT_EQ(pbf_solver_set_params(solver, &params), PBF_OK);
   ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 1), PBF_OK);
 
+  EXPECT_EQ(allocations_during(solver, 10, 1, [](int) {}), 0) << "operator new calls during 10 steps";
   pbf_stats stats = pbf_stats_default();
-  const long before = g_allocations.load();
-  for (int frame = 0; frame < 10; ++frame) {
-    ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 1), PBF_OK);
-    ASSERT_EQ(pbf_solver_get_stats(solver, &stats), PBF_OK);
-  }
-  EXPECT_EQ(g_allocations.load() - before, 0) << "operator new calls during 10 steps";
+  ASSERT_EQ(pbf_solver_get_stats(solver, &stats), PBF_OK);
   EXPECT_GT(stats.local_global_iterations, 0u);
   pbf_solver_destroy(solver);
 }
 
 TEST(StepAllocations, AFailedAllocationWhileAddingParticlesKeepsTheSolver) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.particle_spacing = 0.05f;
-  pbf_solver* solver = nullptr;
-  ASSERT_EQ(pbf_solver_create(&desc, &solver), PBF_OK) << pbf_last_error();
+  pbf_solver* solver = cpu_solver(PBF_METHOD_PBF);
+  ASSERT_NE(solver, nullptr) << pbf_last_error();
   const float lo[3] = {0, 0, 0}, hi[3] = {0.3f, 0.3f, 0.3f};
   size_t first = 0;
   ASSERT_EQ(pbf_solver_fill_box(solver, lo, hi, nullptr, &first), PBF_OK);
@@ -114,27 +124,18 @@ TEST(StepAllocations, AFailedAllocationWhileAddingParticlesKeepsTheSolver) {
 }
 
 TEST(StepAllocations, StepsWithBoundaryParticlesAllocateNothing) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.particle_spacing = 0.05f;
-  pbf_solver* solver = nullptr;
-  ASSERT_EQ(pbf_solver_create(&desc, &solver), PBF_OK) << pbf_last_error();
+  pbf_solver* solver = cpu_solver(PBF_METHOD_PBF);
+  ASSERT_NE(solver, nullptr) << pbf_last_error();
   ASSERT_EQ(pbf_solver_add_domain_boundary_particles(solver, nullptr), PBF_OK) << pbf_last_error();
-  const float lo[3] = {0, 0, 0}, hi[3] = {0.5f, 0.6f, 0.5f};
-  ASSERT_EQ(pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr), PBF_OK);
+  ASSERT_EQ(fill_block(solver), PBF_OK);
   ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
-  const long before = g_allocations.load();
-  for (int frame = 0; frame < 20; ++frame) ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
-  EXPECT_EQ(g_allocations.load() - before, 0) << "operator new calls during 20 steps";
+  EXPECT_EQ(allocations_during(solver, 20, 2, [](int) {}), 0) << "operator new calls during 20 steps";
   pbf_solver_destroy(solver);
 }
 
 TEST(StepAllocations, StepsWithBoundaryParticlesOnAMovingObstacleAllocateNothing) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.particle_spacing = 0.05f;
-  pbf_solver* solver = nullptr;
-  ASSERT_EQ(pbf_solver_create(&desc, &solver), PBF_OK) << pbf_last_error();
+  pbf_solver* solver = cpu_solver(PBF_METHOD_PBF);
+  ASSERT_NE(solver, nullptr) << pbf_last_error();
   ASSERT_EQ(pbf_solver_add_domain_boundary_particles(solver, nullptr), PBF_OK) << pbf_last_error();
   pbf_sdf* ball = nullptr;
   ASSERT_EQ(pbf_sdf_sphere(0.15f, 0.025f, &ball), PBF_OK) << pbf_last_error();
@@ -143,16 +144,13 @@ TEST(StepAllocations, StepsWithBoundaryParticlesOnAMovingObstacleAllocateNothing
   ASSERT_EQ(pbf_solver_add_obstacle(solver, ball, nullptr, at, &index), PBF_OK) << pbf_last_error();
   pbf_sdf_destroy(ball);
   ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver, index, nullptr), PBF_OK) << pbf_last_error();
-  const float lo[3] = {0, 0, 0}, hi[3] = {0.5f, 0.6f, 0.5f};
-  ASSERT_EQ(pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr), PBF_OK);
+  ASSERT_EQ(fill_block(solver), PBF_OK);
   ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
-  const long before = g_allocations.load();
-  for (int frame = 0; frame < 20; ++frame) {
+  const long allocations = allocations_during(solver, 20, 2, [&](int) {
     at[0] -= 0.005f;  // the ball rolls into the water
     ASSERT_EQ(pbf_solver_set_obstacle_pose(solver, index, nullptr, at), PBF_OK) << pbf_last_error();
-    ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
-  }
-  EXPECT_EQ(g_allocations.load() - before, 0) << "operator new calls during 20 steps";
+  });
+  EXPECT_EQ(allocations, 0) << "operator new calls during 20 steps";
   pbf_solver_destroy(solver);
 }
 

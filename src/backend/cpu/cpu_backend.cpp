@@ -224,13 +224,17 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
   std::vector<uint32_t> bodies;
   std::vector<Vec3> locals, world;
   std::vector<float> psi_given;
+  uint32_t max_body = 0;
   if (moving) {
     bodies.assign(body, body + count);
     locals.resize(count);
-    for (size_t k = 0; k < count; ++k) locals[k] = body[k] == kStaticBoundary ? positions[k] : local[k];
+    for (size_t k = 0; k < count; ++k) {
+      locals[k] = body[k] == kStaticBoundary ? positions[k] : local[k];
+      if (body[k] != kStaticBoundary) max_body = std::max(max_body, body[k]);
+    }
     world.resize(count);
-    psi_given.resize(count);
   }
+  psi_given.resize(count);
   const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
   const CubicKernel cubic_kernel = CubicKernel::make(config_.kernel_radius);
   const bool projective = config_.method == Method::Projective;
@@ -259,20 +263,21 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
       }
     });
   });
-  if (moving)
-    for (size_t k = 0; k < count; ++k) psi_given[order[k]] = psi[k];
   // Samples beyond reach of the domain (an obstacle parked far outside) go to the bucket after the
   // last cell, where no fluid particle's scan reads them, as move_boundary() places them.
   const GridSpec& spec = grid->spec();
-  if (std::any_of(positions, positions + count, [&](const Vec3& p) { return spec.beyond_reach(p); })) {
-    std::vector<float> by_index(count);
-    for (size_t k = 0; k < count; ++k) by_index[order[k]] = psi[k];
+  const bool set_aside =
+      std::any_of(positions, positions + count, [&](const Vec3& p) { return spec.beyond_reach(p); });
+  if (moving || set_aside)
+    for (size_t k = 0; k < count; ++k) psi_given[order[k]] = psi[k];  // by the index given
+  if (set_aside) {
     arena_.execute([&] { grid->sort_setting_aside(positions, count, order.data()); });
     for (size_t k = 0; k < count; ++k) {
       sorted[k] = positions[order[k]];
-      psi[k] = by_index[order[k]];
+      psi[k] = psi_given[order[k]];
     }
   }
+  if (!moving) psi_given = {};
   boundary_grid_.swap(grid);
   boundary_x_.swap(sorted);
   boundary_psi_.swap(psi);
@@ -282,13 +287,13 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
   boundary_psi_given_.swap(psi_given);
   boundary_order_.swap(order);
   if (!moving) boundary_order_ = {};
+  boundary_max_body_ = max_body;
 }
 
 void CpuBackend::move_boundary(const StepContext& ctx) {
+  if (boundary_max_body_ >= ctx.obstacle_count)
+    throw Error(Status::Internal, "CPU backend: a boundary sample moves with an obstacle the step does not name");
   const size_t count = boundary_body_.size();
-  for (uint32_t b : boundary_body_)
-    if (b != kStaticBoundary && b >= ctx.obstacle_count)
-      throw Error(Status::Internal, "CPU backend: a boundary sample moves with an obstacle the step does not name");
   arena_.execute([&] {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 2048), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t k = r.begin(); k < r.end(); ++k) {

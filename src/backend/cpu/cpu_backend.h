@@ -99,6 +99,7 @@ class CpuBackend final : public Backend {
   std::vector<Vec3> boundary_local_, boundary_world_;
   std::vector<float> boundary_psi_given_;
   std::vector<uint32_t> boundary_order_;
+  uint32_t boundary_max_body_ = 0;  // the largest obstacle index a sample moves with
   // Places the samples that move with obstacles at the substep's end poses and sorts the set again.
   void move_boundary(const StepContext& ctx);
 

@@ -844,12 +844,23 @@ const Obstacle* CudaBackend::obstacles_for(const StepContext& ctx) {
       throw Error(Status::Internal, "CUDA backend: a recorded stage has poses of no recorded substep");
     return obstacles_device_.data() + offset;
   }
-  for (uint32_t k = 0; k < ctx.obstacle_count; ++k) obstacles_[k].pose = ctx.obstacle_poses[k];
-  // From pageable memory: the call returns once the data is staged, so obstacles_ may change afterwards.
-  cuda_check(cudaMemcpyAsync(obstacles_device_.data(), obstacles_.data(), obstacles_.size() * sizeof(Obstacle),
-                             cudaMemcpyHostToDevice, stream_),
-             "cudaMemcpy (obstacles)");
+  upload_obstacles(ctx.obstacle_poses, 1);
   return obstacles_device_.data();
+}
+
+void CudaBackend::upload_obstacles(const ObstaclePose* poses, uint32_t substeps) {
+  const size_t count = obstacles_.size();
+  if (count == 0) return;
+  staged_obstacles_.resize(count * substeps);
+  for (size_t k = 0; k < staged_obstacles_.size(); ++k) {
+    staged_obstacles_[k] = obstacles_[k % count];
+    staged_obstacles_[k].pose = poses[k];
+  }
+  obstacles_device_.reserve(staged_obstacles_.size(), 0);
+  // From pageable memory: the call returns once the data is staged, so staged_obstacles_ may change afterwards.
+  cuda_check(cudaMemcpyAsync(obstacles_device_.data(), staged_obstacles_.data(),
+                             staged_obstacles_.size() * sizeof(Obstacle), cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (obstacles)");
 }
 
 void CudaBackend::predict(const StepContext& ctx) {
@@ -910,7 +921,6 @@ void CudaBackend::find_neighbors(const StepContext& ctx) {
   cuda_check(cudaMemcpyAsync(overflow_host_, overflows_.data(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_),
              "cudaMemcpy");
   finish("find_neighbors");
-  if (!recording_) overflow_count_ = *overflow_host_;  // else run_recording() reads it
 }
 
 void CudaBackend::solve_density(const StepContext& ctx) {
@@ -960,7 +970,7 @@ void CudaBackend::apply_vorticity_viscosity(const StepContext& ctx) {
 
 void CudaBackend::measure(StepStats& stats) const {
   stats.particle_count = static_cast<uint32_t>(n_);
-  stats.neighbor_overflows = overflow_count_;
+  stats.neighbor_overflows = *overflow_host_;  // the last neighbour search's, waited for by its stage or graph
   if (n_ == 0) {
     stats.avg_density_error = stats.max_density_error = stats.avg_neighbors = stats.max_speed = 0.0f;
     stats.max_neighbors = 0;
@@ -1010,19 +1020,7 @@ bool CudaBackend::begin_recording(const StepContext& ctx, const ObstaclePose* po
   // Every substep's obstacles go to the GPU ahead of the graph, in stream order.
   if (ctx.obstacle_count != obstacles_.size())
     throw Error(Status::Internal, "CUDA backend: a step names another number of obstacles than it holds");
-  const size_t count = obstacles_.size();
-  if (count > 0) {
-    staged_obstacles_.resize(count * substeps);
-    for (size_t k = 0; k < staged_obstacles_.size(); ++k) {
-      staged_obstacles_[k] = obstacles_[k % count];
-      staged_obstacles_[k].pose = poses[k];
-    }
-    obstacles_device_.reserve(staged_obstacles_.size(), 0);
-    // From pageable memory: the call returns once the data is staged.
-    cuda_check(cudaMemcpyAsync(obstacles_device_.data(), staged_obstacles_.data(),
-                               staged_obstacles_.size() * sizeof(Obstacle), cudaMemcpyHostToDevice, stream_),
-               "cudaMemcpy (obstacles)");
-  }
+  upload_obstacles(poses, substeps);
   DeviceBuffer<Vec3>* vec3[4] = {&x_, &v_, &xp_, &scratch_};
   for (int k = 0; k < 4; ++k) swapped_vec3_[k] = vec3[k]->data();
   swapped_id_[0] = id_.data();
@@ -1118,7 +1116,6 @@ bool CudaBackend::run_recording(StepStats& timing) {
     return false;
   }
   finish("step (CUDA graph)");
-  overflow_count_ = *overflow_host_;
   for (size_t m = 0; m < end_mark; ++m) {
     float ms = 0.0f;
     if (cudaEventElapsedTime(&ms, phase_events_[m], phase_events_[m + 1]) == cudaSuccess)

@@ -86,6 +86,8 @@ class CudaBackend final : public Backend {
   double sum_partials(unsigned blocks) const;
   // Uploads the obstacles of the substep `ctx` describes; returns them on the GPU.
   const Obstacle* obstacles_for(const StepContext& ctx);
+  // Copies the obstacles to the GPU with `substeps` sets of poses (substep after substep) from `poses`.
+  void upload_obstacles(const ObstaclePose* poses, uint32_t substeps);
 
   SolverConfig config_;
   GridSpec grid_;
@@ -110,10 +112,10 @@ class CudaBackend final : public Backend {
   DeviceBuffer<float> mapped_device_[3];
   float* mapped_host_[3] = {nullptr, nullptr, nullptr};
   size_t mapped_host_capacity_[3] = {0, 0, 0};
-  uint32_t overflow_count_ = 0;
-  // Obstacle fields on the GPU, and views of them with the current poses (host and GPU copies).
+  // Obstacle fields on the GPU, views of them (host), and the views with a step's poses (host, then GPU).
   std::vector<std::unique_ptr<DeviceBuffer<float>>> fields_;
   std::vector<Obstacle> obstacles_;
+  std::vector<Obstacle> staged_obstacles_;  // obstacles_ with the poses of upload_obstacles()
   DeviceBuffer<Obstacle> obstacles_device_;
   // Boundary samples in cell order of grid_, where each cell's samples start, and their pseudo-masses.
   DeviceBuffer<Vec3> boundary_x_;
@@ -143,7 +145,6 @@ class CudaBackend final : public Backend {
   bool recording_ = false;
   const ObstaclePose* recorded_poses_ = nullptr;
   uint32_t recorded_substeps_ = 0;
-  std::vector<Obstacle> staged_obstacles_;
   cudaGraphExec_t graph_exec_ = nullptr;
   std::vector<cudaEvent_t> phase_events_;
   std::vector<double StepStats::*> phase_of_mark_;

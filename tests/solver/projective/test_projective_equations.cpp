@@ -78,11 +78,17 @@ double constraint_at(const ProjectiveConstants& c, uint32_t i, const Lists& nb, 
   return c.mass_over_rho0 * sum - 1.0;
 }
 
-TEST(ProjectiveLocalStep, NewtonProjectionReachesTheConstraintManifold) {
-  const SolverConfig config = make_config();
+// Projections run to a tight tolerance: 50 Newton steps at most, C <= 1e-5.
+PbfParams newton_to_convergence() {
   PbfParams p;
   p.newton_iterations = 50;
   p.newton_tolerance = 1e-5f;
+  return p;
+}
+
+TEST(ProjectiveLocalStep, NewtonProjectionReachesTheConstraintManifold) {
+  const SolverConfig config = make_config();
+  const PbfParams p = newton_to_convergence();
   const ProjectiveConstants c = pbf::make_projective_constants(config, p, kDt);
   const std::vector<Vec3> x = squeezed_cube(5, 0.85f, 1);  // about 60 % denser than rest
   const Lists nb = brute_force(x, config.kernel_radius, config.max_neighbors);
@@ -113,9 +119,7 @@ TEST(ProjectiveLocalStep, NewtonProjectionReachesTheConstraintManifold) {
 // projections do push floor particles downwards.
 TEST(ProjectiveLocalStep, MembersRestingOnAWallAreNotPushedIntoIt) {
   const SolverConfig config = make_config();
-  PbfParams p;
-  p.newton_iterations = 50;
-  p.newton_tolerance = 1e-5f;
+  const PbfParams p = newton_to_convergence();
   const ProjectiveConstants c = pbf::make_projective_constants(config, p, kDt);
   std::vector<Vec3> x = squeezed_cube(5, 0.85f, 4);
   float bottom = x[0].y;
