@@ -232,7 +232,9 @@ typedef struct pbf_params {
                                       1 .. 1000; default 30 */
   float projective_tolerance;    /**< Projective Fluids: the iterations stop once the mean compression
                                       (rho - rho0) / rho0 of the iterate is at most this, 0 .. 1;
-                                      default 1e-4 (0.01 %) */
+                                      default 1e-4 (0.01 %). 0 runs every iteration: single
+                                      particles can stay compressed well above the mean (docs/API.md
+                                      §3.3 "Accuracy" keeps every particle under 0.1 %) */
   uint32_t cg_max_iterations;    /**< Projective Fluids: conjugate-gradient iterations per global step
                                       at most, 1 .. 10000; default 100 */
   float cg_tolerance;            /**< Projective Fluids: a global solve stops once its residual is this

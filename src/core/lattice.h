@@ -38,4 +38,18 @@ inline double cubic_lattice_sum(float spacing, const CubicKernel& k) {
   return sum;
 }
 
+// The lattice points closer than `radius` to one of them, itself included:
+// at rest, the particles whose density constraints hold a particle (its own
+// and its neighbours').
+inline int lattice_points_within(float spacing, float radius) {
+  const int n = static_cast<int>(std::ceil(radius / spacing)) + 1;
+  const double r2 = double(radius) * radius;
+  int count = 0;
+  for (int z = -n; z <= n; ++z)
+    for (int y = -n; y <= n; ++y)
+      for (int x = -n; x <= n; ++x)
+        if ((double(x) * x + double(y) * y + double(z) * z) * spacing * spacing < r2) ++count;
+  return count;
+}
+
 }  // namespace pbf

@@ -240,4 +240,14 @@ TEST(LatticeFill, EmptyBoxesGiveNoPoints) {
   EXPECT_EQ(pbf::lattice_fill_count(lo, hi, 0.1f, Vec3{0.06f, 0, 0}, Vec3{0.14f, 1, 1}), 0u);
 }
 
+// The points of a cubic lattice strictly within a radius of one of them:
+// itself, then the 6 faces at 1, 12 edges at sqrt 2 and 8 corners at
+// sqrt 3 spacings, and the 6 at 2 once the radius passes 2 spacings.
+TEST(LatticePointsWithin, CountsTheShellsInsideTheRadius) {
+  EXPECT_EQ(pbf::lattice_points_within(0.1f, 0.05f), 1);
+  EXPECT_EQ(pbf::lattice_points_within(0.1f, 0.15f), 19);
+  EXPECT_EQ(pbf::lattice_points_within(0.025f, 0.05f), 27);  // the kernel radius of twice the spacing
+  EXPECT_EQ(pbf::lattice_points_within(0.1f, 0.201f), 33);
+}
+
 }  // namespace

@@ -481,11 +481,13 @@ void CpuBackend::projective_global_step(const StepContext& ctx, uint32_t max_ite
                                         uint32_t* iterations, float* residual) {
   const ProjectiveConstants& c = ctx.projective;
   const NeighborLists nb = neighbor_lists();
+  const BoundarySamples boundary = boundary_samples();
   // Conjugate gradients (Shewchuk 1994) with the Jacobi preconditioner on
   // A delta = r0 for the correction delta of the current iterate; A is
   // applied row by row, never stored.
   for_each_particle([&](uint32_t l) {
-    global_row(c, l, nb, pf_s_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(), pf_r_[l], pf_diag_[l]);
+    global_row(c, l, nb, boundary, pf_s_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(), pf_r_[l],
+               pf_diag_[l]);
     pf_delta_[l] = Vec3{0.0f, 0.0f, 0.0f};
     pf_p_[l] = pf_r_[l] * (1.0f / pf_diag_[l]);
   });

@@ -269,15 +269,15 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
   block_reduce(e, e, partials, partial_max);
 }
 
-__global__ void k_pf_rows(size_t n, ProjectiveConstants c, NeighborLists nb, const Vec3* s, const Vec3* xp,
-                          const Vec3* disp, const uint8_t* active, Vec3* r, float* diag, Vec3* delta, Vec3* p,
-                          double* partials) {
+__global__ void k_pf_rows(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary, const Vec3* s,
+                          const Vec3* xp, const Vec3* disp, const uint8_t* active, Vec3* r, float* diag, Vec3* delta,
+                          Vec3* p, double* partials) {
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   double rr = 0.0;
   if (l < n) {
     Vec3 row;
     float d;
-    global_row(c, static_cast<uint32_t>(l), nb, s, xp, disp, active, row, d);
+    global_row(c, static_cast<uint32_t>(l), nb, boundary, s, xp, disp, active, row, d);
     r[l] = row;
     diag[l] = d;
     delta[l] = Vec3{0.0f, 0.0f, 0.0f};
@@ -1173,8 +1173,8 @@ void CudaBackend::projective_global_step(const StepContext& ctx, uint32_t max_it
                                          uint32_t* iterations, float* residual) {
   use_device();
   const unsigned b = blocks_for(n_);
-  k_pf_rows<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), pf_s_.data(), xp_.data(),
-                                        pf_disp_.data(), pf_active_.data(), pf_r_.data(), pf_diag_.data(),
+  k_pf_rows<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), boundary_samples(), pf_s_.data(),
+                                        xp_.data(), pf_disp_.data(), pf_active_.data(), pf_r_.data(), pf_diag_.data(),
                                         pf_delta_.data(), pf_p_.data(), pf_partials_.data());
   check_launch("k_pf_rows");
   const double rr0 = sum_partials(b);

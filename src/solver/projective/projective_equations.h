@@ -35,6 +35,7 @@ struct ProjectiveConstants {
   float newton_tolerance;   // projection ends once C_i is at most this
   uint32_t slots;           // displacement slots per constraint: max_neighbors + 1 (itself first)
   float max_projection;     // longest displacement of one Newton step (half a spacing) [m]
+  float rest_members;       // constraints holding a particle inside the rest lattice (global_row())
 };
 
 inline ProjectiveConstants make_projective_constants(const SolverConfig& config, const PbfParams& p, float dt) {
@@ -48,6 +49,7 @@ inline ProjectiveConstants make_projective_constants(const SolverConfig& config,
   c.newton_tolerance = p.newton_tolerance;
   c.slots = config.max_neighbors + 1;
   c.max_projection = 0.5f * config.particle_spacing;
+  c.rest_members = static_cast<float>(lattice_points_within(config.particle_spacing, config.kernel_radius));
   return c;
 }
 
@@ -220,8 +222,20 @@ PBF_HD uint32_t neighbor_slot(const NeighborLists& nb, uint32_t i, uint32_t l) {
 // and ends the iterations where it started. The paper's weights, kept for
 // satisfied constraints with p = S_i x, would move it a fraction
 // m/dt^2 / (m/dt^2 + w n) ~ 1e-4 of the way there.
-PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb, const Vec3* s,
-                       const Vec3* x, const Vec3* d, const uint8_t* active, Vec3& residual, float& diagonal) {
+// A particle that boundary samples reach (boundary_scan()) is held, besides,
+// by the constraints of the water the samples stand for. Those are
+// satisfied: they project to the iterate, as the paper keeps satisfied
+// constraints in the system, so they add to the diagonal and not to the
+// residual, up to the count of a particle inside the rest lattice. They
+// leave the solution where it was and change only how far one iteration
+// moves the particle. Without them a particle at a wall averages its
+// corrections over about half the constraints of one inside the water and
+// catches up with gravity faster in every step, so that, with the
+// iterations cut off before they converge, the layer at a sampled wall rose
+// steadily and stirred a tank at rest (docs/PHYSICS.md §7).
+PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,
+                       const BoundarySamples& boundary, const Vec3* s, const Vec3* x, const Vec3* d,
+                       const uint8_t* active, Vec3& residual, float& diagonal) {
   Vec3 pull{0.0f, 0.0f, 0.0f};
   uint32_t members = 0;
   if (active[l]) {
@@ -237,7 +251,9 @@ PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborL
     ++members;
     pull += d[static_cast<size_t>(i) * c.slots + 1 + slot];
   }
-  diagonal = c.inertia + c.stiffness * static_cast<float>(members);
+  float held = static_cast<float>(members);
+  if (members > 0 && boundary_scan(boundary, l) && held < c.rest_members) held = c.rest_members;
+  diagonal = c.inertia + c.stiffness * held;
   residual = members > 0 ? (s[l] - x[l]) * c.inertia + pull * c.stiffness : Vec3{0.0f, 0.0f, 0.0f};
 }
 

@@ -225,7 +225,7 @@ TEST_F(ProjectiveGlobalStep, SolutionSatisfiesTheGlobalSystem) {
   for (uint32_t l = 0; l < before_.size(); ++l) {
     Vec3 row;
     float diagonal;
-    pbf::global_row(c, l, nb, s.data(), before_.data(), d.data(), active.data(), row, diagonal);
+    pbf::global_row(c, l, nb, pbf::BoundarySamples{}, s.data(), before_.data(), d.data(), active.data(), row, diagonal);
     const Vec3 rest = row - (after_[l] - before_[l]) * diagonal;
     r0 += pbf::length_squared(row);
     rn += pbf::length_squared(rest);
@@ -263,9 +263,44 @@ TEST(ProjectiveGlobalRow, AParticleNoCompressedConstraintHoldsStaysPut) {
   for (uint32_t l = 0; l < 2; ++l) {
     Vec3 row;
     float diagonal;
-    pbf::global_row(c, l, nb.view(), s.data(), x.data(), d.data(), active.data(), row, diagonal);
+    pbf::global_row(c, l, nb.view(), pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(), row, diagonal);
     EXPECT_EQ(pbf::length_squared(row), 0.0f);
     EXPECT_GT(diagonal, 0.0f);
+  }
+}
+
+// A particle that boundary samples reach is held by as many constraints as
+// one inside the rest lattice: the stand-ins for the water behind the wall
+// are satisfied, so they raise its diagonal and leave its residual (and the
+// solution) alone. A particle they do not reach keeps its own count.
+TEST(ProjectiveGlobalRow, AParticleTheBoundaryReachesIsHeldAsInsideTheWater) {
+  const SolverConfig config = make_config();
+  const ProjectiveConstants c = pbf::make_projective_constants(config, PbfParams{}, kDt);
+  EXPECT_EQ(c.rest_members, 27.0f);
+  const std::vector<Vec3> x = {Vec3{0.0f, 0.0f, 0.0f}, Vec3{0.5f * kSpacing, 0.0f, 0.0f}};
+  const std::vector<Vec3> s = {Vec3{0.0f, -0.01f, 0.0f}, Vec3{0.5f * kSpacing, -0.01f, 0.0f}};
+  const Lists nb = brute_force(x, config.kernel_radius, 64);
+  std::vector<Vec3> d(2 * c.slots, Vec3{0.0f, 0.0f, 0.0f});
+  d[0] = Vec3{-0.01f, 0.0f, 0.0f};                // constraint 0 moves particle 0 ...
+  d[1] = Vec3{0.01f, 0.0f, 0.0f};                 // ... and particle 1
+  d[c.slots] = Vec3{0.01f, 0.0f, 0.0f};           // constraint 1 moves particle 1 ...
+  d[c.slots + 1] = Vec3{-0.01f, 0.0f, 0.0f};      // ... and particle 0
+  const std::vector<uint8_t> active = {1, 1};
+  const std::vector<uint8_t> near = {1, 0};
+  pbf::BoundarySamples boundary{};
+  boundary.count = 1;  // only whether the samples reach a particle matters here
+  boundary.near = near.data();
+  for (uint32_t l = 0; l < 2; ++l) {
+    Vec3 free_row, row;
+    float free_diagonal, diagonal;
+    pbf::global_row(c, l, nb.view(), pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(), free_row,
+                    free_diagonal);
+    pbf::global_row(c, l, nb.view(), boundary, s.data(), x.data(), d.data(), active.data(), row, diagonal);
+    EXPECT_EQ(free_diagonal, c.inertia + 2.0f * c.stiffness) << l;
+    EXPECT_EQ(diagonal, l == 0 ? c.inertia + 27.0f * c.stiffness : free_diagonal) << l;
+    EXPECT_EQ(row.x, free_row.x) << l;
+    EXPECT_EQ(row.y, free_row.y) << l;
+    EXPECT_NE(row.x, 0.0f) << l;
   }
 }
 
