@@ -25,23 +25,50 @@ namespace {
 
 void check(pbf_status status) { pbf_bench::check(status, "bench_methods"); }
 
+// A cube of `side` particles in the corner of the dam-break box, its walls
+// sampled by boundary particles when `sampled_walls`.
+pbf_solver* make_dam_break(pbf_method method, int side, bool sampled_walls) {
+  const float spacing = 0.025f, block = side * spacing;
+  pbf_solver_desc desc = pbf_bench::dam_break_desc(PBF_BACKEND_CPU, side, spacing);
+  desc.method = method;
+  pbf_solver* solver = nullptr;
+  check(pbf_solver_create(&desc, &solver));
+  const float lo[3] = {0, 0, 0}, hi[3] = {block, block, block};
+  check(pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr));
+  if (sampled_walls) check(pbf_solver_add_domain_boundary_particles(solver, nullptr));
+  return solver;
+}
+
+// Wall time and statistics summed over the calls of pbf_solver_step.
+struct Tally {
+  double wall = 0.0, error_sum = 0.0, error_max = 0.0, substeps = 0.0, iterations = 0.0;
+  double calls = 0.0;
+};
+
+void step_and_tally(pbf_solver* solver, int calls, float dt, uint32_t substeps, Tally& t) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int k = 0; k < calls; ++k) {
+    check(pbf_solver_step(solver, dt, substeps));
+    pbf_stats stats = pbf_stats_default();
+    check(pbf_solver_get_stats(solver, &stats));
+    t.error_sum += stats.avg_density_error;
+    t.error_max = std::max(t.error_max, double(stats.max_density_error));
+    t.substeps += stats.substeps;
+    t.iterations += stats.local_global_iterations;
+  }
+  t.wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t.calls += calls;
+}
+
 void BM_DamBreakMethod(benchmark::State& state) {
   const auto method = static_cast<pbf_method>(state.range(0));
   const auto iterations = static_cast<uint32_t>(state.range(1));
   const bool accurate = state.range(2) != 0;
-  const int side = 15;
-  const float spacing = 0.025f, block = side * spacing;
   const int frames = 15;  // 0.25 s
-  double wall = 0.0, error_sum = 0.0, error_max = 0.0, steps = 0.0;
+  Tally t;
   for (auto _ : state) {
     state.PauseTiming();
-    pbf_solver_desc desc = pbf_bench::dam_break_desc(PBF_BACKEND_CPU, side, spacing);
-    desc.method = method;
-    pbf_solver* solver = nullptr;
-    check(pbf_solver_create(&desc, &solver));
-    const float lo[3] = {0, 0, 0}, hi[3] = {block, block, block};
-    check(pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr));
-    if (accurate) check(pbf_solver_add_domain_boundary_particles(solver, nullptr));
+    pbf_solver* solver = make_dam_break(method, 15, accurate);
     pbf_params params = pbf_params_default();
     if (method == PBF_METHOD_PBF) {
       params.iterations = iterations;
@@ -54,27 +81,16 @@ void BM_DamBreakMethod(benchmark::State& state) {
       }
     }
     check(pbf_solver_set_params(solver, &params));
-    const uint32_t substeps = method == PBF_METHOD_PBF ? 4u : 1u;
     state.ResumeTiming();
-    const auto start = std::chrono::steady_clock::now();
-    for (int f = 0; f < frames; ++f) {
-      check(pbf_solver_step(solver, 1.0f / 60.0f, substeps));
-      pbf_stats stats = pbf_stats_default();
-      check(pbf_solver_get_stats(solver, &stats));
-      error_sum += stats.avg_density_error;
-      error_max = std::max(error_max, double(stats.max_density_error));
-      steps += stats.substeps;
-    }
-    wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    step_and_tally(solver, frames, 1.0f / 60.0f, method == PBF_METHOD_PBF ? 4u : 1u, t);
     state.PauseTiming();
     pbf_solver_destroy(solver);
     state.ResumeTiming();
   }
-  const double runs = static_cast<double>(state.iterations());
-  state.counters["s_per_sim_s"] = wall / (runs * frames / 60.0);
-  state.counters["avg_density_error"] = error_sum / (runs * frames);
-  state.counters["max_density_error"] = error_max;
-  state.counters["steps_per_frame"] = steps / (runs * frames);
+  state.counters["s_per_sim_s"] = t.wall / (t.calls / 60.0);
+  state.counters["avg_density_error"] = t.error_sum / t.calls;
+  state.counters["max_density_error"] = t.error_max;
+  state.counters["steps_per_frame"] = t.substeps / t.calls;
 }
 
 BENCHMARK(BM_DamBreakMethod)
@@ -101,42 +117,24 @@ BENCHMARK(BM_DamBreakMethod)
 // (0.1 s of the collapse) from rest. Counter: wall seconds per step.
 void BM_PaperDamBreak(benchmark::State& state) {
   const int side = 59;
-  const float spacing = 0.025f, block = side * spacing, dt = 0.00207f;
-  const int steps = 50;
-  double wall = 0.0, error_sum = 0.0, error_max = 0.0, iterations = 0.0;
+  Tally t;
   for (auto _ : state) {
     state.PauseTiming();
-    pbf_solver_desc desc = pbf_bench::dam_break_desc(PBF_BACKEND_CPU, side, spacing);
-    desc.method = PBF_METHOD_PROJECTIVE;
-    pbf_solver* solver = nullptr;
-    check(pbf_solver_create(&desc, &solver));
-    const float lo[3] = {0, 0, 0}, hi[3] = {block, block, block};
-    check(pbf_solver_fill_box(solver, lo, hi, nullptr, nullptr));
-    check(pbf_solver_add_domain_boundary_particles(solver, nullptr));
+    pbf_solver* solver = make_dam_break(PBF_METHOD_PROJECTIVE, side, true);
     pbf_params params = pbf_params_default();
     params.adaptive_dt = 0;
     check(pbf_solver_set_params(solver, &params));
     state.ResumeTiming();
-    const auto start = std::chrono::steady_clock::now();
-    for (int k = 0; k < steps; ++k) {
-      check(pbf_solver_step(solver, dt, 1));
-      pbf_stats stats = pbf_stats_default();
-      check(pbf_solver_get_stats(solver, &stats));
-      error_sum += stats.avg_density_error;
-      error_max = std::max(error_max, double(stats.max_density_error));
-      iterations += stats.local_global_iterations;
-    }
-    wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    step_and_tally(solver, 50, 0.00207f, 1, t);
     state.PauseTiming();
     pbf_solver_destroy(solver);
     state.ResumeTiming();
   }
-  const double runs = static_cast<double>(state.iterations());
   state.counters["particles"] = double(side) * side * side;
-  state.counters["s_per_step"] = wall / (runs * steps);
-  state.counters["iterations_per_step"] = iterations / (runs * steps);
-  state.counters["avg_density_error"] = error_sum / (runs * steps);
-  state.counters["max_density_error"] = error_max;
+  state.counters["s_per_step"] = t.wall / t.calls;
+  state.counters["iterations_per_step"] = t.iterations / t.calls;
+  state.counters["avg_density_error"] = t.error_sum / t.calls;
+  state.counters["max_density_error"] = t.error_max;
 }
 
 BENCHMARK(BM_PaperDamBreak)->Iterations(1)->Unit(benchmark::kSecond);
