@@ -171,7 +171,7 @@ TEST_P(ProjectiveTank, BoundaryParticlesKeepTheWaterItsVolume) {
 // (without them single particles in one-layer sheets on the floor stay
 // compressed by 0.4-1 %), and steps of 2 ms with enough iterations; these
 // run 150, Chebyshev-accelerated, with no early stop. Measured: 0.042 %
-// largest and 0.016 % mean over the last 0.5 s (docs/PHYSICS.md §7).
+// largest and 0.015 % mean over the last 0.5 s (docs/PHYSICS.md §7).
 pbf_params accurate_projective_params() {
   pbf_params p = pbf_params_default();
   p.max_dt = 0.002f;
