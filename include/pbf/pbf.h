@@ -173,7 +173,8 @@ typedef struct pbf_solver_desc {
   pbf_method method;         /**< the simulation method; default PBF_METHOD_PBF. It also sets the
                                   particle mass (each method's density kernel gives the lattice at
                                   particle_spacing the rest density). PBF_METHOD_PROJECTIVE keeps
-                                  (max_neighbors + 1) x 12 bytes of constraint projections per particle. */
+                                  (max_neighbors + 1) x 12 bytes of constraint projections per particle,
+                                  and on the CPU max_neighbors x 4 bytes more for the global step. */
 } pbf_solver_desc;
 
 /** A description with every default filled in. */

@@ -82,6 +82,7 @@ void CpuBackend::resize(size_t n) {
     pf_active_.reserve(n);
     pf_touching_.reserve(n);
     pf_disp_.reserve(n * slots);
+    pf_back_.reserve(n * static_cast<size_t>(stride_));
   }
   grid_.reserve(n);
   for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->resize(n);
@@ -99,6 +100,7 @@ void CpuBackend::resize(size_t n) {
     pf_active_.resize(n);
     pf_touching_.resize(n);
     pf_disp_.resize(n * slots);
+    pf_back_.resize(n * static_cast<size_t>(stride_));
   }
 }
 
@@ -449,9 +451,11 @@ void CpuBackend::measure(StepStats& stats) const {
 // ---------------------------------------------------------------- Projective Fluids
 
 void CpuBackend::projective_begin(const StepContext&) {
+  const NeighborLists nb = neighbor_lists();
   for_each_particle([&](uint32_t i) {
     pf_s_[i] = xp_[i];
     pf_prev_[i] = xp_[i];
+    fill_back_slots(nb, i, pf_back_.data());
   });
 }
 
@@ -486,8 +490,8 @@ void CpuBackend::projective_global_step(const StepContext& ctx, uint32_t max_ite
   // A delta = r0 for the correction delta of the current iterate; A is
   // applied row by row, never stored.
   for_each_particle([&](uint32_t l) {
-    global_row(c, l, nb, boundary, pf_s_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(), pf_r_[l],
-               pf_diag_[l]);
+    global_row(c, l, nb, pf_back_.data(), boundary, pf_s_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(),
+               pf_r_[l], pf_diag_[l]);
     pf_delta_[l] = Vec3{0.0f, 0.0f, 0.0f};
     pf_p_[l] = pf_r_[l] * (1.0f / pf_diag_[l]);
   });

@@ -105,8 +105,11 @@ class CpuBackend final : public Backend {
 
   // Projective Fluids only (empty for PBF): inertial target s, CG vectors,
   // the global system's diagonal, each constraint's compression and
-  // displacements (max_neighbors + 1 slots per constraint).
+  // displacements (max_neighbors + 1 slots per constraint), and per
+  // neighbour slot the particle's place in that neighbour's list
+  // (fill_back_slots(), once per step).
   std::vector<Vec3> pf_s_, pf_prev_, pf_delta_, pf_r_, pf_p_, pf_q_, pf_disp_;
+  std::vector<uint32_t> pf_back_;
   std::vector<float> pf_diag_, pf_compression_;
   std::vector<uint8_t> pf_active_;
   std::vector<uint8_t> pf_touching_;  // per particle: rests on a plane (projective_equations.h)

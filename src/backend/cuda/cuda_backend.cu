@@ -277,7 +277,7 @@ __global__ void k_pf_rows(size_t n, ProjectiveConstants c, NeighborLists nb, Bou
   if (l < n) {
     Vec3 row;
     float d;
-    global_row(c, static_cast<uint32_t>(l), nb, boundary, s, xp, disp, active, row, d);
+    global_row(c, static_cast<uint32_t>(l), nb, nullptr, boundary, s, xp, disp, active, row, d);  // slots by search
     r[l] = row;
     diag[l] = d;
     delta[l] = Vec3{0.0f, 0.0f, 0.0f};

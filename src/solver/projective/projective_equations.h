@@ -206,6 +206,16 @@ PBF_HD uint32_t neighbor_slot(const NeighborLists& nb, uint32_t i, uint32_t l) {
   return (lo < nb.count[i] && list[lo] == l) ? lo : 0xFFFFFFFFu;
 }
 
+// For every neighbour slot k of every particle l, the place of l in the
+// list of that neighbour (neighbor_slot()), UINT32_MAX where it is not
+// there: the lists do not change during a step, so a backend may look them
+// up once per step instead of in every global step (global_row()'s `back`).
+PBF_HD void fill_back_slots(const NeighborLists& nb, uint32_t l, uint32_t* back) {
+  const uint32_t* list = nb.index + static_cast<size_t>(l) * nb.stride;
+  uint32_t* out = back + static_cast<size_t>(l) * nb.stride;
+  for (uint32_t k = 0, n = nb.count[l]; k < n; ++k) out[k] = neighbor_slot(nb, list[k], l);
+}
+
 // Row l of the global system (eq. 5) as a residual at the current iterate
 // x: r_l = m/dt^2 (s_l - x_l) + w sum_{i : l in C_i} (p_{i,l} - x_l), and the
 // diagonal A_ll = m/dt^2 + w |{i : l in C_i}|. With D = P = I every S_i^T S_i
@@ -233,7 +243,9 @@ PBF_HD uint32_t neighbor_slot(const NeighborLists& nb, uint32_t i, uint32_t l) {
 // catches up with gravity faster in every step, so that, with the
 // iterations cut off before they converge, the layer at a sampled wall rose
 // steadily and stirred a tank at rest (docs/PHYSICS.md §7).
-PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,
+// `back` (optional) holds the slots of fill_back_slots(); null: each is
+// found by binary search.
+PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb, const uint32_t* back,
                        const BoundarySamples& boundary, const Vec3* s, const Vec3* x, const Vec3* d,
                        const uint8_t* active, Vec3& residual, float& diagonal) {
   Vec3 pull{0.0f, 0.0f, 0.0f};
@@ -246,7 +258,7 @@ PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborL
   for (uint32_t k = 0, n = nb.count[l]; k < n; ++k) {
     const uint32_t i = list[k];
     if (!active[i]) continue;
-    const uint32_t slot = neighbor_slot(nb, i, l);
+    const uint32_t slot = back ? back[static_cast<size_t>(l) * nb.stride + k] : neighbor_slot(nb, i, l);
     if (slot == 0xFFFFFFFFu) continue;
     ++members;
     pull += d[static_cast<size_t>(i) * c.slots + 1 + slot];

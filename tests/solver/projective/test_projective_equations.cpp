@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -164,6 +165,45 @@ TEST(ProjectiveLocalStep, NeighbourSlotFindsEveryListedParticle) {
   }
 }
 
+// The slots looked up once per step are the ones the binary search finds,
+// also where a list does not hold the particle (a list cut short, as an
+// overflowing one is), and a global row reads the same from either.
+TEST(ProjectiveLocalStep, BackSlotsAreTheSlotsTheSearchFinds) {
+  const SolverConfig config = make_config();
+  const ProjectiveConstants c = pbf::make_projective_constants(config, PbfParams{}, kDt);
+  const std::vector<Vec3> x = squeezed_cube(4, 1.0f, 2);
+  Lists nb = brute_force(x, config.kernel_radius, 64);
+  nb.count[5] /= 2;  // particle 5 lost the far half of its list
+  std::vector<uint32_t> back(nb.index.size(), 7u);
+  uint32_t missing = 0;
+  for (uint32_t l = 0; l < x.size(); ++l) {
+    pbf::fill_back_slots(nb.view(), l, back.data());
+    for (uint32_t k = 0; k < nb.count[l]; ++k) {
+      const uint32_t slot = back[l * nb.stride + k];
+      EXPECT_EQ(slot, pbf::neighbor_slot(nb.view(), nb.index[l * nb.stride + k], l));
+      missing += slot == 0xFFFFFFFFu ? 1u : 0u;
+    }
+  }
+  EXPECT_GT(missing, 0u);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-0.01f, 0.01f);
+  std::vector<Vec3> d(x.size() * c.slots), s(x.size());
+  for (Vec3& v : d) v = Vec3{u(rng), u(rng), u(rng)};
+  for (Vec3& v : s) v = Vec3{u(rng), u(rng), u(rng)};
+  std::vector<uint8_t> active(x.size());
+  for (uint32_t i = 0; i < x.size(); ++i) active[i] = i % 3 != 0;
+  for (uint32_t l = 0; l < x.size(); ++l) {
+    Vec3 searched, looked_up;
+    float diagonal_searched, diagonal_looked_up;
+    pbf::global_row(c, l, nb.view(), nullptr, pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(),
+                    searched, diagonal_searched);
+    pbf::global_row(c, l, nb.view(), back.data(), pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(),
+                    looked_up, diagonal_looked_up);
+    EXPECT_EQ(std::memcmp(&searched, &looked_up, sizeof(Vec3)), 0) << l;
+    EXPECT_EQ(diagonal_searched, diagonal_looked_up) << l;
+  }
+}
+
 // The CPU backend's stages on a squeezed cube in the middle of a large
 // domain (so that no wall moves a particle) and without gravity.
 class ProjectiveGlobalStep : public ::testing::Test {
@@ -225,7 +265,7 @@ TEST_F(ProjectiveGlobalStep, SolutionSatisfiesTheGlobalSystem) {
   for (uint32_t l = 0; l < before_.size(); ++l) {
     Vec3 row;
     float diagonal;
-    pbf::global_row(c, l, nb, pbf::BoundarySamples{}, s.data(), before_.data(), d.data(), active.data(), row, diagonal);
+    pbf::global_row(c, l, nb, nullptr, pbf::BoundarySamples{}, s.data(), before_.data(), d.data(), active.data(), row, diagonal);
     const Vec3 rest = row - (after_[l] - before_[l]) * diagonal;
     r0 += pbf::length_squared(row);
     rn += pbf::length_squared(rest);
@@ -263,7 +303,7 @@ TEST(ProjectiveGlobalRow, AParticleNoCompressedConstraintHoldsStaysPut) {
   for (uint32_t l = 0; l < 2; ++l) {
     Vec3 row;
     float diagonal;
-    pbf::global_row(c, l, nb.view(), pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(), row, diagonal);
+    pbf::global_row(c, l, nb.view(), nullptr, pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(), row, diagonal);
     EXPECT_EQ(pbf::length_squared(row), 0.0f);
     EXPECT_GT(diagonal, 0.0f);
   }
@@ -293,9 +333,9 @@ TEST(ProjectiveGlobalRow, AParticleTheBoundaryReachesIsHeldAsInsideTheWater) {
   for (uint32_t l = 0; l < 2; ++l) {
     Vec3 free_row, row;
     float free_diagonal, diagonal;
-    pbf::global_row(c, l, nb.view(), pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(), free_row,
+    pbf::global_row(c, l, nb.view(), nullptr, pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(), free_row,
                     free_diagonal);
-    pbf::global_row(c, l, nb.view(), boundary, s.data(), x.data(), d.data(), active.data(), row, diagonal);
+    pbf::global_row(c, l, nb.view(), nullptr, boundary, s.data(), x.data(), d.data(), active.data(), row, diagonal);
     EXPECT_EQ(free_diagonal, c.inertia + 2.0f * c.stiffness) << l;
     EXPECT_EQ(diagonal, l == 0 ? c.inertia + 27.0f * c.stiffness : free_diagonal) << l;
     EXPECT_EQ(row.x, free_row.x) << l;
