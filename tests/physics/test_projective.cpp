@@ -127,6 +127,19 @@ double wall_layer_rise(pbf_solver* s, float width, float below) {
   return count > 0 ? sum / double(count) : 0.0;
 }
 
+// 8 x 10 x 8 particles on the rest lattice in a 0.2 x 0.5 x 0.2 m tank, its
+// walls sampled by boundary particles when `sampled_walls` (their number in
+// `added`).
+SolverPtr small_tank(pbf_backend backend, bool sampled_walls, size_t* added = nullptr) {
+  SolverPtr s = make_solver(projective_desc(backend, 0.2f, 0.5f, 0.2f));
+  const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.2f, 0.25f, 0.2f};
+  size_t n = 0;
+  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, &n), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(n, 8u * 10u * 8u);
+  if (sampled_walls) EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), added), PBF_OK) << pbf_last_error();
+  return s;
+}
+
 // Domain boundary particles (Akinci et al. 2012) enter Projective Fluids'
 // density as they do PBF's: the layers at the walls then keep the rest
 // spacing instead of packing closer to make up for their missing
@@ -141,13 +154,8 @@ double wall_layer_rise(pbf_solver* s, float width, float below) {
 TEST_P(ProjectiveTank, BoundaryParticlesKeepTheWaterItsVolume) {
   double median[2], rise[2], rms[2];
   for (const bool samples : {false, true}) {
-    SolverPtr s = make_solver(projective_desc(GetParam(), 0.2f, 0.5f, 0.2f));
-    const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.2f, 0.25f, 0.2f};
-    size_t n = 0;
-    PBF_ASSERT_OK(pbf_solver_fill_box(s.get(), lo, hi, nullptr, &n));
-    ASSERT_EQ(n, 8u * 10u * 8u);
     size_t added = 0;
-    if (samples) PBF_ASSERT_OK(pbf_solver_add_domain_boundary_particles(s.get(), &added));
+    SolverPtr s = small_tank(GetParam(), samples, &added);
     pbf_params p = pbf_params_default();
     p.projective_iterations = 60;
     PBF_ASSERT_OK(pbf_solver_set_params(s.get(), &p));
@@ -182,18 +190,16 @@ pbf_params accurate_projective_params() {
 }
 
 TEST_P(ProjectiveTank, StaysUnderOneThousandthCompressionWithBoundaryParticles) {
-  SolverPtr s = make_solver(projective_desc(GetParam(), 0.2f, 0.5f, 0.2f));
-  const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.2f, 0.25f, 0.2f};
-  PBF_ASSERT_OK(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr));
-  PBF_ASSERT_OK(pbf_solver_add_domain_boundary_particles(s.get(), nullptr));
+  SolverPtr s = small_tank(GetParam(), true);
   const pbf_params p = accurate_projective_params();
   PBF_ASSERT_OK(pbf_solver_set_params(s.get(), &p));
   float worst = 0.0f, worst_avg = 0.0f;
   for (int frame = 0; frame < 60; ++frame) {
     PBF_ASSERT_OK(pbf_solver_step(s.get(), 1.0f / 60.0f, 1));
     if (frame < 30) continue;
-    worst = std::max(worst, stats_of(s.get()).max_density_error);
-    worst_avg = std::max(worst_avg, stats_of(s.get()).avg_density_error);
+    const pbf_stats st = stats_of(s.get());
+    worst = std::max(worst, st.max_density_error);
+    worst_avg = std::max(worst_avg, st.avg_density_error);
   }
   std::cout << "projective tank with boundary particles, 2 ms, 150 iterations: largest compression " << worst
             << ", mean " << worst_avg << " (last 0.5 s), rms speed " << rms_speed(s.get()) << " m/s\n";
@@ -213,16 +219,25 @@ float front_of(const std::vector<float>& x) {
   return xs[xs.size() * 99 / 100];
 }
 
-// The leading edge of a collapsing 0.2 x 0.3 x 0.2 m column after 0.3 s,
-// with `substeps` per frame of 1/60 s and, for PBF, `iterations`.
-float dam_break_front(pbf_method method, int threads, std::vector<float>* positions = nullptr, int substeps = 2,
-                      uint32_t iterations = 4) {
+// A 0.2 x 0.3 x 0.2 m column of water in the corner of a 0.8 x 0.5 x 0.2 m
+// box on the CPU, the box's walls sampled when `sampled_walls`; `threads` 0:
+// every hardware thread.
+SolverPtr dam_break(pbf_method method, int threads = 0, bool sampled_walls = false) {
   pbf_solver_desc desc = projective_desc(PBF_BACKEND_CPU, 0.8f, 0.5f, 0.2f);
   desc.method = method;
   desc.thread_count = threads;
   SolverPtr s = make_solver(desc);
   const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.2f, 0.3f, 0.2f};
   EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  if (sampled_walls) EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
+  return s;
+}
+
+// The leading edge of a collapsing 0.2 x 0.3 x 0.2 m column after 0.3 s,
+// with `substeps` per frame of 1/60 s and, for PBF, `iterations`.
+float dam_break_front(pbf_method method, int threads, std::vector<float>* positions = nullptr, int substeps = 2,
+                      uint32_t iterations = 4) {
+  SolverPtr s = dam_break(method, threads);
   pbf_params p = pbf_params_default();
   p.iterations = iterations;
   EXPECT_EQ(pbf_solver_set_params(s.get(), &p), PBF_OK) << pbf_last_error();
@@ -255,9 +270,7 @@ TEST(ProjectiveDamBreak, FrontMovesLikePbfs) {
 // inertial target: small clusters at the walls then cycled through the
 // iterations and ended them compressed.
 TEST(ProjectiveDamBreak, DefaultsStayBoundedThroughTheImpact) {
-  SolverPtr s = make_solver(projective_desc(PBF_BACKEND_CPU, 0.8f, 0.5f, 0.2f));
-  const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.2f, 0.3f, 0.2f};
-  PBF_ASSERT_OK(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr));
+  SolverPtr s = dam_break(PBF_METHOD_PROJECTIVE);
   uint32_t steps = 0;
   float worst_max = 0.0f, worst_avg = 0.0f;
   for (int frame = 0; frame < 60; ++frame) {
@@ -280,17 +293,15 @@ TEST(ProjectiveDamBreak, DefaultsStayBoundedThroughTheImpact) {
 // compression (measured: 0.048 % at most, 0.0074 % mean). The front is where
 // PBF run to a low density error puts it.
 TEST(ProjectiveDamBreak, StaysUnderOneThousandthCompressionWithBoundaryParticles) {
-  SolverPtr s = make_solver(projective_desc(PBF_BACKEND_CPU, 0.8f, 0.5f, 0.2f));
-  const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.2f, 0.3f, 0.2f};
-  PBF_ASSERT_OK(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr));
-  PBF_ASSERT_OK(pbf_solver_add_domain_boundary_particles(s.get(), nullptr));
+  SolverPtr s = dam_break(PBF_METHOD_PROJECTIVE, 0, true);
   const pbf_params p = accurate_projective_params();
   PBF_ASSERT_OK(pbf_solver_set_params(s.get(), &p));
   float worst = 0.0f, worst_avg = 0.0f, front = 0.0f;
   for (int frame = 1; frame <= 60; ++frame) {
     PBF_ASSERT_OK(pbf_solver_step(s.get(), 1.0f / 60.0f, 1));
-    worst = std::max(worst, stats_of(s.get()).max_density_error);
-    worst_avg = std::max(worst_avg, stats_of(s.get()).avg_density_error);
+    const pbf_stats st = stats_of(s.get());
+    worst = std::max(worst, st.max_density_error);
+    worst_avg = std::max(worst_avg, st.avg_density_error);
     if (frame == 18) front = front_of(positions_of(s.get()));
   }
   std::cout << "projective dam break with boundary particles, 2 ms, 150 iterations: largest compression " << worst

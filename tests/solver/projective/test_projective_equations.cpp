@@ -265,7 +265,8 @@ TEST_F(ProjectiveGlobalStep, SolutionSatisfiesTheGlobalSystem) {
   for (uint32_t l = 0; l < before_.size(); ++l) {
     Vec3 row;
     float diagonal;
-    pbf::global_row(c, l, nb, nullptr, pbf::BoundarySamples{}, s.data(), before_.data(), d.data(), active.data(), row, diagonal);
+    pbf::global_row(c, l, nb, nullptr, pbf::BoundarySamples{}, s.data(), before_.data(), d.data(), active.data(), row,
+                    diagonal);
     const Vec3 rest = row - (after_[l] - before_[l]) * diagonal;
     r0 += pbf::length_squared(row);
     rn += pbf::length_squared(rest);
@@ -288,23 +289,35 @@ TEST_F(ProjectiveGlobalStep, TheGlobalStepLowersTheCompression) {
   EXPECT_LT(later, 0.5f * first) << "first " << first;
 }
 
+// Two particles half a spacing apart, each in the other's constraint, with
+// inertial targets a centimetre below them.
+class ProjectiveGlobalRow : public ::testing::Test {
+ protected:
+  // Row l of the global system with the displacements d_.
+  void row(uint32_t l, const std::vector<uint8_t>& active, const pbf::BoundarySamples& boundary, Vec3& residual,
+           float& diagonal) const {
+    pbf::global_row(c_, l, nb_.view(), nullptr, boundary, s_.data(), x_.data(), d_.data(), active.data(), residual,
+                    diagonal);
+  }
+
+  const SolverConfig config_ = make_config();
+  const ProjectiveConstants c_ = pbf::make_projective_constants(config_, PbfParams{}, kDt);
+  const std::vector<Vec3> x_ = {Vec3{0.0f, 0.0f, 0.0f}, Vec3{0.5f * kSpacing, 0.0f, 0.0f}};
+  const std::vector<Vec3> s_ = {Vec3{0.0f, -0.01f, 0.0f}, Vec3{0.5f * kSpacing, -0.01f, 0.0f}};
+  const Lists nb_ = brute_force(x_, config_.kernel_radius, 64);
+  std::vector<Vec3> d_ = std::vector<Vec3>(2 * c_.slots, Vec3{0.0f, 0.0f, 0.0f});
+};
+
 // A particle that no compressed constraint holds keeps the iterate: its row
 // of the global system has no residual, whatever its inertial target s
 // (sent back to s, a small cluster would be compressed again and the
 // iterations would cycle; see global_row()).
-TEST(ProjectiveGlobalRow, AParticleNoCompressedConstraintHoldsStaysPut) {
-  const SolverConfig config = make_config();
-  const ProjectiveConstants c = pbf::make_projective_constants(config, PbfParams{}, kDt);
-  const std::vector<Vec3> x = {Vec3{0.0f, 0.0f, 0.0f}, Vec3{0.5f * kSpacing, 0.0f, 0.0f}};
-  const std::vector<Vec3> s = {Vec3{0.0f, -0.01f, 0.0f}, Vec3{0.5f * kSpacing, -0.01f, 0.0f}};
-  const Lists nb = brute_force(x, config.kernel_radius, 64);
-  std::vector<Vec3> d(2 * c.slots, Vec3{0.0f, 0.0f, 0.0f});
-  const std::vector<uint8_t> active = {0, 0};
+TEST_F(ProjectiveGlobalRow, AParticleNoCompressedConstraintHoldsStaysPut) {
   for (uint32_t l = 0; l < 2; ++l) {
-    Vec3 row;
+    Vec3 residual;
     float diagonal;
-    pbf::global_row(c, l, nb.view(), nullptr, pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(), row, diagonal);
-    EXPECT_EQ(pbf::length_squared(row), 0.0f);
+    row(l, {0, 0}, pbf::BoundarySamples{}, residual, diagonal);
+    EXPECT_EQ(pbf::length_squared(residual), 0.0f);
     EXPECT_GT(diagonal, 0.0f);
   }
 }
@@ -313,34 +326,26 @@ TEST(ProjectiveGlobalRow, AParticleNoCompressedConstraintHoldsStaysPut) {
 // one inside the rest lattice: the stand-ins for the water behind the wall
 // are satisfied, so they raise its diagonal and leave its residual (and the
 // solution) alone. A particle they do not reach keeps its own count.
-TEST(ProjectiveGlobalRow, AParticleTheBoundaryReachesIsHeldAsInsideTheWater) {
-  const SolverConfig config = make_config();
-  const ProjectiveConstants c = pbf::make_projective_constants(config, PbfParams{}, kDt);
-  EXPECT_EQ(c.rest_members, 27.0f);
-  const std::vector<Vec3> x = {Vec3{0.0f, 0.0f, 0.0f}, Vec3{0.5f * kSpacing, 0.0f, 0.0f}};
-  const std::vector<Vec3> s = {Vec3{0.0f, -0.01f, 0.0f}, Vec3{0.5f * kSpacing, -0.01f, 0.0f}};
-  const Lists nb = brute_force(x, config.kernel_radius, 64);
-  std::vector<Vec3> d(2 * c.slots, Vec3{0.0f, 0.0f, 0.0f});
-  d[0] = Vec3{-0.01f, 0.0f, 0.0f};                // constraint 0 moves particle 0 ...
-  d[1] = Vec3{0.01f, 0.0f, 0.0f};                 // ... and particle 1
-  d[c.slots] = Vec3{0.01f, 0.0f, 0.0f};           // constraint 1 moves particle 1 ...
-  d[c.slots + 1] = Vec3{-0.01f, 0.0f, 0.0f};      // ... and particle 0
-  const std::vector<uint8_t> active = {1, 1};
+TEST_F(ProjectiveGlobalRow, AParticleTheBoundaryReachesIsHeldAsInsideTheWater) {
+  EXPECT_EQ(c_.rest_members, 27.0f);
+  d_[0] = Vec3{-0.01f, 0.0f, 0.0f};            // constraint 0 moves particle 0 ...
+  d_[1] = Vec3{0.01f, 0.0f, 0.0f};             // ... and particle 1
+  d_[c_.slots] = Vec3{0.01f, 0.0f, 0.0f};      // constraint 1 moves particle 1 ...
+  d_[c_.slots + 1] = Vec3{-0.01f, 0.0f, 0.0f};  // ... and particle 0
   const std::vector<uint8_t> near = {1, 0};
   pbf::BoundarySamples boundary{};
   boundary.count = 1;  // only whether the samples reach a particle matters here
   boundary.near = near.data();
   for (uint32_t l = 0; l < 2; ++l) {
-    Vec3 free_row, row;
+    Vec3 free_residual, residual;
     float free_diagonal, diagonal;
-    pbf::global_row(c, l, nb.view(), nullptr, pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(), free_row,
-                    free_diagonal);
-    pbf::global_row(c, l, nb.view(), nullptr, boundary, s.data(), x.data(), d.data(), active.data(), row, diagonal);
-    EXPECT_EQ(free_diagonal, c.inertia + 2.0f * c.stiffness) << l;
-    EXPECT_EQ(diagonal, l == 0 ? c.inertia + 27.0f * c.stiffness : free_diagonal) << l;
-    EXPECT_EQ(row.x, free_row.x) << l;
-    EXPECT_EQ(row.y, free_row.y) << l;
-    EXPECT_NE(row.x, 0.0f) << l;
+    row(l, {1, 1}, pbf::BoundarySamples{}, free_residual, free_diagonal);
+    row(l, {1, 1}, boundary, residual, diagonal);
+    EXPECT_EQ(free_diagonal, c_.inertia + 2.0f * c_.stiffness) << l;
+    EXPECT_EQ(diagonal, l == 0 ? c_.inertia + 27.0f * c_.stiffness : free_diagonal) << l;
+    EXPECT_EQ(residual.x, free_residual.x) << l;
+    EXPECT_EQ(residual.y, free_residual.y) << l;
+    EXPECT_NE(residual.x, 0.0f) << l;
   }
 }
 
