@@ -1,13 +1,12 @@
 #include "geometry/sdf_file.h"
 
-#include <cerrno>
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 #include "core/error.h"
+#include "core/file_access.h"
 #include "core/hash.h"
 
 namespace pbf {
@@ -41,10 +40,6 @@ float get_f32(const unsigned char* p) {
   throw Error(Status::Io, "path: '" + path + "': " + reason);
 }
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
 }  // namespace
 
 void save_sdf(const std::string& path, const SignedDistanceField& field) {
@@ -62,30 +57,18 @@ void save_sdf(const std::string& path, const SignedDistanceField& field) {
   const uint64_t hash = fnv1a(bytes.data(), bytes.size());
   for (int b = 0; b < 8; ++b) bytes.push_back(static_cast<unsigned char>(hash >> (8 * b)));
 
-  const std::string temp = path + ".partial";
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) io_error(temp, std::string("cannot create it: ") + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  if (std::fclose(f) != 0) ok = false;
-  if (!ok) {
-    const int saved = errno;
-    std::remove(temp.c_str());
-    io_error(temp, std::string("cannot write it: ") + std::strerror(saved));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    std::remove(temp.c_str());
-    io_error(path, std::string("cannot rename the temporary file onto it: ") + std::strerror(saved));
-  }
+  save_atomically(path, {{bytes.data(), bytes.size()}});
 }
 
 SignedDistanceField load_sdf(const std::string& path) {
-  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-  if (!f) io_error(path, std::string("cannot open it: ") + std::strerror(errno));
-  unsigned char header[kHeaderBytes];
-  const size_t got = std::fread(header, 1, kHeaderBytes, f.get());
-  if (got < 8 || std::memcmp(header, kMagic, 8) != 0) io_error(path, "not a pbf signed distance field file");
+  InputFile file(path);
+  // The header first, then only as many values as it announces and the file holds.
+  std::vector<unsigned char> bytes(kHeaderBytes);
+  const size_t got = size_t(std::min<uint64_t>(file.size(), kHeaderBytes));
+  file.read(bytes.data(), got);
+  if (got < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) io_error(path, "not a pbf signed distance field file");
   if (got < kHeaderBytes) io_error(path, "truncated: the header is incomplete");
+  const unsigned char* header = bytes.data();
   const uint32_t version = get_u32(header + 8);
   if (version != kSdfFileVersion)
     io_error(path, "format version " + std::to_string(version) + "; this library reads version " +
@@ -108,28 +91,37 @@ SignedDistanceField load_sdf(const std::string& path) {
   field.cell = get_f32(header + 36);
 
   // The rest: the values and the hash, and nothing after them.
-  const size_t rest = size_t(samples) * 4 + 8;
-  std::vector<unsigned char> bytes(kHeaderBytes + rest);
-  std::memcpy(bytes.data(), header, kHeaderBytes);
-  const size_t body = std::fread(bytes.data() + kHeaderBytes, 1, rest, f.get());
-  if (std::ferror(f.get())) io_error(path, std::string("cannot read it: ") + std::strerror(errno));
-  if (body < rest)
-    io_error(path, "truncated: " + std::to_string(kHeaderBytes + body) + " bytes where the header announces " +
-                       std::to_string(kHeaderBytes + rest));
-  if (std::fgetc(f.get()) != EOF) io_error(path, "corrupt: bytes follow the end of the field");
+  const uint64_t whole = kHeaderBytes + samples * 4 + 8;
+  if (file.size() < whole)
+    io_error(path, "truncated: " + std::to_string(file.size()) + " bytes where the header announces " +
+                       std::to_string(whole));
+  if (file.size() > whole) io_error(path, "corrupt: bytes follow the end of the field");
+  bytes.resize(size_t(whole));
+  file.read(bytes.data() + kHeaderBytes, size_t(whole) - kHeaderBytes);
   const size_t payload = kHeaderBytes + size_t(samples) * 4;
   uint64_t stored = 0;
   for (int b = 0; b < 8; ++b) stored |= uint64_t(bytes[payload + b]) << (8 * b);
   if (fnv1a(bytes.data(), payload) != stored) io_error(path, "corrupt: its checksum does not match its contents");
 
   if (!is_finite(field.origin)) io_error(path, "corrupt: the origin is not finite");
-  if (!(std::isfinite(field.cell) && field.cell > 0.0f)) io_error(path, "corrupt: the cell is not a size > 0");
+  // A normal float whose inverse is finite: sampling divides by it.
+  if (!(std::isnormal(field.cell) && field.cell > 0.0f && std::isfinite(1.0f / field.cell)))
+    io_error(path, "corrupt: the cell is " + std::to_string(field.cell) + ", not a normal size > 0");
   if (!is_finite(field.origin + Vec3{float(dims[0] - 1), float(dims[1] - 1), float(dims[2] - 1)} * field.cell))
     io_error(path, "corrupt: the grid reaches beyond float range");
+  // The surface lies within the grid (every field this library builds is
+  // such), so no distance exceeds the grid's diagonal; bounding the values
+  // keeps sampling's differences and sums finite.
+  double diagonal2 = 0.0;
+  for (uint32_t n : dims) diagonal2 += (double(n) - 1.0) * (double(n) - 1.0);
+  const double bound = std::sqrt(diagonal2) * field.cell * (1.0 + 1e-3) + field.cell;
   field.values.resize(size_t(samples));
   for (size_t i = 0; i < field.values.size(); ++i) {
     field.values[i] = get_f32(bytes.data() + kHeaderBytes + 4 * i);
     if (!std::isfinite(field.values[i])) io_error(path, "corrupt: value " + std::to_string(i) + " is not finite");
+    if (std::fabs(double(field.values[i])) > bound)
+      io_error(path, "corrupt: value " + std::to_string(i) + " is " + std::to_string(field.values[i]) +
+                         " m, farther than the grid's diagonal (" + std::to_string(bound) + " m) allows");
   }
   return field;
 }

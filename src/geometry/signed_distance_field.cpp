@@ -254,12 +254,14 @@ void check_mesh(const TriangleMesh& mesh) {
     if (!is_finite(v)) invalid("mesh: a vertex is not finite");
 }
 
-// Marks the samples within `band` of some triangle's bounding box.
+// Marks the samples within `band` of some triangle's bounding box. The
+// reach is computed in double and clamped to the grid before it becomes an
+// index, so that any band, however wide, marks the right samples.
 std::vector<uint8_t> near_surface(const TriangleMesh& mesh, const SignedDistanceField& f, float band) {
   std::vector<uint8_t> near(f.size(), 0);
-  const float inv = 1.0f / f.cell;
+  const double inv = 1.0 / double(f.cell);
   const int32_t n[3] = {f.nx, f.ny, f.nz};
-  const float o[3] = {f.origin.x, f.origin.y, f.origin.z};
+  const double o[3] = {f.origin.x, f.origin.y, f.origin.z};
   for (const auto& t : mesh.triangles) {
     int32_t first[3], last[3];
     for (int a = 0; a < 3; ++a) {
@@ -269,8 +271,10 @@ std::vector<uint8_t> near_surface(const TriangleMesh& mesh, const SignedDistance
         lo = std::min(lo, c);
         hi = std::max(hi, c);
       }
-      first[a] = std::max(0, int32_t(std::ceil((lo - band - o[a]) * inv)));
-      last[a] = std::min(n[a] - 1, int32_t(std::floor((hi + band - o[a]) * inv)));
+      const double from = std::ceil((double(lo) - band - o[a]) * inv);
+      const double to = std::floor((double(hi) + band - o[a]) * inv);
+      first[a] = int32_t(std::min(std::max(from, 0.0), double(n[a])));
+      last[a] = int32_t(std::max(std::min(to, double(n[a] - 1)), -1.0));
     }
     for (int32_t k = first[2]; k <= last[2]; ++k)
       for (int32_t j = first[1]; j <= last[1]; ++j) {
@@ -293,7 +297,11 @@ SignedDistanceField build_sdf(const TriangleMesh& mesh, const SdfOptions& option
   if (options.band != 0.0f && options.band < kMinBandCells * cell)
     invalid("band must be 0 (exact everywhere) or at least " + str(kMinBandCells) + " cells (" +
             str(kMinBandCells * cell) + " m), got " + str(options.band));
-  const bool banded = options.band > 0.0f;
+  // No distance in the grid exceeds its diagonal: a band at least as wide
+  // clamps nothing, and the field is computed exactly everywhere.
+  const double diagonal = double(f.cell) * std::sqrt(double(f.nx - 1) * (f.nx - 1) + double(f.ny - 1) * (f.ny - 1) +
+                                                     double(f.nz - 1) * (f.nz - 1));
+  const bool banded = options.band > 0.0f && double(options.band) < diagonal;
   const float band = banded ? options.band : kInf;
   const MeshScene scene(mesh);
   const int32_t nx = f.nx, ny = f.ny, nz = f.nz;

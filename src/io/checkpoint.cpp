@@ -1,11 +1,11 @@
 #include "io/checkpoint.h"
 
-#include <cerrno>
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 #include "core/error.h"
+#include "core/file_access.h"
 #include "core/hash.h"
 
 namespace pbf {
@@ -14,6 +14,12 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'B', 'F', 'C', 'H', 'K', 'P', 'T'};
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8;
+// The most particles a solver holds (pbf_solver_desc.max_particles).
+constexpr uint32_t kMaxParticles = uint32_t(1) << 28;
+// The largest payload: config, params, the plane count, kMaxPlanes planes,
+// stats, the particle count, then 32 bytes per particle.
+constexpr uint64_t kMaxPayloadBytes =
+    13 * 4 + 25 * 4 + 4 + uint64_t(kMaxPlanes) * 16 + 14 * 4 + 7 * 8 + 8 + uint64_t(kMaxParticles) * 32;
 
 // Appends values little-endian, whatever the host's byte order.
 class Writer {
@@ -156,53 +162,84 @@ void encode(const Checkpoint& c, Writer& w) {
 
 bool finite(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 
+// Every number a checkpoint holds is checked as it is read: finite, and
+// within the range its meaning allows, or the file is corrupt.
 Checkpoint decode(Reader& r) {
+  auto number = [&](float v, const char* name) {
+    if (!std::isfinite(v)) r.corrupt(std::string(name) + " is " + std::to_string(v) + ", not a finite number");
+    return v;
+  };
+  auto at_least_zero = [&](float v, const char* name) {
+    if (!(number(v, name) >= 0.0f)) r.corrupt(std::string(name) + " is " + std::to_string(v) + ", not >= 0");
+    return v;
+  };
+  auto positive = [&](float v, const char* name) {
+    if (!(number(v, name) > 0.0f)) r.corrupt(std::string(name) + " is " + std::to_string(v) + ", not > 0");
+    return v;
+  };
+  auto vec3 = [&](const char* name) {
+    const Vec3 v = r.vec3();
+    if (!finite(v)) r.corrupt(std::string(name) + " is not three finite numbers");
+    return v;
+  };
+
   Checkpoint c;
   const uint32_t backend = r.u32();
   if (backend != static_cast<uint32_t>(BackendKind::Cpu) && backend != static_cast<uint32_t>(BackendKind::Cuda))
     r.corrupt("unknown backend " + std::to_string(backend));
   c.config.backend = static_cast<BackendKind>(backend);
   c.config.max_particles = r.u32();
-  c.config.particle_spacing = r.f32();
-  c.config.kernel_radius = r.f32();
-  c.config.rest_density = r.f32();
-  c.config.domain_min = r.vec3();
-  c.config.domain_max = r.vec3();
+  if (c.config.max_particles < 1 || c.config.max_particles > kMaxParticles)
+    r.corrupt("config.max_particles is " + std::to_string(c.config.max_particles) + ", not 1 .. " +
+              std::to_string(kMaxParticles));
+  c.config.particle_spacing = positive(r.f32(), "config.particle_spacing");
+  c.config.kernel_radius = positive(r.f32(), "config.kernel_radius");
+  c.config.rest_density = positive(r.f32(), "config.rest_density");
+  c.config.domain_min = vec3("config.domain_min");
+  c.config.domain_max = vec3("config.domain_max");
+  if (!(c.config.domain_min.x < c.config.domain_max.x && c.config.domain_min.y < c.config.domain_max.y &&
+        c.config.domain_min.z < c.config.domain_max.z))
+    r.corrupt("config.domain_min is not below config.domain_max on every axis");
   c.config.max_neighbors = r.u32();
+  if (c.config.max_neighbors < 1) r.corrupt("config.max_neighbors is 0");
   const uint32_t method = r.u32();
   if (method > static_cast<uint32_t>(Method::Projective)) r.corrupt("unknown method " + std::to_string(method));
   c.config.method = static_cast<Method>(method);
 
+  // Parameters: finite here; their ranges are pbf_solver_set_params()'s, which the C API applies.
   PbfParams& p = c.params;
-  p.gravity = r.vec3();
+  p.gravity = vec3("params.gravity");
   p.iterations = r.u32();
-  p.relaxation = r.f32();
+  p.relaxation = number(r.f32(), "params.relaxation");
   const uint32_t unilateral = r.u32();
   if (unilateral > 1) r.corrupt("unilateral is " + std::to_string(unilateral));
   p.unilateral = unilateral == 1;
-  p.artificial_pressure_k = r.f32();
-  p.artificial_pressure_n = r.f32();
-  p.artificial_pressure_dq = r.f32();
-  p.xsph_viscosity = r.f32();
-  p.vorticity_epsilon = r.f32();
-  p.restitution = r.f32();
-  p.friction = r.f32();
-  p.max_speed = r.f32();
-  p.projective_stiffness = r.f32();
+  p.artificial_pressure_k = number(r.f32(), "params.artificial_pressure_k");
+  p.artificial_pressure_n = number(r.f32(), "params.artificial_pressure_n");
+  p.artificial_pressure_dq = number(r.f32(), "params.artificial_pressure_dq");
+  p.xsph_viscosity = number(r.f32(), "params.xsph_viscosity");
+  p.vorticity_epsilon = number(r.f32(), "params.vorticity_epsilon");
+  p.restitution = number(r.f32(), "params.restitution");
+  p.friction = number(r.f32(), "params.friction");
+  p.max_speed = number(r.f32(), "params.max_speed");
+  p.projective_stiffness = number(r.f32(), "params.projective_stiffness");
   p.projective_iterations = r.u32();
-  p.projective_tolerance = r.f32();
+  p.projective_tolerance = number(r.f32(), "params.projective_tolerance");
   p.cg_max_iterations = r.u32();
-  p.cg_tolerance = r.f32();
+  p.cg_tolerance = number(r.f32(), "params.cg_tolerance");
   p.newton_iterations = r.u32();
-  p.newton_tolerance = r.f32();
+  p.newton_tolerance = number(r.f32(), "params.newton_tolerance");
   const uint32_t adaptive = r.u32();
   if (adaptive > 1) r.corrupt("adaptive_dt is " + std::to_string(adaptive));
   p.adaptive_dt = adaptive == 1;
-  p.cfl_number = r.f32();
-  p.max_dt = r.f32();
-  p.projective_chebyshev_rho = r.f32();
+  p.cfl_number = number(r.f32(), "params.cfl_number");
+  p.max_dt = number(r.f32(), "params.max_dt");
+  p.projective_chebyshev_rho = number(r.f32(), "params.projective_chebyshev_rho");
 
   const uint32_t planes = r.u32();
+  if (planes > kMaxPlanes)
+    r.corrupt("it holds " + std::to_string(planes) + " planes, more than the " + std::to_string(kMaxPlanes) +
+              " a solver holds");
   r.need(static_cast<size_t>(planes) * 16);
   c.planes.resize(planes);
   for (Plane& plane : c.planes) {
@@ -213,30 +250,44 @@ Checkpoint decode(Reader& r) {
       r.corrupt("a plane is not a unit normal and a finite offset");
   }
 
+  // Statistics: counts within the solver's capacities, measures finite and >= 0.
   StepStats& s = c.stats;
   s.particle_count = r.u32();
+  if (s.particle_count > c.config.max_particles)
+    r.corrupt("stats.particle_count is " + std::to_string(s.particle_count) + ", more than config.max_particles");
   s.substeps = r.u32();
   s.iterations = r.u32();
-  s.avg_density_error = r.f32();
-  s.max_density_error = r.f32();
-  s.avg_neighbors = r.f32();
+  s.avg_density_error = at_least_zero(r.f32(), "stats.avg_density_error");
+  s.max_density_error = at_least_zero(r.f32(), "stats.max_density_error");
+  s.avg_neighbors = at_least_zero(r.f32(), "stats.avg_neighbors");
   s.max_neighbors = r.u32();
+  if (s.avg_neighbors > float(c.config.max_neighbors) || s.max_neighbors > c.config.max_neighbors)
+    r.corrupt("stats.avg_neighbors or stats.max_neighbors exceeds config.max_neighbors");
   s.neighbor_overflows = r.u32();
-  s.max_speed = r.f32();
-  for (double* t : {&s.time_total_ms, &s.time_predict_ms, &s.time_grid_ms, &s.time_neighbors_ms,
-                    &s.time_constraints_ms, &s.time_velocity_ms, &s.time_vorticity_viscosity_ms}) {
+  s.max_speed = at_least_zero(r.f32(), "stats.max_speed");
+  const char* time_names[] = {"stats.time_total_ms",        "stats.time_predict_ms",   "stats.time_grid_ms",
+                              "stats.time_neighbors_ms",    "stats.time_constraints_ms", "stats.time_velocity_ms",
+                              "stats.time_vorticity_viscosity_ms"};
+  double* times[] = {&s.time_total_ms,       &s.time_predict_ms,  &s.time_grid_ms,
+                     &s.time_neighbors_ms,   &s.time_constraints_ms, &s.time_velocity_ms,
+                     &s.time_vorticity_viscosity_ms};
+  for (int t = 0; t < 7; ++t) {
     const uint64_t bits = r.u64();
-    std::memcpy(t, &bits, 8);
+    std::memcpy(times[t], &bits, 8);
+    if (!(std::isfinite(*times[t]) && *times[t] >= 0.0))
+      r.corrupt(std::string(time_names[t]) + " is " + std::to_string(*times[t]) + ", not a finite time >= 0");
   }
   s.local_global_iterations = r.u32();
   s.cg_iterations = r.u32();
-  s.cg_residual = r.f32();
-  s.min_substep_dt = r.f32();
-  s.max_substep_dt = r.f32();
+  s.cg_residual = at_least_zero(r.f32(), "stats.cg_residual");
+  s.min_substep_dt = at_least_zero(r.f32(), "stats.min_substep_dt");
+  s.max_substep_dt = at_least_zero(r.f32(), "stats.max_substep_dt");
+  if (s.min_substep_dt > s.max_substep_dt) r.corrupt("stats.min_substep_dt exceeds stats.max_substep_dt");
 
   const uint64_t n = r.u64();
-  if (n > (uint64_t(1) << 28) || n * 32 != r.remaining())
-    r.corrupt("it declares " + std::to_string(n) + " particles but holds " + std::to_string(r.remaining()) +
+  if (n > c.config.max_particles || n * 32 != r.remaining())
+    r.corrupt("it declares " + std::to_string(n) + " particles (config.max_particles " +
+              std::to_string(c.config.max_particles) + ") but holds " + std::to_string(r.remaining()) +
               " bytes of particle data");
   ParticleState& ps = c.particles;
   ps.positions.resize(n);
@@ -251,15 +302,12 @@ Checkpoint decode(Reader& r) {
   for (size_t i = 0; i < n; ++i) {
     if (!finite(ps.positions[i]) || !finite(ps.velocities[i]) || !std::isfinite(ps.densities[i]))
       r.corrupt("particle " + std::to_string(i) + " has a non-finite value");
+    if (ps.densities[i] < 0.0f) r.corrupt("particle " + std::to_string(i) + " has a negative density");
     const uint32_t id = ps.user_ids[i];
     if (id >= n || seen[id]) r.corrupt("its particle ids are not a permutation");
     seen[id] = 1;
   }
   return c;
-}
-
-[[noreturn]] void fail(const std::string& what, const std::string& path) {
-  throw Error(Status::Io, "path: cannot " + what + " '" + path + "': " + std::strerror(errno));
 }
 
 }  // namespace
@@ -273,43 +321,18 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   header.u32(0);
   header.u64(payload.bytes.size());
   header.u64(fnv1a(payload.bytes.data(), payload.bytes.size()));
-
-  const std::string temp = path + ".partial";
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) fail("create", temp);
-  bool ok = std::fwrite(header.bytes.data(), 1, header.bytes.size(), f) == header.bytes.size() &&
-            std::fwrite(payload.bytes.data(), 1, payload.bytes.size(), f) == payload.bytes.size();
-  if (std::fclose(f) != 0) ok = false;
-  if (!ok) {
-    const int saved = errno;
-    std::remove(temp.c_str());
-    errno = saved;
-    fail("write", temp);
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    std::remove(temp.c_str());
-    errno = saved;
-    fail("rename onto", path);
-  }
+  save_atomically(path, {{header.bytes.data(), header.bytes.size()}, {payload.bytes.data(), payload.bytes.size()}});
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) fail("open", path);
-  std::vector<unsigned char> bytes;
-  unsigned char chunk[1 << 16];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof chunk, f)) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
-  const bool read_error = std::ferror(f) != 0;
-  std::fclose(f);
-  if (read_error) fail("read", path);
-
-  Reader header(bytes.data(), bytes.size(), path);
-  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, 8) != 0)
+  InputFile file(path);
+  // The header first, then only as much payload as it announces and the file holds.
+  unsigned char head[kHeaderBytes];
+  const size_t got = static_cast<size_t>(std::min<uint64_t>(file.size(), kHeaderBytes));
+  file.read(head, got);
+  if (got < kHeaderBytes || std::memcmp(head, kMagic, 8) != 0)
     throw Error(Status::Io, "path: '" + path + "' is not a pbf checkpoint");
-  header.need(8);
-  for (int k = 0; k < 2; ++k) header.u32();  // the magic, read as words
+  Reader header(head + 8, kHeaderBytes - 8, path);
   const uint32_t version = header.u32();
   if (version != kCheckpointVersion)
     throw Error(Status::Io, "path: checkpoint '" + path + "' has format version " + std::to_string(version) +
@@ -317,12 +340,17 @@ Checkpoint read_checkpoint(const std::string& path) {
   header.u32();
   const uint64_t size = header.u64();
   const uint64_t hash = header.u64();
-  if (size != bytes.size() - kHeaderBytes)
+  const uint64_t held = file.size() - kHeaderBytes;
+  if (size != held)
     header.corrupt("the header announces " + std::to_string(size) + " bytes of payload, the file holds " +
-                   std::to_string(bytes.size() - kHeaderBytes) + " (truncated or appended to)");
-  const unsigned char* payload = bytes.data() + kHeaderBytes;
-  if (fnv1a(payload, size) != hash) header.corrupt("its checksum does not match its contents");
-  Reader r(payload, size, path);
+                   std::to_string(held) + " (truncated or appended to)");
+  if (size > kMaxPayloadBytes)
+    header.corrupt("the header announces " + std::to_string(size) + " bytes of payload, more than the " +
+                   std::to_string(kMaxPayloadBytes) + " a checkpoint of 2^28 particles and 64 planes takes");
+  std::vector<unsigned char> payload(static_cast<size_t>(size));
+  file.read(payload.data(), payload.size());
+  if (fnv1a(payload.data(), payload.size()) != hash) header.corrupt("its checksum does not match its contents");
+  Reader r(payload.data(), payload.size(), path);
   return decode(r);
 }
 
