@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "capi/expect_refused.h"
+#include "hostile_files.h"
 #include "physics/physics_scenes.h"
 
 namespace {
@@ -101,6 +102,34 @@ TEST(CApiSdf, AMeshFileGivesTheFieldOfItsSolidPlacedAsAsked) {
   EXPECT_NEAR(distance(placed.get(), 1.0f, 0.35f, 0.0f), -0.05f, 1e-4f);  // 0.4 m long along y now
   EXPECT_NEAR(distance(placed.get(), 1.25f, 0.0f, 0.0f), 0.05f, 1e-4f);   // 0.2 m wide along x
   EXPECT_NEAR(distance(placed.get(), 1.0f, 0.0f, 0.0f), -0.06f, 1e-6f);   // deep inside: the band's value
+  std::remove(path.c_str());
+}
+
+std::vector<float> values_of(const pbf_sdf* s) {
+  uint32_t dims[3] = {0, 0, 0};
+  EXPECT_EQ(pbf_sdf_get_grid(s, dims, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  std::vector<float> values(size_t(dims[0]) * dims[1] * dims[2]);
+  EXPECT_EQ(pbf_sdf_get_values(s, values.data(), values.size()), PBF_OK) << pbf_last_error();
+  return values;
+}
+
+TEST(CApiSdf, ABandWiderThanTheGridGivesTheExactField) {
+  // A band beyond every distance in the grid clamps nothing: the field is
+  // the exact one, bit for bit, however wide the band (once an overflow of
+  // the band in cells stored +-band everywhere).
+  const std::string path = write_cube_obj();
+  pbf_sdf* raw = nullptr;
+  ASSERT_EQ(pbf_sdf_from_mesh_file(path.c_str(), nullptr, nullptr, nullptr, 0.02f, 0.0f, &raw), PBF_OK)
+      << pbf_last_error();
+  const SdfPtr exact(raw);
+  for (float band : {1.0f, 1e9f, 1e30f, std::numeric_limits<float>::max()}) {
+    SCOPED_TRACE(band);
+    ASSERT_EQ(pbf_sdf_from_mesh_file(path.c_str(), nullptr, nullptr, nullptr, 0.02f, band, &raw), PBF_OK)
+        << pbf_last_error();
+    const SdfPtr wide(raw);
+    EXPECT_NEAR(distance(wide.get(), 0.1f, 0.0f, 0.0f), -0.1f, 1e-5f);
+    EXPECT_TRUE(values_of(wide.get()) == values_of(exact.get()));
+  }
   std::remove(path.c_str());
 }
 
@@ -233,6 +262,31 @@ TEST(CApiSdf, ASavedFieldLoadsBackAndBadFilesAreRefused) {
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size() / 2));
   expect_refused(pbf_sdf_load(path.c_str(), &raw), PBF_ERROR_IO, "pbf_sdf_load", "truncated");
   std::remove(path.c_str());
+}
+
+TEST(CApiSdf, FilesThatAreNotRegularAreRefusedAndNeverReplaced) {
+  pbf_test::TempFolder folder;
+  const std::string fifo = folder / "fifo.pbfsdf";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  for (const std::string& path : {std::string("/dev/zero"), fifo, folder / ""}) {
+    SCOPED_TRACE(path);
+    // In a child process: a load that blocks or reads without end fails the test instead of hanging it.
+    const pbf_test::ChildOutcome got = pbf_test::run_in_child([&](std::string& message) {
+      pbf_sdf* out = reinterpret_cast<pbf_sdf*>(0x1);
+      const pbf_status status = pbf_sdf_load(path.c_str(), &out);
+      message = std::string(pbf_last_error()) + (out == nullptr ? "" : " (out_sdf not NULL)");
+      return int(status);
+    });
+    ASSERT_TRUE(got.finished) << got.how;
+    EXPECT_EQ(got.code, int(PBF_ERROR_IO)) << got.message;
+    EXPECT_NE(got.message.find("pbf_sdf_load"), std::string::npos) << got.message;
+    EXPECT_NE(got.message.find("not a regular file"), std::string::npos) << got.message;
+    EXPECT_EQ(got.message.find("out_sdf not NULL"), std::string::npos) << got.message;
+  }
+  const SdfPtr s = sphere(0.1f, 0.05f);
+  expect_refused(pbf_sdf_save(s.get(), fifo.c_str()), PBF_ERROR_IO, "pbf_sdf_save", "a FIFO, not a regular file");
+  EXPECT_EQ(pbf_test::kind_of(fifo), mode_t(S_IFIFO)) << "the FIFO was replaced";
+  EXPECT_EQ(folder.names().size(), 1u) << "a temporary file was left behind";
 }
 
 class CApiSdfSolver : public ::testing::Test {

@@ -1,7 +1,9 @@
 // Checkpoints through the C API: a resumed run is bit-identical to the run
-// that never stopped; damaged, foreign or mismatched checkpoints are refused
-// with PBF_ERROR_IO / INVALID_ARGUMENT / CAPACITY_EXCEEDED and the solver
-// keeps its state.
+// that never stopped; damaged, foreign or mismatched checkpoints, and paths
+// that are not regular files, are refused with PBF_ERROR_IO /
+// INVALID_ARGUMENT / CAPACITY_EXCEEDED and the solver keeps its state; a
+// save never replaces anything but a regular file and never loses the old
+// checkpoint when it fails.
 #include <gtest/gtest.h>
 #include <pbf/pbf.h>
 
@@ -14,7 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "hostile_files.h"
+
 namespace {
+
+using pbf_test::ChildOutcome;
+using pbf_test::TempFolder;
 
 constexpr float kDt = 1.0f / 60.0f;
 constexpr size_t kHeaderBytes = 32;
@@ -363,6 +370,145 @@ TEST(CheckpointArguments, AnEmptySolverRoundTrips) {
   pbf_solver_destroy(s);
   pbf_solver_destroy(t);
   std::remove(path.c_str());
+}
+
+// Loads `path` into the fixture's solver in a child process, which cannot
+// hang the test or take the machine's memory when the load misbehaves.
+ChildOutcome load_in_child(pbf_solver* solver, const std::string& path) {
+  return pbf_test::run_in_child([&](std::string& message) {
+    const pbf_status status = pbf_solver_load_checkpoint(solver, path.c_str());
+    message = pbf_last_error();
+    return int(status);
+  });
+}
+
+void expect_not_a_regular_file(const ChildOutcome& got, const std::string& path, const std::string& kind) {
+  ASSERT_TRUE(got.finished) << path << ": " << got.how;
+  EXPECT_EQ(got.code, int(PBF_ERROR_IO)) << got.message;
+  EXPECT_NE(got.message.find(path), std::string::npos) << got.message;
+  EXPECT_NE(got.message.find(kind + ", not a regular file"), std::string::npos) << got.message;
+}
+
+TEST_F(CheckpointRefusal, AnEndlessDeviceIsRefusedBeforeAnythingIsRead) {
+  // /dev/zero never ends: a loader that reads before it looks runs out of memory.
+  expect_not_a_regular_file(load_in_child(solver_, "/dev/zero"), "/dev/zero", "a character device");
+}
+
+TEST_F(CheckpointRefusal, AFifoIsRefusedWithoutWaitingForAWriter) {
+  TempFolder folder;
+  const std::string fifo = folder / "fifo.pbfc";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  expect_not_a_regular_file(load_in_child(solver_, fifo), fifo, "a FIFO");
+}
+
+TEST_F(CheckpointRefusal, AFolderIsRefused) {
+  TempFolder folder;
+  expect_not_a_regular_file(load_in_child(solver_, folder / ""), folder / "", "a directory");
+}
+
+TEST_F(CheckpointRefusal, AForgedFileWithAnImpossibleNumberAnywhere) {
+  // Payload words: 13 config, 25 params, 1 plane count + 4 plane words, then
+  // stats (count, substeps, iterations, avg and max density error, avg
+  // neighbours, max neighbours, overflows, max speed, 7 doubles of times,
+  // local/global and CG iterations, CG residual, substep dts), particles.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const size_t stats = kHeaderBytes + 4 * (13 + 25 + 1 + 4);
+  const size_t times = stats + 4 * 9;
+  uint64_t n = 0;
+  std::memcpy(&n, &good_[times + 8 * 7 + 4 * 5], 8);
+  const size_t densities = times + 8 * 7 + 4 * 5 + 8 + 24 * n;
+  struct Forgery {
+    size_t at;
+    float value;
+    const char* named;
+  };
+  for (const Forgery& f : {Forgery{kHeaderBytes + 4 * 4, nan, "config.rest_density"},
+                           Forgery{kHeaderBytes + 4 * 3, -0.1f, "config.kernel_radius"},
+                           Forgery{stats + 4 * 3, nan, "stats.avg_density_error"},
+                           Forgery{stats + 4 * 8, inf, "stats.max_speed"},
+                           Forgery{times + 8 * 7 + 4 * 2, nan, "stats.cg_residual"},
+                           Forgery{times + 8 * 7 + 4 * 3, -0.001f, "stats.min_substep_dt"},
+                           Forgery{densities + 4 * 5, -1000.0f, "negative density"}}) {
+    SCOPED_TRACE(f.named);
+    before_ = state_of(solver_);  // each refusal below steps the solver
+    std::vector<unsigned char> bytes = good_;
+    std::memcpy(&bytes[f.at], &f.value, 4);
+    rehash(bytes);
+    write_file(path_, bytes);
+    expect_refused(PBF_ERROR_IO, f.named);
+  }
+  for (double t : {-1.0, double(nan)}) {  // the step time, a double
+    before_ = state_of(solver_);
+    std::vector<unsigned char> bytes = good_;
+    std::memcpy(&bytes[times], &t, 8);
+    rehash(bytes);
+    write_file(path_, bytes);
+    expect_refused(PBF_ERROR_IO, "stats.time_total_ms");
+  }
+}
+
+// A saved scene and a folder to save it in.
+class CheckpointSave : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    solver_ = make_scene(2);
+    ASSERT_NE(solver_, nullptr);
+  }
+  void TearDown() override { pbf_solver_destroy(solver_); }
+
+  // Saving onto `target` is refused, naming it; it keeps its kind, and no
+  // temporary file is left beside it.
+  void expect_save_refused(const std::string& target, const std::string& kind) {
+    const mode_t before = pbf_test::kind_of(target);
+    const pbf_status got = pbf_solver_save_checkpoint(solver_, target.c_str());
+    EXPECT_EQ(got, PBF_ERROR_IO) << pbf_last_error();
+    const std::string message = pbf_last_error();
+    EXPECT_NE(message.find(target), std::string::npos) << message;
+    EXPECT_NE(message.find(kind + ", not a regular file"), std::string::npos) << message;
+    EXPECT_EQ(pbf_test::kind_of(target), before) << target << " was replaced";
+    EXPECT_EQ(folder_.names().size(), 1u) << "a temporary file was left beside " << target;
+  }
+
+  pbf_solver* solver_ = nullptr;
+  TempFolder folder_;
+};
+
+TEST_F(CheckpointSave, ANullDeviceIsNeverReplaced) {
+  // Saving onto /dev/null as root once renamed the checkpoint over the
+  // device; a device node of our own stands in for it.
+  const std::string device = folder_ / "null";
+  if (!pbf_test::make_null_device(device)) GTEST_SKIP() << "this process may not make device nodes";
+  expect_save_refused(device, "a character device");
+}
+
+TEST_F(CheckpointSave, AFifoIsNeverReplaced) {
+  const std::string fifo = folder_ / "fifo.pbfc";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  expect_save_refused(fifo, "a FIFO");
+}
+
+TEST_F(CheckpointSave, AFolderIsNeverReplaced) {
+  const std::string sub = folder_ / "sub";
+  ASSERT_EQ(::mkdir(sub.c_str(), 0700), 0) << std::strerror(errno);
+  expect_save_refused(sub, "a directory");
+}
+
+TEST_F(CheckpointSave, AFailedSaveKeepsTheOldCheckpointWhole) {
+  const std::string path = folder_ / "run.pbfc";
+  pbf_solver* empty = make_solver(1);
+  ASSERT_EQ(pbf_solver_save_checkpoint(empty, path.c_str()), PBF_OK) << pbf_last_error();
+  pbf_solver_destroy(empty);
+  const std::vector<char> old = pbf_test::read_bytes(path);
+  {
+    // Writes past the old file's size fail, as on a full disk; the scene's checkpoint is larger.
+    const pbf_test::FileSizeLimit limit(old.size() + 1);
+    EXPECT_EQ(pbf_solver_save_checkpoint(solver_, path.c_str()), PBF_ERROR_IO);
+  }
+  EXPECT_NE(std::string(pbf_last_error()).find(path), std::string::npos) << pbf_last_error();
+  EXPECT_TRUE(pbf_test::read_bytes(path) == old) << "the old checkpoint changed";
+  EXPECT_EQ(folder_.names().size(), 1u) << "a temporary file was left behind";
+  ASSERT_EQ(pbf_solver_load_checkpoint(solver_, path.c_str()), PBF_OK) << pbf_last_error();
 }
 
 }  // namespace
