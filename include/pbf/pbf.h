@@ -689,10 +689,13 @@ PBF_API pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* pa
 /**
  * Saves the complete state of the solver to `path`: its description,
  * parameters, planes, the statistics of the last step and every particle in
- * the solver's internal order. Like pbf_solver_write_ply() the file appears
- * complete or not at all, so an older checkpoint at `path` is never left
- * half-overwritten. PBF_ERROR_IO (the message names the path and the reason)
- * when it cannot be written.
+ * the solver's internal order. It is written to a temporary file beside
+ * `path`, flushed to the disk and renamed onto `path`: the file appears
+ * complete or not at all, and an older checkpoint there is kept whole when
+ * the save fails. Only a regular file is ever replaced: when `path` is a
+ * directory, a FIFO, a device or a socket the save fails and leaves it
+ * alone. PBF_ERROR_IO (the message names the path and the reason) when it
+ * cannot be written or `path` is not a regular file.
  */
 PBF_API pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const char* path);
 
@@ -703,10 +706,16 @@ PBF_API pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const ch
  * The solver must have been created with the checkpoint's particle_spacing,
  * kernel_radius, rest_density, domain and max_neighbors
  * (PBF_ERROR_INVALID_ARGUMENT names the field that differs) and room for its
- * particles (PBF_ERROR_CAPACITY_EXCEEDED). A file that is missing, not a
- * checkpoint, of another format version, truncated or corrupted fails with
- * PBF_ERROR_IO and a message saying which. On any failure the solver keeps
- * its state.
+ * particles (PBF_ERROR_CAPACITY_EXCEEDED). Only regular files are read (a
+ * symbolic link to one is followed): a directory, a FIFO, a device or a
+ * socket is refused at once, without blocking or reading it. The header is
+ * read first, and the payload only when the file holds exactly the size it
+ * announces; then the checksum and every number the checkpoint holds
+ * (description, parameters, planes, statistics, particles) are checked. A
+ * file that is missing, not a regular file, not a checkpoint, of another
+ * format version, truncated or corrupted, or that holds a number out of
+ * range (NaN, infinite, negative where meaningless) fails with PBF_ERROR_IO
+ * and a message naming the field. On any failure the solver keeps its state.
  */
 PBF_API pbf_status pbf_solver_load_checkpoint(pbf_solver* solver, const char* path);
 
@@ -743,8 +752,10 @@ typedef struct pbf_sdf pbf_sdf;
  * (NULL: 0). The grid has spacing `cell` [m] (finite, > 0) and reaches 4
  * cells beyond the mesh's bounds. Distances are exact within `band` [m] of
  * the surface and stored as +-band beyond it: `band` 0 computes them
- * exactly everywhere, any other value must be at least 2 x cell; a band of
- * a few particle spacings is all an obstacle needs and builds much faster.
+ * exactly everywhere, any other value must be at least 2 x cell (finite);
+ * a band at least as long as the grid's diagonal clamps nothing and gives
+ * the exact field. A band of a few particle spacings is all an obstacle
+ * needs and builds much faster.
  * Inside and outside are decided by a vote of rays along the three axes,
  * which tolerates open meshes and small holes (a point is inside when most
  * rays from it cross the surface an odd number of times).
@@ -772,16 +783,23 @@ PBF_API pbf_status pbf_sdf_sphere(float radius, float cell, pbf_sdf** out_sdf);
 
 /**
  * Saves the field to `path` in pbf's small binary format (grid, values and
- * a checksum). Like pbf_solver_write_ply() the file appears complete or not
- * at all. PBF_ERROR_IO, with the path and the reason, when it cannot be
- * written.
+ * a checksum), through a temporary file beside `path` that is flushed and
+ * renamed: the file appears complete or not at all, and an older file there
+ * is kept whole when the save fails. Only a regular file is ever replaced.
+ * PBF_ERROR_IO, with the path and the reason, when it cannot be written or
+ * `path` is a directory, a FIFO, a device or a socket.
  */
 PBF_API pbf_status pbf_sdf_save(const pbf_sdf* sdf, const char* path);
 
 /**
  * Loads a field saved by pbf_sdf_save(); *out_sdf as for
- * pbf_sdf_from_mesh_file(). A file that is missing, not such a file, of
- * another format version, truncated or corrupted fails with PBF_ERROR_IO
+ * pbf_sdf_from_mesh_file(). Only regular files are read (symbolic links
+ * are followed); the header is read first and the values only when the file
+ * holds exactly the size it announces. A file that is missing, not a
+ * regular file (refused at once, without blocking), not such a file, of
+ * another format version, truncated or corrupted, or that holds a number
+ * out of range (a dimension, the origin, the cell, or a value that is not
+ * finite or is farther than the grid's diagonal) fails with PBF_ERROR_IO
  * and a message saying which.
  */
 PBF_API pbf_status pbf_sdf_load(const char* path, pbf_sdf** out_sdf);

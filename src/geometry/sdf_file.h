@@ -14,15 +14,18 @@ namespace pbf {
 
 constexpr uint32_t kSdfFileVersion = 1;
 
-// Writes `field` to `path`, through a temporary file beside it that is
-// renamed: the file appears complete or not at all. Throws Error (Io) naming
-// the path and the system's reason.
+// Writes `field` to `path` through save_atomically() (core/file_access.h):
+// the file appears complete or not at all, and only a regular file is ever
+// replaced. Throws Error (Io) naming the path and the system's reason.
 void save_sdf(const std::string& path, const SignedDistanceField& field);
 
-// Reads a field saved by save_sdf(). Throws Error (Io) naming the path and
-// the reason when the file is missing, is not such a file, has another
-// format version, is truncated, or is corrupted (the hash does not match, or
-// a dimension, the origin, the cell or a value is out of range).
+// Reads a field saved by save_sdf(): a regular file only (a FIFO or a device
+// is refused without blocking), its header first, then the values if the
+// file's size is exactly what the header announces. Throws Error (Io) naming
+// the path and the reason when the file is missing, is not a regular file,
+// is not such a file, has another format version, is truncated, or is
+// corrupted (the hash does not match, or a dimension, the origin, the cell or
+// a value is out of range: values farther than the grid's diagonal too).
 SignedDistanceField load_sdf(const std::string& path);
 
 }  // namespace pbf

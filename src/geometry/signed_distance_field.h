@@ -33,8 +33,9 @@ struct SignedDistanceField {
 struct SdfOptions {
   float cell = 0.0f;  // sample spacing [m], > 0
   // Distances beyond `band` [m] are stored as +-band, which lets the build
-  // skip the exact distance there; 0 = exact everywhere. Otherwise at least
-  // two cells (kMinBandCells).
+  // skip the exact distance there; 0 = exact everywhere. Otherwise finite and
+  // at least two cells (kMinBandCells); a band as long as the grid's
+  // diagonal or longer clamps nothing and gives the exact field.
   float band = 0.0f;
   int32_t margin = 4;  // cells of padding around the mesh's bounds, 1 .. 64
 };

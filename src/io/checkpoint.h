@@ -31,15 +31,19 @@ struct Checkpoint {
   ParticleState particles;
 };
 
-// Writes under a temporary name beside `path` and renames, so that an
-// existing checkpoint is replaced only by a complete one. Throws
+// Writes through save_atomically() (core/file_access.h): an existing
+// checkpoint is replaced only by a complete one and kept whole when the save
+// fails, and nothing but a regular file is ever replaced. Throws
 // Error(Status::Io) naming the path.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 
-// Reads and checks a checkpoint: magic, version, size, hash, and that every
-// value is one a solver could hold (finite numbers, unit plane normals, a
-// permutation of user ids). Throws Error(Status::Io) naming the path and
-// what is wrong; the caller's state is untouched.
+// Reads and checks a checkpoint: a regular file (InputFile: a FIFO or a
+// device is refused without blocking), its header first, then a payload of
+// exactly the announced size, checked against the file's size before it is
+// allocated; magic, version, hash, and that every value is one a solver
+// could hold (finite numbers, sizes > 0, statistics >= 0, unit plane
+// normals, a permutation of user ids). Throws Error(Status::Io) naming the
+// path and the field that is wrong; the caller's state is untouched.
 Checkpoint read_checkpoint(const std::string& path);
 
 }  // namespace pbf
