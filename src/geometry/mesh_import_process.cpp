@@ -339,14 +339,18 @@ TriangleMesh run_mesh_import(const std::string& path, const MeshImportLimits& li
     const int ready = ::poll(&pfd, 1, int(std::min<long long>(std::max<long long>(left, 1), 100)));
     if (ready == 0 && child.poll_exit()) ended = true;  // read once more, then stop
   }
-  // The whole reply is here or the child has gone: it exits at once, within the time limit.
+  // The whole reply is here or the child has gone: it exits at once, which
+  // closes its end of the pipe (the wait is short unless another child holds it).
   while (!child.poll_exit()) {
     if (Clock::now() >= deadline) {
       child.kill_and_reap();
       mesh_file_error(path, "the importer took longer than " + seconds_text(limits.seconds) + " s");
     }
-    struct pollfd none {-1, 0, 0};
-    ::poll(&none, 0, 5);
+    struct pollfd pfd {read_end.fd, POLLIN, 0};
+    if (::poll(&pfd, 1, 5) > 0 && (pfd.revents & POLLIN) != 0) {
+      char drain[256];
+      if (::read(read_end.fd, drain, sizeof(drain)) > 0) {}  // more than the reply said: ignored
+    }
   }
   if (!child.gone && WIFSIGNALED(child.status)) {
     const int s = WTERMSIG(child.status);
