@@ -209,7 +209,7 @@ std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1)
       reply = encode_mesh_reply(import());
     } catch (const std::bad_alloc&) {
       reply = encode_error_reply("path: cannot load a mesh from '" + path + "': the importer ran out of memory" +
-                                 (limit > 0 ? " (it may use " + mib(limits.memory_bytes) + ")" : std::string()));
+                                 (limit > 0 ? " (its limit is " + mib(limits.memory_bytes) + ")" : std::string()));
     } catch (const Error& e) {
       reply = encode_error_reply(e.what());
     } catch (const std::exception& e) {

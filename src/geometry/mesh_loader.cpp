@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -43,7 +45,11 @@ TriangleMesh import_with_assimp(const std::string& path, const char* data, size_
       aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_RemoveComponent |
           aiProcess_ValidateDataStructure,
       mesh_format_extension(format));
-  if (scene == nullptr) mesh_file_error(path, importer.GetErrorString());
+  if (scene == nullptr) {
+    const std::string reason = importer.GetErrorString();
+    if (reason.find("bad_alloc") != std::string::npos) throw std::bad_alloc();  // Assimp caught it; its limit is told
+    mesh_file_error(path, reason);
+  }
   if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) != 0 || scene->mRootNode == nullptr || scene->mNumMeshes == 0)
     mesh_file_error(path, "the file holds no mesh");
 

@@ -369,7 +369,7 @@ TEST(MeshImportProcess, AnImporterOutOfMemoryBecomesAnError) {
   expect_import_error(limits, [] {
     std::vector<char> huge(size_t(8) << 30, 1);  // 8 GiB: refused by the 256 MiB limit
     return one_triangle();
-  }, "the importer ran out of memory (it may use 256 MiB)");
+  }, "the importer ran out of memory (its limit is 256 MiB)");
 }
 
 TEST(MeshImportProcess, AnImporterEndingWithoutAnAnswerBecomesAnError) {
