@@ -62,16 +62,24 @@ bool parse_count(const char* p, const char* end, uint64_t& out) {
   return true;
 }
 
-// Whitespace-separated words of one line [p, end).
-std::vector<std::pair<const char*, const char*>> words(const char* p, const char* end) {
-  std::vector<std::pair<const char*, const char*>> out;
+using Words = std::vector<std::pair<const char*, const char*>>;
+
+// Whitespace-separated words of one line [p, end) into `out`.
+void split_words(const char* p, const char* end, Words& out) {
+  out.clear();
   while (true) {
     while (p < end && is_blank(*p)) ++p;
-    if (p == end) return out;
+    if (p == end) return;
     const char* start = p;
     while (p < end && !is_blank(*p)) ++p;
     out.emplace_back(start, p);
   }
+}
+
+Words words(const char* p, const char* end) {
+  Words out;
+  split_words(p, end, out);
+  return out;
 }
 
 bool word_is(const std::pair<const char*, const char*>& w, const char* text) {
@@ -226,15 +234,16 @@ void check_ply_binary(const std::string& path, const std::vector<PlyElement>& el
 
 void check_ply_ascii(const std::string& path, const std::vector<PlyElement>& elements, const char* p,
                      const char* end) {
+  Words line;  // one buffer for every line
   for (const PlyElement& e : elements)
     for (uint64_t i = 0; i < e.count; ++i) {
       // One element per line; blank lines between them are skipped.
-      std::vector<std::pair<const char*, const char*>> line;
+      line.clear();
       while (line.empty()) {
         if (p == end) mesh_file_error(path, "the file ends before " + element_place(e, i));
         const char* eol = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
         if (eol == nullptr) eol = end;
-        line = words(p, eol);
+        split_words(p, eol, line);
         p = eol == end ? end : eol + 1;
       }
       size_t w = 0;
@@ -428,9 +437,10 @@ void check_off(const std::string& path, const char* data, size_t size) {
   };
   const char* first = nullptr;
   const char* last = nullptr;
+  Words numbers;
   for (uint64_t v = 0; v < vertices; ++v) {
     if (!next_line(first, last)) mesh_file_error(path, "the file ends before vertex " + num(v + 1) + " of " + num(vertices));
-    const auto numbers = words(first, last);
+    split_words(first, last, numbers);
     if (numbers.size() < size_t(values))
       mesh_file_error(path, "OFF vertex " + num(v + 1) + " has fewer than " + num(uint64_t(values)) + " numbers");
     for (const auto& n : numbers)
@@ -439,7 +449,7 @@ void check_off(const std::string& path, const char* data, size_t size) {
   }
   for (uint64_t f = 0; f < faces; ++f) {
     if (!next_line(first, last)) mesh_file_error(path, "the file ends before face " + num(f + 1) + " of " + num(faces));
-    const auto numbers = words(first, last);
+    split_words(first, last, numbers);
     uint64_t corners = 0;
     if (numbers.empty() || !parse_count(numbers[0].first, numbers[0].second, corners) || corners < 1 || corners > 9)
       mesh_file_error(path, "OFF face " + num(f + 1) + " does not start with a corner count from 1 to 9");

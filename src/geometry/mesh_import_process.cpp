@@ -315,7 +315,13 @@ TriangleMesh run_mesh_import(const std::string& path, const MeshImportLimits& li
   std::vector<char> reply;
   size_t expected = 0;
   bool ended = false;  // the child has exited, or closed its end
+  auto stop_if_late = [&] {
+    if (Clock::now() < deadline) return;
+    child.kill_and_reap();
+    mesh_file_error(path, "the importer took longer than " + seconds_text(limits.seconds) + " s");
+  };
   while (expected == 0 || reply.size() < expected) {
+    stop_if_late();
     const size_t want = expected == 0 ? kReplyHeader - reply.size() : expected - reply.size();
     const size_t at = reply.size();
     reply.resize(at + std::min<size_t>(want, 1 << 20));
@@ -329,12 +335,7 @@ TriangleMesh run_mesh_import(const std::string& path, const MeshImportLimits& li
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) break;
     if (ended) break;  // drained after the child ended
-    const auto now = Clock::now();
-    if (now >= deadline) {
-      child.kill_and_reap();
-      mesh_file_error(path, "the importer took longer than " + seconds_text(limits.seconds) + " s");
-    }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     struct pollfd pfd {read_end.fd, POLLIN, 0};
     const int ready = ::poll(&pfd, 1, int(std::min<long long>(std::max<long long>(left, 1), 100)));
     if (ready == 0 && child.poll_exit()) ended = true;  // read once more, then stop
@@ -342,10 +343,7 @@ TriangleMesh run_mesh_import(const std::string& path, const MeshImportLimits& li
   // The whole reply is here or the child has gone: it exits at once, which
   // closes its end of the pipe (the wait is short unless another child holds it).
   while (!child.poll_exit()) {
-    if (Clock::now() >= deadline) {
-      child.kill_and_reap();
-      mesh_file_error(path, "the importer took longer than " + seconds_text(limits.seconds) + " s");
-    }
+    stop_if_late();
     struct pollfd pfd {read_end.fd, POLLIN, 0};
     if (::poll(&pfd, 1, 5) > 0 && (pfd.revents & POLLIN) != 0) {
       char drain[256];
