@@ -1,6 +1,7 @@
 #include "geometry/mesh_loader.h"
 
 #include <assimp/Importer.hpp>
+#include <assimp/MemoryIOWrapper.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
@@ -38,13 +39,14 @@ TriangleMesh import_with_assimp(const std::string& path, const char* data, size_
                                                           aiComponent_BONEWEIGHTS | aiComponent_ANIMATIONS |
                                                           aiComponent_TEXTURES | aiComponent_LIGHTS |
                                                           aiComponent_CAMERAS | aiComponent_MATERIALS);
-  // The hint is the extension Assimp picks its importer by; only that one
-  // importer claims each of the four extensions.
-  const aiScene* scene = importer.ReadFileFromMemory(
-      data, size,
+  // Assimp sees only these bytes: no other file can be opened (an OBJ's
+  // mtllib naming /dev/zero or a FIFO). The name's extension picks the
+  // importer; only one claims each of the four extensions.
+  importer.SetIOHandler(new Assimp::MemoryIOSystem(reinterpret_cast<const uint8_t*>(data), size, nullptr));
+  const aiScene* scene = importer.ReadFile(
+      std::string(AI_MEMORYIO_MAGIC_FILENAME) + "." + mesh_format_extension(format),
       aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_RemoveComponent |
-          aiProcess_ValidateDataStructure,
-      mesh_format_extension(format));
+          aiProcess_ValidateDataStructure);
   if (scene == nullptr) {
     const std::string reason = importer.GetErrorString();
     if (reason.find("bad_alloc") != std::string::npos) throw std::bad_alloc();  // Assimp caught it; its limit is told

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -261,6 +262,16 @@ TEST(MeshLoader, BinaryFilesMustHaveExactlyTheBytesTheirHeadersAnnounce) {
   const std::string stl = read_data("cube_binary.stl");
   expect_load_error(write_temp("one_byte_more.stl", stl + '\0'), "not an STL file");
   expect_load_error(write_temp("one_byte_less.stl", stl.substr(0, stl.size() - 1)), "not an STL file");
+}
+
+TEST(MeshLoader, AnObjNamingAMaterialFileThatNeverEndsLoadsWithoutIt) {
+  // A FIFO nobody writes to: reading it would block the importer forever.
+  const std::string fifo = ::testing::TempDir() + "/never_written.mtl";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string path = write_temp("names_a_fifo.obj", "mtllib never_written.mtl\n" + read_data("cube.obj"));
+  EXPECT_EQ(pbf::load_mesh(path).triangles.size(), 12u);
+  std::remove(fifo.c_str());
 }
 
 TEST(MeshLoader, EveryShippedTestMeshLoadsAsAUnitCube) {
