@@ -289,11 +289,19 @@ std::string seconds_text(double s) {
 
 TriangleMesh run_mesh_import(const std::string& path, const MeshImportLimits& limits,
                              const std::function<TriangleMesh()>& import) {
+  // Close-on-exec from the start: a program another thread starts meanwhile must not hold the pipe.
   int fds[2];
-  if (::pipe(fds) != 0) mesh_file_error(path, std::string("cannot start the importer process: ") + std::strerror(errno));
+#if defined(__linux__)
+  const int made = ::pipe2(fds, O_CLOEXEC);
+#else
+  const int made = ::pipe(fds);
+#endif
+  if (made != 0) mesh_file_error(path, std::string("cannot start the importer process: ") + std::strerror(errno));
   Fd read_end{fds[0]}, write_end{fds[1]};
+#if !defined(__linux__)
   ::fcntl(read_end.fd, F_SETFD, FD_CLOEXEC);
   ::fcntl(write_end.fd, F_SETFD, FD_CLOEXEC);
+#endif
   ::fcntl(read_end.fd, F_SETFL, ::fcntl(read_end.fd, F_GETFL) | O_NONBLOCK);
   const pid_t parent = ::getpid();
   Child child;
