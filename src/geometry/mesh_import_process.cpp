@@ -353,10 +353,9 @@ TriangleMesh run_mesh_import(const std::string& path, const MeshImportLimits& li
   while (!child.poll_exit()) {
     stop_if_late();
     struct pollfd pfd {read_end.fd, POLLIN, 0};
-    if (::poll(&pfd, 1, 5) > 0 && (pfd.revents & POLLIN) != 0) {
-      char drain[256];
-      if (::read(read_end.fd, drain, sizeof(drain)) > 0) {}  // more than the reply said: ignored
-    }
+    if (::poll(&pfd, 1, 5) <= 0) continue;
+    char drain[256];
+    if (::read(read_end.fd, drain, sizeof(drain)) <= 0) ::poll(nullptr, 0, 1);  // closed: the exit is near
   }
   if (!child.gone && WIFSIGNALED(child.status)) {
     const int s = WTERMSIG(child.status);
