@@ -2,13 +2,14 @@
 # quickstart.sh - sets up a fresh Debian machine for pbf, builds it, and
 #   ./quickstart.sh dam-break   runs the dam break (PLY frames in pbf-out/)
 #   ./quickstart.sh test        runs every test: the optimised build, the
-#                               sanitizer build, and a program built against
-#                               the installed package
+#                               sanitizer build, the mesh loader's fuzzer for
+#                               60 s, and a program built against the
+#                               installed package
 # Dependencies come from Debian's packages (apt-get, as root or with sudo).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libembree-dev libassimp-dev assimp-testmodels libpng-dev swig mono-mcs mono-runtime default-jdk-headless junit5)
+PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libembree-dev libassimp-dev assimp-testmodels libpng-dev clang-14 libclang-rt-14-dev swig mono-mcs mono-runtime default-jdk-headless junit5)
 
 install_dependencies() {
   local missing=()
@@ -46,6 +47,9 @@ run_tests() {
   echo "== fast tests under AddressSanitizer and UndefinedBehaviorSanitizer"
   build sanitize
   ctest --preset sanitize
+  echo "== the mesh loader under libFuzzer for 60 s (stops at the first crash; inputs in build/fuzz/tests/fuzz)"
+  build fuzz
+  ctest --preset fuzz
   echo "== a program built against the installed package"
   rm -rf build/install-check
   cmake --install build/release --prefix build/install-check >/dev/null

@@ -41,8 +41,8 @@ public sealed class SignedDistanceField : IDisposable {
   }
 
   /// <summary>
-  /// The field of the triangle mesh in the file at <paramref name="path"/> (OBJ, STL, PLY,
-  /// glTF, FBX, ...: every format Assimp reads), placed as x = R (S x_file) + t.
+  /// The field of the triangle mesh in the file at <paramref name="path"/> (OBJ, STL, PLY
+  /// or OFF), placed as x = R (S x_file) + t.
   /// </summary>
   /// <param name="path">The mesh file.</param>
   /// <param name="scale">S per axis (3 floats, each finite and non-zero), or null for 1, 1, 1.</param>

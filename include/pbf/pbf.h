@@ -742,8 +742,8 @@ typedef struct pbf_sdf pbf_sdf;
 
 /**
  * Builds the signed distance field of the triangle mesh in the file at
- * `path` (every format the Assimp library reads: OBJ, STL, PLY, OFF,
- * glTF, FBX, Collada, 3DS, ...). All meshes of the file's scene are
+ * `path`: an OBJ, STL, PLY or OFF file, named by its extension, read with
+ * the Assimp library. All meshes of the file's scene are
  * joined, each placed by its node's transform; polygons are triangulated,
  * points and lines ignored. The mesh is then placed in the field's frame:
  * x = R (S x_file) + t, with `scale` S per axis (NULL: 1, 1, 1; each finite
@@ -759,9 +759,16 @@ typedef struct pbf_sdf pbf_sdf;
  * Inside and outside are decided by a vote of rays along the three axes,
  * which tolerates open meshes and small holes (a point is inside when most
  * rays from it cross the surface an odd number of times).
+ * No file can crash, hang or exhaust the calling process: the file (at
+ * most 2 GiB) is checked whole before Assimp sees it (headers to their end,
+ * every announced element present, binary sizes exact), and on POSIX
+ * systems Assimp runs in a child process limited to 30 s + 0.25 s per MiB
+ * and 1 GiB + 64 bytes per byte of the file (docs/API.md, section 3.12).
  * On success *out_sdf owns the new field; on failure it is set to NULL.
  * PBF_ERROR_IO, with the path and the reason, when the file is missing,
- * unreadable, of an unknown format, or holds no triangles.
+ * unreadable, not one of the four formats (the message lists them), fails
+ * the checks, makes the importer fail, crash or exceed its limits, or holds
+ * no triangles.
  */
 PBF_API pbf_status pbf_sdf_from_mesh_file(const char* path, const float scale[3], const float rotation[4],
                                           const float translation[3], float cell, float band, pbf_sdf** out_sdf);

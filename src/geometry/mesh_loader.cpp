@@ -1,13 +1,15 @@
 #include "geometry/mesh_loader.h"
 
 #include <assimp/Importer.hpp>
+#include <assimp/MemoryIOWrapper.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
+#include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -15,64 +17,96 @@
 
 #include "core/error.h"
 #include "core/sdf_grid.h"
+#include "geometry/mesh_format.h"
 
 namespace pbf {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& reason) {
-  throw Error(Status::Io, "path: cannot load a mesh from '" + path + "': " + reason);
-}
-
 // Deeper node hierarchies than this are refused rather than walked.
 constexpr size_t kMaxNodes = size_t(1) << 20;
 
-// OFF and PLY files announce their element counts before the elements, and
-// Assimp reserves memory for them as announced: a file of a few bytes could
-// ask for hundreds of gigabytes. Every element takes at least one byte, so
-// counts beyond the file's size are refused before Assimp sees them.
-void check_announced_counts(const std::string& path, uint64_t file_size) {
-  std::ifstream in(path, std::ios::binary);
-  std::string header(4096, '\0');
-  in.read(&header[0], std::streamsize(header.size()));
-  header.resize(size_t(in.gcount()));
-  std::istringstream lines(header);
-  std::string first;
-  if (!(lines >> first)) return;
-  uint64_t announced = 0;
-  const bool off = first.size() >= 3 && first.size() <= 8 && first.compare(first.size() - 3, 3, "OFF") == 0;
-  if (off) {
-    // "OFF" then the vertex, face and edge counts, possibly after comments.
-    std::string token;
-    int counts = 0;
-    while (counts < 2 && lines >> token) {
-      if (token[0] == '#') {
-        std::getline(lines, token);
-        continue;
-      }
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(token.c_str(), &end, 10);
-      if (end == token.c_str() || *end != '\0') return;  // not a count: Assimp judges the file
-      announced += v;
-      ++counts;
-    }
-  } else if (first == "ply") {
-    std::string line;
-    while (std::getline(lines, line) && line.compare(0, 10, "end_header") != 0) {
-      std::istringstream words(line);
-      std::string keyword, name;
-      unsigned long long count = 0;
-      if (words >> keyword >> name >> count && keyword == "element") announced += count;
-    }
-  } else {
-    return;
+// Runs in the importer process: Assimp parses the checked bytes (never the
+// file again, which may have changed since) with the importer of their
+// format, and the scene's triangles are gathered into one mesh whose every
+// vertex belongs to a triangle.
+TriangleMesh import_with_assimp(const std::string& path, const char* data, size_t size, MeshFormat format) {
+  Assimp::Importer importer;
+  // Normals, texture coordinates and colours would keep vertices at the same
+  // position apart; only positions matter here.
+  importer.SetPropertyInteger(AI_CONFIG_PP_RVC_FLAGS, aiComponent_NORMALS | aiComponent_TANGENTS_AND_BITANGENTS |
+                                                          aiComponent_COLORS | aiComponent_TEXCOORDS |
+                                                          aiComponent_BONEWEIGHTS | aiComponent_ANIMATIONS |
+                                                          aiComponent_TEXTURES | aiComponent_LIGHTS |
+                                                          aiComponent_CAMERAS | aiComponent_MATERIALS);
+  // Assimp sees only these bytes: no other file can be opened (an OBJ's
+  // mtllib naming /dev/zero or a FIFO). The name's extension picks the
+  // importer; only one claims each of the four extensions.
+  importer.SetIOHandler(new Assimp::MemoryIOSystem(reinterpret_cast<const uint8_t*>(data), size, nullptr));
+  const aiScene* scene = importer.ReadFile(
+      std::string(AI_MEMORYIO_MAGIC_FILENAME) + "." + mesh_format_extension(format),
+      aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_RemoveComponent |
+          aiProcess_ValidateDataStructure);
+  if (scene == nullptr) {
+    const std::string reason = importer.GetErrorString();
+    if (reason.find("bad_alloc") != std::string::npos) throw std::bad_alloc();  // Assimp caught it; its limit is told
+    mesh_file_error(path, reason);
   }
-  if (announced > file_size)
-    fail(path, "its header announces " + std::to_string(announced) + " elements, more than its " +
-                   std::to_string(file_size) + " bytes can hold");
+  if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) != 0 || scene->mRootNode == nullptr || scene->mNumMeshes == 0)
+    mesh_file_error(path, "the file holds no mesh");
+
+  // Every node's meshes with the node's accumulated transform, depth first.
+  TriangleMesh mesh;
+  std::vector<uint32_t> index;  // a source vertex's index in `mesh`, or ~0 while unused
+  std::vector<std::pair<const aiNode*, aiMatrix4x4>> stack{{scene->mRootNode, scene->mRootNode->mTransformation}};
+  size_t visited = 0;
+  while (!stack.empty()) {
+    const auto [node, matrix] = stack.back();
+    stack.pop_back();
+    if (++visited > kMaxNodes) mesh_file_error(path, "its scene has more than " + std::to_string(kMaxNodes) + " nodes");
+    const double det = matrix.Determinant();
+    for (unsigned m = 0; m < node->mNumMeshes; ++m) {
+      if (node->mMeshes[m] >= scene->mNumMeshes) mesh_file_error(path, "a node names a mesh that does not exist");
+      const aiMesh* source = scene->mMeshes[node->mMeshes[m]];
+      size_t triangles = 0;
+      for (unsigned f = 0; f < source->mNumFaces; ++f) triangles += source->mFaces[f].mNumIndices == 3 ? 1 : 0;
+      if (triangles == 0) continue;
+      if (mesh.triangles.size() + triangles > kMaxMeshTriangles)
+        mesh_file_error(path, "it holds more than " + std::to_string(kMaxMeshTriangles) + " triangles");
+      index.assign(source->mNumVertices, ~uint32_t(0));
+      for (unsigned f = 0; f < source->mNumFaces; ++f) {
+        const aiFace& face = source->mFaces[f];
+        if (face.mNumIndices != 3) continue;
+        std::array<uint32_t, 3> t{};
+        for (int k = 0; k < 3; ++k) {
+          const unsigned v = face.mIndices[k];
+          if (v >= source->mNumVertices) mesh_file_error(path, "a face names a vertex that does not exist");
+          if (index[v] == ~uint32_t(0)) {
+            index[v] = static_cast<uint32_t>(mesh.vertices.size());
+            const aiVector3D p = matrix * source->mVertices[v];
+            mesh.vertices.push_back(Vec3{p.x, p.y, p.z});
+          }
+          t[k] = index[v];
+        }
+        if (det < 0.0) std::swap(t[1], t[2]);  // a mirroring node keeps faces outwards
+        mesh.triangles.push_back(t);
+      }
+    }
+    for (unsigned c = 0; c < node->mNumChildren; ++c)
+      if (node->mChildren[c] != nullptr) stack.emplace_back(node->mChildren[c], matrix * node->mChildren[c]->mTransformation);
+  }
+  if (mesh.triangles.empty()) mesh_file_error(path, "the file holds no triangles");
+  return mesh;
 }
 
 }  // namespace
+
+MeshImportLimits mesh_import_limits(uint64_t file_bytes) {
+  MeshImportLimits limits;
+  limits.seconds = kMeshImportSeconds + kMeshImportSecondsPerMiB * double(file_bytes) / double(1 << 20);
+  limits.memory_bytes = kMeshImportMemoryBytes + kMeshImportMemoryPerFileByte * file_bytes;
+  return limits;
+}
 
 void transform_mesh(TriangleMesh& mesh, const MeshTransform& transform) {
   double norm = 0.0;
@@ -88,68 +122,36 @@ void transform_mesh(TriangleMesh& mesh, const MeshTransform& transform) {
     for (auto& t : mesh.triangles) std::swap(t[1], t[2]);
 }
 
-TriangleMesh load_mesh(const std::string& path, const MeshTransform& transform) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) fail(path, "no such file");
-  if (!S_ISREG(info.st_mode)) fail(path, "not a regular file");
-  check_announced_counts(path, uint64_t(info.st_size));
-
-  Assimp::Importer importer;
-  // Normals, texture coordinates and colours would keep vertices at the same
-  // position apart; only positions matter here.
-  importer.SetPropertyInteger(AI_CONFIG_PP_RVC_FLAGS, aiComponent_NORMALS | aiComponent_TANGENTS_AND_BITANGENTS |
-                                                          aiComponent_COLORS | aiComponent_TEXCOORDS |
-                                                          aiComponent_BONEWEIGHTS | aiComponent_ANIMATIONS |
-                                                          aiComponent_TEXTURES | aiComponent_LIGHTS |
-                                                          aiComponent_CAMERAS | aiComponent_MATERIALS);
-  const aiScene* scene = importer.ReadFile(
-      path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_RemoveComponent |
-                aiProcess_ValidateDataStructure);
-  if (scene == nullptr) fail(path, importer.GetErrorString());
-  if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) != 0 || scene->mRootNode == nullptr || scene->mNumMeshes == 0)
-    fail(path, "the file holds no mesh");
-
-  // Every node's meshes with the node's accumulated transform, depth first.
-  TriangleMesh mesh;
-  std::vector<std::pair<const aiNode*, aiMatrix4x4>> stack{{scene->mRootNode, scene->mRootNode->mTransformation}};
-  size_t visited = 0;
-  while (!stack.empty()) {
-    const auto [node, matrix] = stack.back();
-    stack.pop_back();
-    if (++visited > kMaxNodes) fail(path, "its scene has more than " + std::to_string(kMaxNodes) + " nodes");
-    const double det = matrix.Determinant();
-    for (unsigned m = 0; m < node->mNumMeshes; ++m) {
-      if (node->mMeshes[m] >= scene->mNumMeshes) fail(path, "a node names a mesh that does not exist");
-      const aiMesh* source = scene->mMeshes[node->mMeshes[m]];
-      size_t triangles = 0;
-      for (unsigned f = 0; f < source->mNumFaces; ++f) triangles += source->mFaces[f].mNumIndices == 3 ? 1 : 0;
-      if (triangles == 0) continue;
-      if (mesh.triangles.size() + triangles > kMaxMeshTriangles)
-        fail(path, "it holds more than " + std::to_string(kMaxMeshTriangles) + " triangles");
-      const uint32_t base = static_cast<uint32_t>(mesh.vertices.size());
-      for (unsigned v = 0; v < source->mNumVertices; ++v) {
-        const aiVector3D p = matrix * source->mVertices[v];
-        mesh.vertices.push_back(Vec3{p.x, p.y, p.z});
-      }
-      for (unsigned f = 0; f < source->mNumFaces; ++f) {
-        const aiFace& face = source->mFaces[f];
-        if (face.mNumIndices != 3) continue;
-        std::array<uint32_t, 3> t{base + face.mIndices[0], base + face.mIndices[1], base + face.mIndices[2]};
-        for (int k = 0; k < 3; ++k)
-          if (face.mIndices[k] >= source->mNumVertices) fail(path, "a face names a vertex that does not exist");
-        if (det < 0.0) std::swap(t[1], t[2]);  // a mirroring node keeps faces outwards
-        mesh.triangles.push_back(t);
-      }
-    }
-    for (unsigned c = 0; c < node->mNumChildren; ++c)
-      if (node->mChildren[c] != nullptr) stack.emplace_back(node->mChildren[c], matrix * node->mChildren[c]->mTransformation);
-  }
-  if (mesh.triangles.empty()) fail(path, "the file holds no triangles");
-
+TriangleMesh load_mesh_data(const std::string& path, const char* data, size_t size, const MeshTransform& transform,
+                            const MeshImportLimits& limits) {
+  const MeshFormat format = check_mesh_data(path, data, size);
+  TriangleMesh mesh = run_mesh_import(path, limits, [&] { return import_with_assimp(path, data, size, format); });
   transform_mesh(mesh, transform);
   for (const Vec3& v : mesh.vertices)
-    if (!is_finite(v)) fail(path, "a vertex is not finite once placed (NaN or overflow)");
+    if (!is_finite(v)) mesh_file_error(path, "a vertex is not finite once placed (NaN or overflow)");
   return mesh;
+}
+
+TriangleMesh load_mesh(const std::string& path, const MeshTransform& transform) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) mesh_file_error(path, "no such file");
+  if (!S_ISREG(info.st_mode)) mesh_file_error(path, "not a regular file");
+  if (uint64_t(info.st_size) > kMaxMeshFileBytes)
+    mesh_file_error(path, "it has " + std::to_string(uint64_t(info.st_size)) + " bytes, more than the " +
+                              std::to_string(kMaxMeshFileBytes) + " a mesh file may have");
+  // The bytes are read once: the checks and the importer see the same ones.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) mesh_file_error(path, "cannot open it");
+  std::vector<char> bytes;
+  try {
+    bytes.resize(size_t(info.st_size));
+  } catch (const std::bad_alloc&) {
+    mesh_file_error(path, "not enough memory to read its " + std::to_string(uint64_t(info.st_size)) + " bytes");
+  }
+  in.read(bytes.data(), std::streamsize(bytes.size()));
+  if (size_t(in.gcount()) != bytes.size() || in.peek() != std::char_traits<char>::eof())
+    mesh_file_error(path, "it changed size while being read");
+  return load_mesh_data(path, bytes.data(), bytes.size(), transform, mesh_import_limits(bytes.size()));
 }
 
 }  // namespace pbf

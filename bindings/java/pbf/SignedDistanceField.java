@@ -29,8 +29,7 @@ public final class SignedDistanceField implements AutoCloseable {
   }
 
   /**
-   * The field of the triangle mesh in a file (OBJ, STL, PLY, glTF, FBX, ...: every format Assimp
-   * reads), placed as x = R (S x_file) + t.
+   * The field of the triangle mesh in a file (OBJ, STL, PLY or OFF), placed as x = R (S x_file) + t.
    *
    * @param path the mesh file
    * @param scale S per axis, 3 floats each finite and non-zero, or null for 1, 1, 1
