@@ -42,8 +42,10 @@ SolverConfig resolve_config(const SolverConfig& requested) {
                        std::ceil(extent.z / c.kernel_radius);
   if (cells > static_cast<double>(kMaxGridCells)) {
     std::ostringstream msg;
-    msg << "desc->domain_min/desc->domain_max: the domain spans " << static_cast<uint64_t>(cells)
-        << " grid cells of the kernel radius " << c.kernel_radius << " m, more than the " << kMaxGridCells
+    msg << "desc->domain_min/desc->domain_max: the domain spans ";
+    if (cells < 1.0e18) msg << static_cast<uint64_t>(cells);  // converting more than 2^64 would be undefined
+    else msg << "more than 10^18";
+    msg << " grid cells of the kernel radius " << c.kernel_radius << " m, more than the " << kMaxGridCells
         << " supported; shrink the domain or enlarge particle_spacing";
     throw Error(Status::InvalidArgument, msg.str());
   }
