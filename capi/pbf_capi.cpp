@@ -44,15 +44,21 @@ void require_unmapped(const pbf_solver* solver) {
                                  " are mapped; call pbf_solver_unmap() before changing particles");
 }
 
-void require_step_arguments(float dt, uint32_t substeps) {
+void require_step_arguments(const pbf_solver* solver, float dt, uint32_t substeps) {
   require_positive(dt, "dt");
   if (dt > 10.0f) reject(PBF_ERROR_INVALID_ARGUMENT, "dt must be at most 10 s, got " + describe(dt));
   if (substeps < 1 || substeps > 1000)
     reject(PBF_ERROR_INVALID_ARGUMENT, "substeps must be in [1, 1000], got " + describe(substeps));
   // Below it 1/dt, the velocities (x* - x) / dt and m / dt^2 would leave float range.
-  if (!(dt / static_cast<float>(substeps) >= kMinSubstep))
-    reject(PBF_ERROR_INVALID_ARGUMENT, "dt / substeps must be at least " + describe(kMinSubstep) + " s, got dt " +
-                                           describe(dt) + " s in " + describe(substeps) + " substeps");
+  const float shortest = solver->impl.min_substep();
+  if (!(dt / static_cast<float>(substeps) >= shortest)) {
+    const std::string why =
+        shortest > kMinSubstep
+            ? " for this solver (Projective Fluids needs particle mass x particle_spacing / dt^2 <= 1e17 N)"
+            : "";
+    reject(PBF_ERROR_INVALID_ARGUMENT, "dt / substeps must be at least " + describe(shortest) + " s" + why +
+                                           ", got dt " + describe(dt) + " s in " + describe(substeps) + " substeps");
+  }
 }
 
 void require_vec3_finite(const float v[3], const std::string& name) {
@@ -700,7 +706,7 @@ pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps) {
     require_not_null(solver, "solver");
     require_idle(solver);
     require_unmapped(solver);
-    require_step_arguments(dt, substeps);
+    require_step_arguments(solver, dt, substeps);
     solver->impl.step(dt, substeps);
   });
 }
@@ -710,7 +716,7 @@ pbf_status pbf_solver_step_async(pbf_solver* solver, float dt, uint32_t substeps
     require_not_null(solver, "solver");
     require_idle(solver);
     require_unmapped(solver);
-    require_step_arguments(dt, substeps);
+    require_step_arguments(solver, dt, substeps);
     if (solver->worker.joinable()) solver->worker.join();  // the thread of a step already collected
     solver->finished.store(false, std::memory_order_relaxed);
     solver->started.store(true, std::memory_order_release);

@@ -70,6 +70,11 @@ constexpr float kMaxParticleSpacing = 1.0e3f;   // [m]
 constexpr float kMinRestDensity = 1.0e-3f;      // [kg/m^3]
 constexpr float kMaxRestDensity = 1.0e5f;       // [kg/m^3]
 constexpr float kMinSubstep = 1.0e-9f;          // dt / substeps [s]
+// Projective Fluids' global step weighs each particle's displacement by m/dt^2
+// and sums squares of the result in float: m/dt^2 x spacing (a force [N]) at
+// most this keeps them finite, so its steps are also at least
+// sqrt(m x spacing / kMaxProjectiveInertialForce).
+constexpr double kMaxProjectiveInertialForce = 1.0e17;  // [N]
 constexpr float kMaxSpeedLimit = 3.0e8f;        // params.max_speed at most [m/s]
 constexpr float kMaxGravity = 1.0e6f;           // each component of params.gravity at most [m/s^2]
 

@@ -75,6 +75,12 @@ Solver::Solver(const SolverConfig& config)
       planes_(domain_walls(config)),
       backend_(create_backend(config)) {}
 
+float Solver::min_substep() const {
+  if (config_.method != Method::Projective) return kMinSubstep;
+  const double inertial = std::sqrt(double(particle_mass_) * config_.particle_spacing / kMaxProjectiveInertialForce);
+  return std::max(kMinSubstep, static_cast<float>(inertial * (1.0 + 1e-6)));  // rounded up
+}
+
 void Solver::add_particles(const float* positions, const float* velocities, size_t n) {
   if (size() + n > config_.max_particles) {
     std::ostringstream msg;
@@ -382,8 +388,9 @@ void Solver::step_projective(float dt, uint32_t substeps) {
           backend_->measure(now);
           const float speed = now.max_speed + gravity * params_.max_dt;
           const double limit =
-              std::max<double>(cfl_time_step(params_.cfl_number, config_.particle_spacing, speed, params_.max_dt),
-                               interval / 1000.0);
+              std::max({static_cast<double>(cfl_time_step(params_.cfl_number, config_.particle_spacing, speed,
+                                                          params_.max_dt)),
+                        interval / 1000.0, static_cast<double>(min_substep())});
           if (h > limit) h = (interval - used) / std::ceil((interval - used) / limit);
         }
         const float s0 = static_cast<float>((k + used / interval) / substeps);
