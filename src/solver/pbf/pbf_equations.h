@@ -264,17 +264,18 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
 
 // Algorithm 1, line 21: v = (x* - x) / dt, then restitution against every
 // plane the particle touches: the normal velocity leaving the wall is at
-// least -restitution times the velocity it arrived with (v_pred), as far as
-// the bounce keeps the particle no faster than it arrived or than x* - x
-// moved it. A bounce with restitution <= 1 returns no more energy than came
-// in; raising the normal speed off each of several planes in turn (a particle
-// squeezed between planes) would, since each raise along one normal lowers
-// the speed off the others, and the speed would grow without bound.
+// least -restitution times the velocity it arrived with (v_pred). A particle
+// that bounces off several planes at once leaves no faster than it arrived or
+// than x* - x moved it (the first bounce excepted): raising the normal speed
+// off each plane in turn, along normals that are not orthogonal, lowers it off
+// the others, and a particle squeezed between planes gained speed without
+// bound, bounce after bounce.
 PBF_HD Vec3 updated_velocity(const PbfConstants& c, const Plane* planes, uint32_t plane_count,
                              Vec3 x, Vec3 x_pred, Vec3 v_pred) {
   Vec3 v = (x_pred - x) * c.inv_dt;
   const float contact = c.particle_radius * 1.001f;
-  float speed2 = -1.0f;  // the square of the largest speed a bounce may give, once needed
+  // The square of the largest speed a further bounce may leave; < 0 before the first.
+  float speed2 = -1.0f;
   for (uint32_t k = 0; k < plane_count; ++k) {
     const Vec3 n = planes[k].normal;
     if (dot(n, x_pred) + planes[k].offset > contact) continue;
@@ -283,11 +284,15 @@ PBF_HD Vec3 updated_velocity(const PbfConstants& c, const Plane* planes, uint32_
     float wanted = -c.restitution * arriving;
     const float leaving = dot(v, n);
     if (leaving >= wanted) continue;
-    if (speed2 < 0.0f) speed2 = fmaxf(length_squared(v), length_squared(v_pred));
-    // v keeps its tangential part, so the normal part may be at most this.
-    const float room = speed2 - (length_squared(v) - leaving * leaving);
-    if (wanted * wanted > room) wanted = room > 0.0f ? sqrtf(room) : 0.0f;
-    if (leaving < wanted) v += n * (wanted - leaving);
+    if (speed2 < 0.0f) {
+      speed2 = fmaxf(length_squared(v), length_squared(v_pred));
+    } else {
+      // v keeps its part along the plane, so the normal part may be at most this.
+      const float room = speed2 - (length_squared(v) - leaving * leaving);
+      if (wanted * wanted > room) wanted = room > 0.0f ? sqrtf(room) : 0.0f;
+      if (leaving >= wanted) continue;
+    }
+    v += n * (wanted - leaving);
   }
   return clamp_speed(v, c.max_speed);
 }
