@@ -44,11 +44,21 @@ void require_unmapped(const pbf_solver* solver) {
                                  " are mapped; call pbf_solver_unmap() before changing particles");
 }
 
-void require_step_arguments(float dt, uint32_t substeps) {
+void require_step_arguments(const pbf_solver* solver, float dt, uint32_t substeps) {
   require_positive(dt, "dt");
   if (dt > 10.0f) reject(PBF_ERROR_INVALID_ARGUMENT, "dt must be at most 10 s, got " + describe(dt));
   if (substeps < 1 || substeps > 1000)
     reject(PBF_ERROR_INVALID_ARGUMENT, "substeps must be in [1, 1000], got " + describe(substeps));
+  // Below it 1/dt, the velocities (x* - x) / dt and m / dt^2 would leave float range.
+  const float shortest = solver->impl.min_substep();
+  if (!(dt / static_cast<float>(substeps) >= shortest)) {
+    const std::string why =
+        shortest > kMinSubstep
+            ? " for this solver (Projective Fluids needs particle mass x particle_spacing / dt^2 <= 1e17 N)"
+            : "";
+    reject(PBF_ERROR_INVALID_ARGUMENT, "dt / substeps must be at least " + describe(shortest) + " s" + why +
+                                           ", got dt " + describe(dt) + " s in " + describe(substeps) + " substeps");
+  }
 }
 
 void require_vec3_finite(const float v[3], const std::string& name) {
@@ -100,7 +110,7 @@ SolverConfig config_from(const pbf_solver_desc& d) {
   if (d.max_particles < 1 || d.max_particles > (1u << 28))
     reject(PBF_ERROR_INVALID_ARGUMENT,
            "desc->max_particles must be in [1, 268435456], got " + describe(d.max_particles));
-  require_positive(d.particle_spacing, "desc->particle_spacing");
+  require_in_range(d.particle_spacing, kMinParticleSpacing, kMaxParticleSpacing, "desc->particle_spacing");
   require_finite(d.kernel_radius, "desc->kernel_radius");
   if (d.kernel_radius != 0.0f &&
       (d.kernel_radius <= d.particle_spacing || d.kernel_radius > 5.0f * d.particle_spacing))
@@ -108,7 +118,7 @@ SolverConfig config_from(const pbf_solver_desc& d) {
            "desc->kernel_radius must be 0 (automatic) or greater than particle_spacing (" +
                describe(d.particle_spacing) + ") and at most 5 x particle_spacing, got " +
                describe(d.kernel_radius));
-  require_positive(d.rest_density, "desc->rest_density");
+  require_in_range(d.rest_density, kMinRestDensity, kMaxRestDensity, "desc->rest_density");
   require_vec3_finite(d.domain_min, "desc->domain_min");
   require_vec3_finite(d.domain_max, "desc->domain_max");
   for (int a = 0; a < 3; ++a) {
@@ -146,7 +156,8 @@ SolverConfig config_from(const pbf_solver_desc& d) {
 
 PbfParams params_from(const pbf_params& p) {
   require_struct_size(p.struct_size, sizeof(pbf_params), "params");
-  require_vec3_finite(p.gravity, "params->gravity");
+  for (int a = 0; a < 3; ++a)
+    require_in_range(p.gravity[a], -kMaxGravity, kMaxGravity, "params->gravity[" + std::to_string(a) + "]");
   if (p.iterations < 1 || p.iterations > 100)
     reject(PBF_ERROR_INVALID_ARGUMENT, "params->iterations must be in [1, 100], got " + describe(p.iterations));
   require_in_range(p.relaxation, 0.0f, 100.0f, "params->relaxation");
@@ -160,6 +171,9 @@ PbfParams params_from(const pbf_params& p) {
   require_in_range(p.restitution, 0.0f, 1.0f, "params->restitution");
   require_in_range(p.friction, 0.0f, 10.0f, "params->friction");
   require_positive(p.max_speed, "params->max_speed");
+  if (p.max_speed > kMaxSpeedLimit)
+    reject(PBF_ERROR_INVALID_ARGUMENT, "params->max_speed must be at most " + describe(kMaxSpeedLimit) +
+                                           " m/s (the speed of light), got " + describe(p.max_speed));
   require_in_range(p.projective_stiffness, 1.0f, 1.0e9f, "params->projective_stiffness");
   if (p.projective_iterations < 1 || p.projective_iterations > 1000)
     reject(PBF_ERROR_INVALID_ARGUMENT,
@@ -619,6 +633,7 @@ pbf_status pbf_solver_set_obstacle_pose(pbf_solver* solver, uint32_t index, cons
 pbf_status pbf_solver_get_obstacle_count(const pbf_solver* solver, uint32_t* out_count) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);
     require_not_null(out_count, "out_count");
     *out_count = solver->impl.obstacle_count();
   });
@@ -691,7 +706,7 @@ pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps) {
     require_not_null(solver, "solver");
     require_idle(solver);
     require_unmapped(solver);
-    require_step_arguments(dt, substeps);
+    require_step_arguments(solver, dt, substeps);
     solver->impl.step(dt, substeps);
   });
 }
@@ -701,7 +716,7 @@ pbf_status pbf_solver_step_async(pbf_solver* solver, float dt, uint32_t substeps
     require_not_null(solver, "solver");
     require_idle(solver);
     require_unmapped(solver);
-    require_step_arguments(dt, substeps);
+    require_step_arguments(solver, dt, substeps);
     if (solver->worker.joinable()) solver->worker.join();  // the thread of a step already collected
     solver->finished.store(false, std::memory_order_relaxed);
     solver->started.store(true, std::memory_order_release);

@@ -154,13 +154,15 @@ typedef struct pbf_solver_desc {
                                   the particles added, not with the capacity; the capacity
                                   is also bounded by the neighbour-list limit below (about
                                   76 million with the automatic max_neighbors of 56). */
-  float particle_spacing;    /**< rest distance between particles [m], > 0; default 0.025.
+  float particle_spacing;    /**< rest distance between particles [m], 1e-4 .. 1e3 (the kernel
+                                  constants, h^-9 and h^9, stay normal floats); default 0.025.
                                   Particle mass is chosen so that a cubic lattice at this
                                   spacing has exactly the rest density. */
   float kernel_radius;       /**< SPH smoothing radius h [m]; 0 = 2 x particle_spacing;
                                   otherwise greater than particle_spacing and at most
                                   5 x particle_spacing; default 0 */
-  float rest_density;        /**< rho0 [kg/m^3], > 0; default 1000 (water) */
+  float rest_density;        /**< rho0 [kg/m^3], 1e-3 .. 1e5 (the particle mass, about
+                                  rho0 x spacing^3, stays finite); default 1000 (water) */
   float domain_min[3];       /**< lower corner of the box the fluid is kept in [m]; default (0,0,0) */
   float domain_max[3];       /**< upper corner [m], each at least domain_min + 2 x particle_spacing;
                                   default (1,1,1). The domain may span at most 2^26 grid
@@ -209,7 +211,7 @@ static inline pbf_solver_desc pbf_solver_desc_default(void) {
  */
 typedef struct pbf_params {
   size_t struct_size;            /**< sizeof(pbf_params); set by pbf_params_default() */
-  float gravity[3];              /**< body acceleration [m/s^2]; default (0, -9.81, 0) */
+  float gravity[3];              /**< body acceleration [m/s^2], each -1e6 .. 1e6; default (0, -9.81, 0) */
   uint32_t iterations;           /**< density-constraint iterations per substep, 1 .. 100; default 4 */
   float relaxation;              /**< constraint-force mixing epsilon of eq. 11, as a fraction of the
                                       constraint gradient norm of a particle at rest, 0 .. 100; default 0.01 */
@@ -223,9 +225,12 @@ typedef struct pbf_params {
   float xsph_viscosity;          /**< XSPH c (eq. 17), 0 .. 1, 0 = off; default 0.01 */
   float vorticity_epsilon;       /**< vorticity confinement epsilon (eq. 16) [m/s], 0 .. 10, 0 = off;
                                       acceleration = epsilon (N x omega); default 0.01 */
-  float restitution;             /**< normal bounce off walls and planes, 0 .. 1; default 0 */
+  float restitution;             /**< normal bounce off walls and planes, 0 .. 1; default 0. Off several
+                                      planes at once a particle leaves no faster than it arrived */
   float friction;                /**< Coulomb friction against walls and planes, 0 .. 10; default 0 */
-  float max_speed;               /**< particle speeds are clamped to this [m/s], > 0; default 100 */
+  float max_speed;               /**< particle speeds are clamped to this [m/s], > 0 and at most 3e8
+                                      (the speed of light); any finite velocity set is clamped too;
+                                      default 100 */
   float projective_stiffness;    /**< Projective Fluids: weight w of every density constraint [N/m],
                                       1 .. 1e9; default 1e6. Higher is less compressible (the constraints
                                       are soft); the step stays stable at any value */
@@ -631,7 +636,11 @@ PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
 
 /**
  * Advances the simulation by `dt` seconds in `substeps` equal substeps
- * (dt > 0 and finite, at most 10 s; substeps 1 .. 1000). An empty solver
+ * (dt > 0 and finite, at most 10 s; substeps 1 .. 1000; dt / substeps at
+ * least 1e-9 s, so that 1/dt and the velocities stay finite, and with
+ * PBF_METHOD_PROJECTIVE at least sqrt(particle mass x particle_spacing /
+ * 1e17 N), so that its global step's m/dt^2 terms do; the message of a
+ * refused step names the shortest step accepted). An empty solver
  * steps successfully and does nothing. With PBF_METHOD_PROJECTIVE and
  * params.adaptive_dt, each substep is split further into equal steps of at
  * most params.max_dt that satisfy the CFL condition (pbf_stats.substeps

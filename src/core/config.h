@@ -57,6 +57,27 @@ struct PbfParams {
   float max_dt = 0.005f;                   // [s]
 };
 
+// Ranges that keep every derived constant a finite, normal float (see
+// docs/API.md "Numeric ranges"): with spacing and kernel radius in
+// [1e-4, 5e3] m, h^9 and 1/h^9 of Poly6 lie within about 1e-36 .. 1e36; with
+// rest density in [1e-3, 1e5] kg/m^3 the particle mass m ~ rho0 s^3 lies in
+// 1e-15 .. 1e14 kg; a substep of at least 1e-9 s keeps 1/dt <= 1e9 and m/dt^2
+// finite; speeds up to the speed of light square to 9e16 (vorticity and
+// speed statistics square them); gravity of at most 1e6 m/s^2 (1e5 g) adds at
+// most 1e7 m/s in a 10 s step.
+constexpr float kMinParticleSpacing = 1.0e-4f;  // [m]
+constexpr float kMaxParticleSpacing = 1.0e3f;   // [m]
+constexpr float kMinRestDensity = 1.0e-3f;      // [kg/m^3]
+constexpr float kMaxRestDensity = 1.0e5f;       // [kg/m^3]
+constexpr float kMinSubstep = 1.0e-9f;          // dt / substeps [s]
+// Projective Fluids' global step weighs each particle's displacement by m/dt^2
+// and sums squares of the result in float: m/dt^2 x spacing (a force [N]) at
+// most this keeps them finite, so its steps are also at least
+// sqrt(m x spacing / kMaxProjectiveInertialForce).
+constexpr double kMaxProjectiveInertialForce = 1.0e17;  // [N]
+constexpr float kMaxSpeedLimit = 3.0e8f;        // params.max_speed at most [m/s]
+constexpr float kMaxGravity = 1.0e6f;           // each component of params.gravity at most [m/s^2]
+
 // The most planes a user may add; a solver also has the domain's six walls.
 constexpr uint32_t kMaxPlanes = 64;
 constexpr uint32_t kDomainWalls = 6;

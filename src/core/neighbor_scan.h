@@ -15,6 +15,9 @@ namespace pbf {
 // (at most stride); *overflow tells whether more were found than fit.
 // `start` has cell_count() + 1 entries: cell c holds the places
 // start[c] .. start[c+1]-1. Any radius works; one cell size is the fastest.
+// The scan stops at the first neighbour that does not fit: the list is then
+// final and the overflow known, and particles crowded at one point cost
+// stride pair tests each instead of one per particle in their cells.
 PBF_HD uint32_t scan_neighbors(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t i,
                                float radius, uint32_t stride, uint32_t* list, bool* overflow) {
   const float r2max = radius * radius;
@@ -31,7 +34,6 @@ PBF_HD uint32_t scan_neighbors(const GridSpec& spec, const uint32_t* start, cons
     hi[a] = spec.axis_cell(c[a] + reach, o[a], spec.dim[a]);
   }
   uint32_t found = 0;
-  bool more = false;
   for (int z = lo[2]; z <= hi[2]; ++z) {
     for (int y = lo[1]; y <= hi[1]; ++y) {
       // The cells of a row are contiguous in the sorted order.
@@ -39,12 +41,15 @@ PBF_HD uint32_t scan_neighbors(const GridSpec& spec, const uint32_t* start, cons
       const uint32_t e = start[spec.linear(hi[0], y, z) + 1];
       for (uint32_t j = b; j < e; ++j) {
         if (j == i || length_squared(xi - x[j]) >= r2max) continue;
-        if (found < stride) list[found++] = j;
-        else more = true;
+        if (found == stride) {
+          *overflow = true;
+          return found;
+        }
+        list[found++] = j;
       }
     }
   }
-  *overflow = more;
+  *overflow = false;
   return found;
 }
 

@@ -42,8 +42,10 @@ SolverConfig resolve_config(const SolverConfig& requested) {
                        std::ceil(extent.z / c.kernel_radius);
   if (cells > static_cast<double>(kMaxGridCells)) {
     std::ostringstream msg;
-    msg << "desc->domain_min/desc->domain_max: the domain spans " << static_cast<uint64_t>(cells)
-        << " grid cells of the kernel radius " << c.kernel_radius << " m, more than the " << kMaxGridCells
+    msg << "desc->domain_min/desc->domain_max: the domain spans ";
+    if (cells < 1.0e18) msg << static_cast<uint64_t>(cells);  // converting more than 2^64 would be undefined
+    else msg << "more than 10^18";
+    msg << " grid cells of the kernel radius " << c.kernel_radius << " m, more than the " << kMaxGridCells
         << " supported; shrink the domain or enlarge particle_spacing";
     throw Error(Status::InvalidArgument, msg.str());
   }
@@ -72,6 +74,12 @@ Solver::Solver(const SolverConfig& config)
       particle_mass_(pbf::particle_mass(config)),
       planes_(domain_walls(config)),
       backend_(create_backend(config)) {}
+
+float Solver::min_substep() const {
+  if (config_.method != Method::Projective) return kMinSubstep;
+  const double inertial = std::sqrt(double(particle_mass_) * config_.particle_spacing / kMaxProjectiveInertialForce);
+  return std::max(kMinSubstep, static_cast<float>(inertial * (1.0 + 1e-6)));  // rounded up
+}
 
 void Solver::add_particles(const float* positions, const float* velocities, size_t n) {
   if (size() + n > config_.max_particles) {
@@ -380,8 +388,9 @@ void Solver::step_projective(float dt, uint32_t substeps) {
           backend_->measure(now);
           const float speed = now.max_speed + gravity * params_.max_dt;
           const double limit =
-              std::max<double>(cfl_time_step(params_.cfl_number, config_.particle_spacing, speed, params_.max_dt),
-                               interval / 1000.0);
+              std::max({static_cast<double>(cfl_time_step(params_.cfl_number, config_.particle_spacing, speed,
+                                                          params_.max_dt)),
+                        interval / 1000.0, static_cast<double>(min_substep())});
           if (h > limit) h = (interval - used) / std::ceil((interval - used) / limit);
         }
         const float s0 = static_cast<float>((k + used / interval) / substeps);

@@ -32,6 +32,10 @@ class Solver {
 
   const SolverConfig& config() const { return config_; }
   float particle_mass() const { return particle_mass_; }
+  // The shortest step the method computes in float range [s]: kMinSubstep,
+  // or for Projective Fluids, whose global step weighs displacements by
+  // m/dt^2, the longer step that kMaxProjectiveInertialForce allows.
+  float min_substep() const;
   const PbfParams& params() const { return params_; }
   void set_params(const PbfParams& params) { params_ = params; }
 

@@ -9,6 +9,10 @@
 // substeps run as one CUDA graph (graphs:1) against the same kernels launched
 // stage by stage (graphs:0, as PBF_CUDA_GRAPHS=0 asks), from a small scene
 // that launch latency decides to the reference scene and a million particles.
+// BM_CoincidentStep steps particles that all sit at one point (a caller's
+// mistake, or a corner that collisions crowded): each neighbour search stops
+// once a particle's list has overflowed, so the step costs about
+// particles x max_neighbors pair tests rather than particles^2.
 #include <benchmark/benchmark.h>
 #include <pbf/pbf.h>
 
@@ -16,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "bench_scenes.h"
 
@@ -91,7 +96,50 @@ void BM_DamBreakWallsStep(benchmark::State& state) { dam_break_step(state, state
 
 void BM_CudaGraphStep(benchmark::State& state) { dam_break_step(state, false, static_cast<int>(state.range(2)), 2); }
 
+void BM_CoincidentStep(benchmark::State& state) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = static_cast<pbf_backend>(state.range(1));
+  desc.max_particles = static_cast<uint32_t>(state.range(0));
+  int available = 0;
+  check(pbf_backend_available(desc.backend, &available));
+  if (!available) {
+    state.SkipWithError("backend not usable on this machine");
+    for (auto _ : state) {
+    }
+    return;
+  }
+  pbf_solver* solver = nullptr;
+  check(pbf_solver_create(&desc, &solver));
+  const size_t n = static_cast<size_t>(state.range(0));
+  std::vector<float> positions(3 * n, 0.5f), velocities(3 * n, 0.0f);
+  check(pbf_solver_add_particles(solver, positions.data(), nullptr, n));
+  pbf_stats stats = pbf_stats_default();
+  double neighbors = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    // Every step from rest at one point.
+    check(pbf_solver_set_positions(solver, positions.data(), positions.size()));
+    check(pbf_solver_set_velocities(solver, velocities.data(), velocities.size()));
+    state.ResumeTiming();
+    check(pbf_solver_step(solver, 0.001f, 1));
+    check(pbf_solver_get_stats(solver, &stats));
+    neighbors += stats.time_neighbors_ms;
+  }
+  state.counters["particles"] = static_cast<double>(n);
+  state.counters["neighbors_ms"] = neighbors / static_cast<double>(state.iterations());
+  state.counters["neighbor_overflows"] = stats.neighbor_overflows;
+  check(pbf_solver_destroy(solver));
+}
+
 }  // namespace
+
+BENCHMARK(BM_CoincidentStep)
+    ->ArgNames({"particles", "backend"})
+    ->Args({8000, PBF_BACKEND_CPU})
+    ->Args({64000, PBF_BACKEND_CPU})
+    ->Args({1000000, PBF_BACKEND_CUDA})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 BENCHMARK(BM_DamBreakStep)
     ->ArgNames({"particles", "backend"})

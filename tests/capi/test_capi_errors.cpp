@@ -485,6 +485,11 @@ const DescCase kDescCases[] = {
     // Larger than the domain: no particle fits (the message may blame the domain).
     {"particle_spacing_absurd", [](pbf_solver_desc& d) { d.particle_spacing = 1e30f; }, PBF_ERROR_INVALID_ARGUMENT,
      "spacing"},
+    // Poly6's 1/h^9 and the particle mass leave float range beyond 1e-4 .. 1e3 m.
+    {"particle_spacing_below_1e_4", [](pbf_solver_desc& d) { d.particle_spacing = 1e-5f; },
+     PBF_ERROR_INVALID_ARGUMENT, "particle_spacing must be in [0.0001, 1000]"},
+    {"particle_spacing_above_1e3", [](pbf_solver_desc& d) { d.particle_spacing = 1e5f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "particle_spacing must be in [0.0001, 1000]"},
     {"kernel_radius_nan", [](pbf_solver_desc& d) { d.kernel_radius = kNaN; }, PBF_ERROR_INVALID_ARGUMENT,
      "kernel_radius"},
     {"kernel_radius_inf", [](pbf_solver_desc& d) { d.kernel_radius = kInf; }, PBF_ERROR_INVALID_ARGUMENT,
@@ -501,6 +506,11 @@ const DescCase kDescCases[] = {
      "rest_density"},
     {"rest_density_nan", [](pbf_solver_desc& d) { d.rest_density = kNaN; }, PBF_ERROR_INVALID_ARGUMENT, "rest_density"},
     {"rest_density_inf", [](pbf_solver_desc& d) { d.rest_density = kInf; }, PBF_ERROR_INVALID_ARGUMENT, "rest_density"},
+    // The particle mass overflowed and stepping gave NaN.
+    {"rest_density_flt_max", [](pbf_solver_desc& d) { d.rest_density = 3.4e38f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "rest_density must be in [0.001, 100000]"},
+    {"rest_density_below_1e_3", [](pbf_solver_desc& d) { d.rest_density = 1e-4f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "rest_density must be in [0.001, 100000]"},
     {"domain_min_x_nan", [](pbf_solver_desc& d) { d.domain_min[0] = kNaN; }, PBF_ERROR_INVALID_ARGUMENT,
      "domain_min[0]"},
     {"domain_min_y_minus_inf", [](pbf_solver_desc& d) { d.domain_min[1] = -kInf; }, PBF_ERROR_INVALID_ARGUMENT,
@@ -876,6 +886,12 @@ const ParamsCase kParamsCases[] = {
     {"max_speed_negative", [](pbf_params& p) { p.max_speed = -1.0f; }, PBF_ERROR_INVALID_ARGUMENT, "max_speed"},
     {"max_speed_nan", [](pbf_params& p) { p.max_speed = kNaN; }, PBF_ERROR_INVALID_ARGUMENT, "max_speed"},
     {"max_speed_inf", [](pbf_params& p) { p.max_speed = kInf; }, PBF_ERROR_INVALID_ARGUMENT, "max_speed"},
+    // Its square overflowed, so it never clamped.
+    {"max_speed_flt_max", [](pbf_params& p) { p.max_speed = 3.4e38f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "max_speed must be at most 3e+08"},
+    // gravity x dt overflowed.
+    {"gravity_y_flt_max", [](pbf_params& p) { p.gravity[1] = -3.4e38f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "gravity[1] must be in [-1e+06, 1e+06]"},
 };
 
 INSTANTIATE_TEST_SUITE_P(EveryField, CApiSetParams, ::testing::ValuesIn(kParamsCases),

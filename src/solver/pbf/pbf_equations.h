@@ -95,10 +95,20 @@ struct NeighborLists {
   uint32_t stride;
 };
 
+// v shortened to max_speed where it is faster. A velocity whose square
+// overflows (a caller may set any finite velocity) is measured in units of its
+// largest component instead, so it is clamped too, to a finite vector.
 PBF_HD Vec3 clamp_speed(Vec3 v, float max_speed) {
   const float s2 = length_squared(v);
-  if (s2 > max_speed * max_speed) return v * (max_speed / sqrtf(s2));
-  return v;
+  if (s2 <= 3.0e38f) {
+    if (s2 > max_speed * max_speed) return v * (max_speed / sqrtf(s2));
+    return v;
+  }
+  const float a = fmaxf(fabsf(v.x), fmaxf(fabsf(v.y), fabsf(v.z)));
+  const Vec3 u{v.x / a, v.y / a, v.z / a};  // largest component +-1
+  const float len = length(u);               // 1 .. sqrt(3)
+  if (a <= max_speed / len) return v;
+  return u * (max_speed / len);
 }
 
 // Algorithm 1, lines 1-3: apply gravity and predict the position.
@@ -254,19 +264,35 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
 
 // Algorithm 1, line 21: v = (x* - x) / dt, then restitution against every
 // plane the particle touches: the normal velocity leaving the wall is at
-// least -restitution times the velocity it arrived with (v_pred).
+// least -restitution times the velocity it arrived with (v_pred). A particle
+// that bounces off several planes at once leaves no faster than it arrived or
+// than x* - x moved it (the first bounce excepted): raising the normal speed
+// off each plane in turn, along normals that are not orthogonal, lowers it off
+// the others, and a particle squeezed between planes gained speed without
+// bound, bounce after bounce.
 PBF_HD Vec3 updated_velocity(const PbfConstants& c, const Plane* planes, uint32_t plane_count,
                              Vec3 x, Vec3 x_pred, Vec3 v_pred) {
   Vec3 v = (x_pred - x) * c.inv_dt;
   const float contact = c.particle_radius * 1.001f;
+  // The square of the largest speed a further bounce may leave; < 0 before the first.
+  float speed2 = -1.0f;
   for (uint32_t k = 0; k < plane_count; ++k) {
     const Vec3 n = planes[k].normal;
     if (dot(n, x_pred) + planes[k].offset > contact) continue;
     const float arriving = dot(v_pred, n);
     if (arriving >= 0.0f) continue;
-    const float wanted = -c.restitution * arriving;
+    float wanted = -c.restitution * arriving;
     const float leaving = dot(v, n);
-    if (leaving < wanted) v += n * (wanted - leaving);
+    if (leaving >= wanted) continue;
+    if (speed2 < 0.0f) {
+      speed2 = fmaxf(length_squared(v), length_squared(v_pred));
+    } else {
+      // v keeps its part along the plane, so the normal part may be at most this.
+      const float room = speed2 - (length_squared(v) - leaving * leaving);
+      if (wanted * wanted > room) wanted = room > 0.0f ? sqrtf(room) : 0.0f;
+      if (leaving >= wanted) continue;
+    }
+    v += n * (wanted - leaving);
   }
   return clamp_speed(v, c.max_speed);
 }

@@ -344,6 +344,29 @@ TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmall) {
   EXPECT_EQ(find_in_arena(grid, sorted, cell, static_cast<uint32_t>(max_count(truth)), 2).overflows, 0u);
 }
 
+TEST(CpuNeighborGrid, AMillionParticlesAtOnePointFillTheirListsAndStopScanning) {
+  // Every particle has 999,999 neighbours. A scan that went on past a full
+  // list would make 10^12 pair tests (about an hour here); one that stops at
+  // the first neighbour that does not fit makes stride + 1 per particle, and
+  // the lists and the overflow count are the same.
+  const GridSpec g = make_spec(Vec3{0, 0, 0}, 0.1f, 4, 4, 4);
+  const size_t n = 1000000;
+  const uint32_t stride = 8;
+  const std::vector<Vec3> x(n, Vec3{0.15f, 0.15f, 0.15f});
+  CpuNeighborGrid grid(g);
+  const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
+  const Lists l = find_in_arena(grid, sorted, 0.1f, stride, 2);
+  EXPECT_EQ(l.overflows, n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(l.count[i], stride) << "particle " << i;
+    // The first `stride` others in cell order, as a scan to the end keeps them.
+    std::vector<uint32_t> want;
+    for (uint32_t j = 0; want.size() < stride; ++j)
+      if (j != i) want.push_back(j);
+    ASSERT_EQ(l.of(i), want) << "particle " << i;
+  }
+}
+
 TEST(CpuNeighborGrid, SettingAsideMovesPointsBeyondReachAfterTheLastCellInIndexOrder) {
   // A 4 x 3 x 2 grid of 0.1 m cells from the origin: points up to one cell
   // outside its box stay in the border cells; farther ones (on any axis, on

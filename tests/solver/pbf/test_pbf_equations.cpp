@@ -549,6 +549,53 @@ TEST(PbfEquations, ClampSpeedCapsTheSpeedAndKeepsTheDirection) {
   EXPECT_NEAR(pbf::length(v), c.max_speed, 1e-4f * c.max_speed);
 }
 
+TEST(PbfEquations, ABounceOffTwoPlanesIsNoFasterThanTheArrival) {
+  // The bottom of a V-shaped valley (normals 37 degrees from the vertical on
+  // either side): the particle arrives straight down at 1 m/s and stays put.
+  // Raising its speed off one plane to the arrival's normal part (0.8 m/s)
+  // and then off the other, along another normal, sent it off at 1.11 m/s:
+  // each such bounce gained energy.
+  const SolverConfig config = make_config();
+  PbfParams p = params_with(true, 0.1f);
+  p.restitution = 1.0f;
+  p.max_speed = 3e8f;
+  const PbfConstants c = pbf::make_pbf_constants(config, p, kDt);
+  const Plane valley[2] = {Plane{Vec3{0.6f, 0.8f, 0.0f}, -c.particle_radius},
+                           Plane{Vec3{-0.6f, 0.8f, 0.0f}, -c.particle_radius}};
+  const Vec3 x{0.0f, 0.0f, 0.0f};
+  const Vec3 v_pred{0.0f, -1.0f, 0.0f};
+  const Vec3 v = pbf::updated_velocity(c, valley, 2, x, x, v_pred);
+  // Float round-off of the squares and the square root: 1e-6 m/s.
+  EXPECT_LE(pbf::length(v), 1.0f + 1e-6f);
+  // It still leaves both planes, at the most the arrival allows.
+  EXPECT_GE(pbf::dot(v, valley[0].normal), 0.0f);
+  EXPECT_GE(pbf::dot(v, valley[1].normal), -1e-6f);
+  EXPECT_GT(v.y, 0.5f);
+}
+
+TEST(PbfEquations, ClampSpeedClampsVelocitiesWhoseSquareOverflows) {
+  // |v|^2 overflows to infinity for these; they used to come back as zero
+  // (v x max_speed / inf) or unchanged (max_speed^2 infinite as well).
+  const float big = 3.0e38f;
+  for (const Vec3 fast : {Vec3{big, -big, big}, Vec3{2e19f, 0.0f, 0.0f}, Vec3{-1e30f, 1.0f, 2e29f}}) {
+    for (float limit : {100.0f, 3e8f, 1e25f}) {
+      const Vec3 capped = pbf::clamp_speed(fast, limit);
+      ASSERT_TRUE(pbf::is_finite(capped));
+      // Float round-off of the scaling: 1e-6 relative.
+      const double speed = norm(to_d(capped)), want = std::fmin(norm(to_d(fast)), double(limit));
+      EXPECT_NEAR(speed, want, 1e-6 * want);
+      // The same direction.
+      const D3 u = to_d(capped) * (1.0 / speed), f = to_d(fast) * (1.0 / norm(to_d(fast)));
+      EXPECT_NEAR(dot(u, f), 1.0, 1e-6);
+    }
+  }
+  // A limit beyond sqrt(FLT_MAX) leaves slower velocities as they are.
+  const Vec3 slow{2e19f, -1e19f, 0.0f};
+  const Vec3 same = pbf::clamp_speed(slow, 3e38f);
+  EXPECT_EQ(same.x, slow.x);
+  EXPECT_EQ(same.y, slow.y);
+}
+
 TEST(PbfEquations, VorticityOfARigidRotationIsTwiceTheAngularVelocity) {
   // Particles at rest spacing on a 13^3 lattice move as v = Omega x r. The
   // curl of that field is 2 Omega; eq. 15 estimates it with SPH.
