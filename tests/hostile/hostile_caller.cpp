@@ -176,6 +176,14 @@ struct Exact {
   T* get() { return data.get(); }
 };
 
+template <class T>
+std::string describe(T v) {
+  std::ostringstream s;
+  s.precision(9);
+  s << v;
+  return s.str();
+}
+
 std::string fmt(float v) {
   std::ostringstream s;
   s.precision(9);
@@ -340,7 +348,10 @@ class Caller {
     for (int i = 0; i < 2; ++i) {
       pbf_sdf* f = nullptr;
       const float half[3] = {0.1f, 0.08f, 0.12f};
-      if (pbf_sdf_box(half, 0.03f, &f) == PBF_OK) sdfs_.push_back(f);
+      if (pbf_sdf_box(half, 0.03f, &f) == PBF_OK) {
+        sdfs_.push_back(f);
+        made_[f] = "pbf_sdf_box({0.1, 0.08, 0.12}, 0.03)";
+      }
     }
     for (uint64_t i = 0; i < calls; ++i) {
       call_index_ = i;
@@ -370,6 +381,8 @@ class Caller {
 
   // ---- the log: the calls made, replayed in a failure's report ----
   void log(const std::string& line) {
+    static const bool verbose = std::getenv("PBF_HOSTILE_VERBOSE") != nullptr;
+    if (verbose) std::fprintf(stderr, "[%d] %llu: %s\n", id_, static_cast<unsigned long long>(call_index_), line.c_str());
     history_.push_back(std::to_string(call_index_) + ": " + line);
     if (history_.size() > 40) history_.pop_front();
   }
@@ -482,7 +495,8 @@ class Caller {
 
   // ---- before and after every call ----
   Check begin(const char* fn, Slot* slot, const std::string& args) {
-    log(std::string(fn) + "(" + args + ")");
+    last_call_ = std::string(fn) + "(" + args + ")";
+    log(last_call_);
     {
       std::lock_guard<std::mutex> lock(progress_.mutex);
       progress_.current = history();
@@ -624,6 +638,9 @@ class Caller {
     return s->solver ? s : nullptr;
   }
 
+  // A field by the call that made it, for a failure's reproduction.
+  std::string sdf_name(pbf_sdf* f) { return f ? "field of " + made_[f] : "NULL"; }
+
   pbf_sdf* pick_sdf(double null_p = 0.05) {
     if (rng_.chance(null_p) || sdfs_.empty()) return nullptr;
     return sdfs_[rng_.below(sdfs_.size())];
@@ -696,7 +713,8 @@ class Caller {
     }
   }
 
-  pbf_params random_params(Slot* s) {
+  // Parameters with a few fields changed, valid or not; `changes` names them.
+  pbf_params random_params(Slot* s, std::string& changes) {
     pbf_params p = pbf_params_default();
     if (s && s->last.taken) pbf_solver_get_params(s->solver, &p);
     const int k = rng_.chance(0.4) ? 0 : int(1 + rng_.below(4));
@@ -739,6 +757,19 @@ class Caller {
     if (p.cg_max_iterations <= 10000 && p.cg_max_iterations > 200) p.cg_max_iterations = 200;
     if (p.max_dt >= 1e-6f && p.max_dt < 1e-3f) p.max_dt = 1e-3f;
     if (p.iterations <= 100 && p.iterations > 10) p.iterations = 10;
+    pbf_params before = pbf_params_default();
+    if (s && s->last.taken) pbf_solver_get_params(s->solver, &before);
+#define PBF_HOSTILE_DIFF(f) \
+  if (std::memcmp(&before.f, &p.f, sizeof p.f) != 0) changes += std::string(changes.empty() ? "" : ", ") + #f " " + describe(p.f);
+    PBF_HOSTILE_DIFF(struct_size) PBF_HOSTILE_DIFF(gravity[0]) PBF_HOSTILE_DIFF(gravity[1]) PBF_HOSTILE_DIFF(gravity[2])
+    PBF_HOSTILE_DIFF(iterations) PBF_HOSTILE_DIFF(relaxation) PBF_HOSTILE_DIFF(unilateral)
+    PBF_HOSTILE_DIFF(artificial_pressure_k) PBF_HOSTILE_DIFF(artificial_pressure_n) PBF_HOSTILE_DIFF(artificial_pressure_dq)
+    PBF_HOSTILE_DIFF(xsph_viscosity) PBF_HOSTILE_DIFF(vorticity_epsilon) PBF_HOSTILE_DIFF(restitution)
+    PBF_HOSTILE_DIFF(friction) PBF_HOSTILE_DIFF(max_speed) PBF_HOSTILE_DIFF(projective_stiffness)
+    PBF_HOSTILE_DIFF(projective_iterations) PBF_HOSTILE_DIFF(projective_tolerance) PBF_HOSTILE_DIFF(cg_max_iterations)
+    PBF_HOSTILE_DIFF(cg_tolerance) PBF_HOSTILE_DIFF(newton_iterations) PBF_HOSTILE_DIFF(newton_tolerance)
+    PBF_HOSTILE_DIFF(adaptive_dt) PBF_HOSTILE_DIFF(cfl_number) PBF_HOSTILE_DIFF(max_dt) PBF_HOSTILE_DIFF(projective_chebyshev_rho)
+#undef PBF_HOSTILE_DIFF
     return p;
   }
 
@@ -772,6 +803,8 @@ class Caller {
   Progress& progress_;
   std::deque<Slot> slots_;  // a deque: slots keep their addresses
   std::vector<pbf_sdf*> sdfs_;
+  std::map<pbf_sdf*, std::string> made_;
+  std::string last_call_;
   std::deque<std::string> history_;
   uint64_t call_index_ = 0;
   uint64_t file_counter_ = 0;
@@ -970,9 +1003,10 @@ void Caller::call_getters(Slot* s) {
 }
 
 void Caller::call_set_params(Slot* s) {
-  const pbf_params p = random_params(s);
+  std::string changes;
+  const pbf_params p = random_params(s, changes);
   const bool null_p = rng_.chance(0.05);
-  Check c = begin("pbf_solver_set_params", s, name(s) + (null_p ? ", NULL" : ", random params"));
+  Check c = begin("pbf_solver_set_params", s, name(s) + (null_p ? ", NULL" : ", {" + changes + "}"));
   end(c, pbf_solver_set_params(s ? s->solver : nullptr, null_p ? nullptr : &p));
 }
 
@@ -1384,7 +1418,7 @@ void Caller::call_sdf_make() {
       // Round trip through a file.
       pbf_sdf* f = pick_sdf(0.1);
       const fs::path file = dir_ / "field.sdf";
-      Check c = begin("pbf_sdf_save", nullptr, f ? "a field" : "NULL");
+      Check c = begin("pbf_sdf_save", nullptr, sdf_name(f));
       end(c, pbf_sdf_save(f, file.c_str()));
       fn = "pbf_sdf_load";
       Check l = begin(fn, nullptr, file.string());
@@ -1403,6 +1437,7 @@ void Caller::call_sdf_make() {
     failure(std::string("not-finite-after-accepted-call:") + fn, "volume " + fmt(volume));
   if (sdfs_.size() < 6) {
     sdfs_.push_back(out);
+    made_[out] = last_call_;
   } else {
     pbf_sdf_destroy(out);
   }
@@ -1414,7 +1449,7 @@ void Caller::call_sdf_query() {
     case 0: {
       uint32_t dims[3] = {0, 0, 0};
       float origin[3], cell = 0;
-      Check c = begin("pbf_sdf_get_grid", nullptr, f ? "a field" : "NULL");
+      Check c = begin("pbf_sdf_get_grid", nullptr, sdf_name(f));
       const pbf_status st = pbf_sdf_get_grid(f, rng_.chance(0.2) ? nullptr : dims, rng_.chance(0.2) ? nullptr : origin,
                                              rng_.chance(0.2) ? nullptr : &cell);
       end(c, st);
@@ -1427,7 +1462,7 @@ void Caller::call_sdf_query() {
       if (n > 4000000) break;
       if (rng_.chance(0.3) && n > 0) n = rng_.below(n);
       Exact<float> out(n);
-      Check c = begin("pbf_sdf_get_values", nullptr, std::string(f ? "a field" : "NULL") + ", length " + std::to_string(n));
+      Check c = begin("pbf_sdf_get_values", nullptr, std::string(sdf_name(f)) + ", length " + std::to_string(n));
       const pbf_status st = pbf_sdf_get_values(f, rng_.chance(0.05) ? nullptr : out.get(), n);
       end(c, st);
       if (st == PBF_OK)
@@ -1446,7 +1481,7 @@ void Caller::call_sdf_query() {
       if (avoiding("sdf-distance-far"))
         for (int a = 0; a < 3; ++a)
           if (std::isfinite(p[a]) && std::fabs(p[a]) > 1e15f) p[a] = std::copysign(1e15f, p[a]);
-      Check c = begin("pbf_sdf_distance", nullptr, fmt3(p));
+      Check c = begin("pbf_sdf_distance", nullptr, sdf_name(f) + ", " + fmt3(p));
       const pbf_status st = pbf_sdf_distance(f, rng_.chance(0.03) ? nullptr : p, rng_.chance(0.05) ? nullptr : &d);
       end(c, st);
       if (st == PBF_OK && !std::isfinite(d)) failure("not-finite-output:pbf_sdf_distance", fmt3(p) + " -> " + fmt(d));
@@ -1454,7 +1489,7 @@ void Caller::call_sdf_query() {
     }
     default: {
       float v = 0;
-      Check c = begin("pbf_sdf_volume", nullptr, f ? "a field" : "NULL");
+      Check c = begin("pbf_sdf_volume", nullptr, sdf_name(f));
       const pbf_status st = pbf_sdf_volume(f, rng_.chance(0.05) ? nullptr : &v);
       end(c, st);
       if (st == PBF_OK && !std::isfinite(v)) failure("not-finite-output:pbf_sdf_volume", fmt(v));
@@ -1472,14 +1507,14 @@ void Caller::call_sdf_use(Slot* s) {
   switch (rng_.below(3)) {
     case 0: {
       uint32_t index = 0;
-      Check c = begin("pbf_solver_add_obstacle", s, name(s) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
+      Check c = begin("pbf_solver_add_obstacle", s, name(s) + ", " + sdf_name(f) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
       end(c, pbf_solver_add_obstacle(h, f, rot, tr, rng_.chance(0.3) ? nullptr : &index));
       break;
     }
     case 1: {
       for (int a = 0; a < 3; ++a) v[a] = maybe_poison(rng_, rng_.uniform(-1.0f, 1.0f), 0.05);
       size_t added = 0;
-      Check c = begin("pbf_solver_fill_sdf", s, name(s) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
+      Check c = begin("pbf_solver_fill_sdf", s, name(s) + ", " + sdf_name(f) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
       end(c, pbf_solver_fill_sdf(h, f, rot, tr, rng_.chance(0.5) ? nullptr : v, rng_.chance(0.3) ? nullptr : &added));
       break;
     }
@@ -1487,7 +1522,7 @@ void Caller::call_sdf_use(Slot* s) {
       if (s && s->last.boundary > 20000) break;
       size_t added = 0;
       Check c = begin("pbf_solver_add_sdf_boundary_particles", s,
-                      name(s) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
+                      name(s) + ", " + sdf_name(f) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
       end(c, pbf_solver_add_sdf_boundary_particles(h, f, rot, tr, rng_.chance(0.3) ? nullptr : &added));
       break;
     }
