@@ -17,7 +17,7 @@
 // PBF_HOSTILE_SEED=<n> replays a run (the seed is printed with every
 // failure), PBF_HOSTILE_CALLS=<n> sets the number of random calls, and
 // PBF_HOSTILE_KNOWN=1 also draws the inputs of the known issues listed in
-// kKnownIssues below.
+// kKnownIssues below (PBF_HOSTILE_KNOWN=key,key... those of some).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <pbf/pbf.h>
@@ -85,18 +85,31 @@ const KnownIssue kKnownIssues[] = {
     // Found by this program: a particle_spacing of 1e-5 m or less gives a particle mass of 0
     // (the kernels' h^9 underflows in float).
     {"tiny-desc", "particle_spacing below 1e-4 m in pbf_solver_create"},
+    // Found by this program: a finite cell of 1e37 m or more is accepted by pbf_sdf_box and
+    // pbf_sdf_sphere, but the grid's origin (4 cells out) overflows: every sample is Inf or NaN,
+    // and pbf_sdf_distance, pbf_sdf_get_values and pbf_sdf_volume return them.
+    {"sdf-huge-cell", "cell above 1e6 m in pbf_sdf_box, pbf_sdf_sphere and pbf_sdf_from_mesh_file"},
+    // Found by this program: boundary sampling walks the solid's whole surface before it keeps the
+    // samples near the domain or checks PBF_MAX_BOUNDARY_PARTICLES: a 5 m sphere at 0.05 m spacing
+    // takes seconds to add nothing, and the 2^31-point bound allows minutes. (On a field of
+    // sdf-huge-cell the bound is skipped and the call fails with PBF_ERROR_INTERNAL.)
+    {"huge-surface-sampling", "pbf_solver_add_sdf_boundary_particles and pbf_solver_add_obstacle_boundary_particles "
+                              "on solids whose grid is over 5 m across"},
     {"sdf-int-overflow", "pbf_sdf_box/pbf_sdf_sphere/pbf_sdf_from_mesh_file with solids over 2^10 cells across"},
 };
 
-bool include_known() {
+// PBF_HOSTILE_KNOWN: "1" draws the inputs of every known issue, a comma-separated list of keys those of some.
+std::string included_known() {
   const char* v = std::getenv("PBF_HOSTILE_KNOWN");
-  return v != nullptr && std::strcmp(v, "1") == 0;
+  return v == nullptr ? "" : v;
 }
+
+bool include_known() { return !included_known().empty(); }
 
 // True when the generator must not draw the inputs of known issue `key`.
 bool avoiding(const char* key) {
-  static const bool all = include_known();
-  if (all) return false;
+  static const std::string included = "," + included_known() + ",";
+  if (included == ",1," || included.find("," + std::string(key) + ",") != std::string::npos) return false;
   for (const KnownIssue& k : kKnownIssues)
     if (std::strcmp(k.key, key) == 0) return true;
   return false;
@@ -325,6 +338,7 @@ struct Slot {
   size_t map_count[3] = {0, 0, 0};
   uint64_t map_hash[3] = {0, 0, 0};
   uint32_t planes = 0;  // as far as this caller knows
+  std::vector<float> obstacle_extent;  // each obstacle's grid size [m], for the known issue of huge surfaces
   std::string valid_checkpoint;  // a checkpoint this solver accepts, or ""
   Snapshot last;                  // the state after the last call on it
 };
@@ -525,9 +539,11 @@ class Caller {
   // name a refusal's message starts with (that of wait's step is
   // pbf_solver_step_async's).
   void end(Check& c, pbf_status status, const char* prefix = nullptr) {
+    const int64_t took_ms = now_ms() - progress_.call_started_ms.load();
     progress_.call_started_ms = 0;
     const std::string fn = c.fn;
-    log("  -> " + std::string(pbf_status_string(status)) + (status != PBF_OK ? std::string(": ") + pbf_last_error() : ""));
+    log("  -> " + std::string(pbf_status_string(status)) + (status != PBF_OK ? std::string(": ") + pbf_last_error() : "") +
+        (took_ms >= 100 ? " (" + std::to_string(took_ms) + " ms)" : ""));
     {
       std::lock_guard<std::mutex> lock(g_failures_mutex);
       auto& t = g_tally[fn];
@@ -602,15 +618,37 @@ class Caller {
     return d;
   }
 
+  static std::string describe_desc(const pbf_solver_desc& d) {
+    return std::string("{") + pbf_method_name(d.method) + ", " + pbf_backend_name(d.backend) + ", max_particles " +
+           std::to_string(d.max_particles) + ", spacing " + fmt(d.particle_spacing) + ", kernel_radius " +
+           fmt(d.kernel_radius) + ", rest_density " + fmt(d.rest_density) + ", domain " + fmt3(d.domain_min) + " .. " +
+           fmt3(d.domain_max) + ", threads " + std::to_string(d.thread_count) + ", max_neighbors " +
+           std::to_string(d.max_neighbors) + "}";
+  }
+
+  // Projective Fluids at its defaults runs 30 x 100 conjugate-gradient iterations per step, and the
+  // CFL condition splits a step into up to 1000: seconds per call under the sanitizers. Valid
+  // parameters that keep its calls short; random_params() keeps them so.
+  static void lighten(Slot& s) {
+    if (s.solver == nullptr || s.desc.method != PBF_METHOD_PROJECTIVE) return;
+    pbf_params p = pbf_params_default();
+    p.projective_iterations = 6;
+    p.cg_max_iterations = 20;
+    p.max_speed = 5.0f;
+    pbf_solver_set_params(s.solver, &p);
+  }
+
   void create_slot() {
     Slot s;
     s.desc = random_valid_desc();
+    log("s" + std::to_string(slots_.size()) + " = pbf_solver_create(" + describe_desc(s.desc) + ") and a fill_box of 40% of the domain");
     if (pbf_solver_create(&s.desc, &s.solver) != PBF_OK) {
       failure("valid-desc-refused:pbf_solver_create", pbf_last_error());
       return;
     }
     slots_.push_back(s);
     Slot& n = slots_.back();
+    lighten(n);
     size_t added = 0;
     const float lo[3] = {n.desc.domain_min[0], n.desc.domain_min[1], n.desc.domain_min[2]};
     float hi[3];
@@ -623,11 +661,13 @@ class Caller {
     pbf_solver_destroy(s.solver);
     s = Slot{};
     s.desc = random_valid_desc();
+    log(name(&s) + " = pbf_solver_create(" + describe_desc(s.desc) + ")");
     if (pbf_solver_create(&s.desc, &s.solver) != PBF_OK) {
       failure("valid-desc-refused:pbf_solver_create", pbf_last_error());
       s.solver = nullptr;
       return;
     }
+    lighten(s);
     s.last = snapshot(s, false);
   }
 
@@ -640,6 +680,14 @@ class Caller {
 
   // A field by the call that made it, for a failure's reproduction.
   std::string sdf_name(pbf_sdf* f) { return f ? "field of " + made_[f] : "NULL"; }
+
+  // The largest side of a field's grid [m] (0 for NULL).
+  static float extent(pbf_sdf* f) {
+    uint32_t dims[3] = {0, 0, 0};
+    float cell = 0.0f;
+    if (f == nullptr || pbf_sdf_get_grid(f, dims, nullptr, &cell) != PBF_OK) return 0.0f;
+    return float(std::max({dims[0], dims[1], dims[2]})) * cell;
+  }
 
   pbf_sdf* pick_sdf(double null_p = 0.05) {
     if (rng_.chance(null_p) || sdfs_.empty()) return nullptr;
@@ -709,7 +757,9 @@ class Caller {
     const bool projective = s && s->desc.method == PBF_METHOD_PROJECTIVE;
     if (std::isfinite(dt) && dt > 0.0f && dt <= 10.0f && substeps >= 1 && substeps <= 1000) {
       if (substeps > 4) substeps = 4;
-      if (dt > (projective ? 0.05f : 1.0f)) dt = projective ? 0.05f : rng_.pick<float>({1.0f, 0.2f});
+      if (dt > (projective ? 0.02f : 1.0f)) dt = projective ? 0.02f : rng_.pick<float>({1.0f, 0.2f});
+      // Projective Fluids' adaptive step may split each substep 1000 times (valid, and minutes under the sanitizers).
+      if (projective) substeps = std::min<uint32_t>(substeps, 2);
     }
   }
 
@@ -737,6 +787,9 @@ class Caller {
         case 11:
           p.max_speed = maybe_poison(rng_, rng_.uniform(0.1f, 200.0f), 0.5);
           if (avoiding("huge-max-speed") && p.max_speed > 1e6f && std::isfinite(p.max_speed)) p.max_speed = 1e6f;
+          // Projective Fluids' CFL step shrinks with max_speed: keep its steps few.
+          if (s && s->desc.method == PBF_METHOD_PROJECTIVE && p.max_speed > 5.0f && std::isfinite(p.max_speed))
+            p.max_speed = 5.0f;
           break;
         case 12: p.projective_stiffness = maybe_poison(rng_, rng_.uniform(1.0f, 1e9f), 0.5); break;
         case 13: p.projective_iterations = rng_.chance(0.5) ? poison_u32(rng_) : uint32_t(1 + rng_.below(40)); break;
@@ -753,8 +806,8 @@ class Caller {
       }
     }
     // Valid but slow: a projective solver at its largest iteration counts and a tiny max_dt.
-    if (p.projective_iterations <= 1000 && p.projective_iterations > 40) p.projective_iterations = 40;
-    if (p.cg_max_iterations <= 10000 && p.cg_max_iterations > 200) p.cg_max_iterations = 200;
+    if (p.projective_iterations <= 1000 && p.projective_iterations > 6) p.projective_iterations = 6;
+    if (p.cg_max_iterations <= 10000 && p.cg_max_iterations > 20) p.cg_max_iterations = 20;
     if (p.max_dt >= 1e-6f && p.max_dt < 1e-3f) p.max_dt = 1e-3f;
     if (p.iterations <= 100 && p.iterations > 10) p.iterations = 10;
     pbf_params before = pbf_params_default();
@@ -882,7 +935,8 @@ void Caller::call_create() {
     default: break;
   }
   const bool null_desc = rng_.chance(0.03), null_out = rng_.chance(0.03);
-  Check c = begin("pbf_solver_create", nullptr, null_desc ? "NULL" : what + (null_out ? ", out NULL" : ""));
+  Check c = begin("pbf_solver_create", nullptr,
+                  null_desc ? "NULL" : what + " " + describe_desc(d) + (null_out ? ", out NULL" : ""));
   pbf_solver* out = reinterpret_cast<pbf_solver*>(uintptr_t(0x1));  // must be overwritten
   const pbf_status st = pbf_solver_create(null_desc ? nullptr : &d, null_out ? nullptr : &out);
   end(c, st);
@@ -906,6 +960,7 @@ void Caller::call_create() {
   n.desc = d;
   slots_.push_back(n);
   Slot& made = slots_.back();
+  lighten(made);
   made.last = snapshot(made, false);
   if (!made.last.nonfinite.empty()) {
     failure("not-finite-after-accepted-call:pbf_solver_create", made.last.nonfinite + " (" + what + ")");
@@ -1194,9 +1249,14 @@ void Caller::call_obstacle_sdf(Slot* s) {
                       std::to_string(dims[1]) + ", " + std::to_string(dims[2]) + "}, origin " + fmt3(origin) +
                       ", cell " + fmt(cell) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
   uint32_t index = 0;
-  end(c, pbf_solver_add_obstacle_sdf(s ? s->solver : nullptr, null_values ? nullptr : values.get(), length,
-                                     rng_.chance(0.03) ? nullptr : dims, rng_.chance(0.03) ? nullptr : origin, cell,
-                                     rot, tr, rng_.chance(0.3) ? nullptr : &index));
+  pbf_solver* h = s ? s->solver : nullptr;
+  const pbf_status st = pbf_solver_add_obstacle_sdf(h, null_values ? nullptr : values.get(), length,
+                                                    rng_.chance(0.03) ? nullptr : dims,
+                                                    rng_.chance(0.03) ? nullptr : origin, cell, rot, tr,
+                                                    rng_.chance(0.3) ? nullptr : &index);
+  end(c, st);
+  if (st == PBF_OK && s && s->solver == h)
+    s->obstacle_extent.push_back(float(std::max({dims[0], dims[1], dims[2]})) * cell);
 }
 
 void Caller::call_obstacle_pose(Slot* s) {
@@ -1204,7 +1264,9 @@ void Caller::call_obstacle_pose(Slot* s) {
   const uint32_t obstacles = s ? s->last.obstacles : 0;
   if (rng_.chance(0.1)) {
     Check c = begin("pbf_solver_clear_obstacles", s, name(s));
-    end(c, pbf_solver_clear_obstacles(h));
+    const pbf_status st = pbf_solver_clear_obstacles(h);
+    end(c, st);
+    if (st == PBF_OK && s && s->solver == h) s->obstacle_extent.clear();
     return;
   }
   uint32_t index = obstacles > 0 && rng_.chance(0.8) ? uint32_t(rng_.below(obstacles)) : poison_u32(rng_);
@@ -1258,6 +1320,9 @@ void Caller::call_boundary(Slot* s) {
       const uint32_t obstacles = s ? s->last.obstacles : 0;
       const uint32_t index = obstacles > 0 && rng_.chance(0.8) ? uint32_t(rng_.below(obstacles)) : poison_u32(rng_);
       if (s && s->last.boundary > 20000) break;
+      if (s && index < s->obstacle_extent.size() && !(s->obstacle_extent[index] <= 5.0f) &&
+          avoiding("huge-surface-sampling"))
+        break;
       size_t added = 0;
       Check c = begin("pbf_solver_add_obstacle_boundary_particles", s, name(s) + ", " + std::to_string(index));
       end(c, pbf_solver_add_obstacle_boundary_particles(h, index, rng_.chance(0.3) ? nullptr : &added));
@@ -1355,6 +1420,7 @@ void Caller::call_sdf_make() {
   float cell = maybe_poison(rng_, rng_.uniform(0.01f, 0.08f), 0.2);
   // Too fine a cell for the solid: refused (over 2^27 samples), unless it trips a known overflow.
   if (rng_.chance(0.05)) cell = avoiding("sdf-int-overflow") ? 1e-6f : rng_.pick<float>({1e-6f, 1e-4f, 2e-4f});
+  if (avoiding("sdf-huge-cell") && std::isfinite(cell) && cell > 1e6f) cell = 1e6f;
   switch (rng_.below(4)) {
     case 0: {
       float half[3];
@@ -1508,7 +1574,9 @@ void Caller::call_sdf_use(Slot* s) {
     case 0: {
       uint32_t index = 0;
       Check c = begin("pbf_solver_add_obstacle", s, name(s) + ", " + sdf_name(f) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
-      end(c, pbf_solver_add_obstacle(h, f, rot, tr, rng_.chance(0.3) ? nullptr : &index));
+      const pbf_status st = pbf_solver_add_obstacle(h, f, rot, tr, rng_.chance(0.3) ? nullptr : &index);
+      end(c, st);
+      if (st == PBF_OK && s && s->solver == h) s->obstacle_extent.push_back(extent(f));
       break;
     }
     case 1: {
@@ -1520,6 +1588,7 @@ void Caller::call_sdf_use(Slot* s) {
     }
     default: {
       if (s && s->last.boundary > 20000) break;
+      if (!(extent(f) <= 5.0f) && avoiding("huge-surface-sampling")) break;
       size_t added = 0;
       Check c = begin("pbf_solver_add_sdf_boundary_particles", s,
                       name(s) + ", " + sdf_name(f) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
@@ -1772,7 +1841,7 @@ fs::path scratch_dir(const std::string& what) {
 TEST(HostileCaller, RandomCallsOnOneThreadKeepEveryPromise) {
   std::printf("hostile_caller: seed %llu (PBF_HOSTILE_SEED), %llu calls (PBF_HOSTILE_CALLS)%s\n",
               static_cast<unsigned long long>(base_seed()), static_cast<unsigned long long>(call_budget()),
-              include_known() ? ", known issues included" : "");
+              include_known() ? (", known issues included: " + included_known()).c_str() : "");
   const fs::path dir = scratch_dir("one");
   Progress progress;
   {
