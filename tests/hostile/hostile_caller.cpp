@@ -127,7 +127,7 @@ uint64_t base_seed() {
 }
 
 // Random calls of the single-threaded sequence; the threads share as many again.
-uint64_t call_budget() { return env_u64("PBF_HOSTILE_CALLS", 3000); }
+uint64_t call_budget() { return env_u64("PBF_HOSTILE_CALLS", 6000); }
 
 // ---------------------------------------------------------------------------
 // Random values, valid and poisoned
@@ -810,6 +810,10 @@ class Caller {
     if (p.cg_max_iterations <= 10000 && p.cg_max_iterations > 20) p.cg_max_iterations = 20;
     if (p.max_dt >= 1e-6f && p.max_dt < 1e-3f) p.max_dt = 1e-3f;
     if (p.iterations <= 100 && p.iterations > 10) p.iterations = 10;
+    // Projective Fluids' CFL step counts gravity x max_dt as speed: huge gravity takes the 1000 pieces a substep allows.
+    if (s && s->desc.method == PBF_METHOD_PROJECTIVE)
+      for (float& g : p.gravity)
+        if (std::isfinite(g) && std::fabs(g) > 100.0f) g = std::copysign(100.0f, g);
     pbf_params before = pbf_params_default();
     if (s && s->last.taken) pbf_solver_get_params(s->solver, &before);
 #define PBF_HOSTILE_DIFF(f) \
@@ -1734,6 +1738,32 @@ void Caller::mangled_files() {
     write_all(copy, bytes);
     load("field file " + what, copy.string(), true, true);
   }
+  // A checkpoint loaded into solvers that differ in one part of the description: refused, and the
+  // state kept whole (an accepted load must step to finite values).
+  for (int variant = 0; variant < 4; ++variant) {
+    pbf_solver_desc d = s.desc;
+    const char* what = "";
+    switch (variant) {
+      case 0: d.method = d.method == PBF_METHOD_PBF ? PBF_METHOD_PROJECTIVE : PBF_METHOD_PBF; what = "other method"; break;
+      case 1: d.max_particles = 1; what = "max_particles 1"; break;
+      case 2: d.rest_density *= 2.0f; what = "twice the rest density"; break;
+      default: d.domain_max[1] += d.particle_spacing; what = "a taller domain"; break;
+    }
+    Slot other;
+    other.desc = d;
+    if (pbf_solver_create(&d, &other.solver) != PBF_OK) continue;
+    lighten(other);
+    slots_.push_back(other);
+    Slot& o = slots_.back();
+    o.last = snapshot(o, false);
+    Check c = begin("pbf_solver_load_checkpoint", &o, name(&o) + " (" + what + "), " + chk.string());
+    const pbf_status st = pbf_solver_load_checkpoint(o.solver, chk.c_str());
+    end(c, st);
+    if (st == PBF_OK) {
+      Check k = begin("pbf_solver_step", &o, name(&o) + ", 1/60, 1");
+      end(k, pbf_solver_step(o.solver, 1.0f / 60.0f, 1));
+    }
+  }
   // Paths that are not regular files.
   load("a directory", dir_.string(), true, true);
   load("a missing file", (dir_ / "missing").string(), true, true);
@@ -1821,8 +1851,19 @@ void Caller::async_stepper(uint64_t rounds, Caller& other) {
     }
     int done = 0;
     while (pbf_solver_poll(a.solver, &done) == PBF_OK && !done) std::this_thread::yield();
-    Check w = begin("pbf_solver_wait", &a, name(&a));
-    const pbf_status ws = pbf_solver_wait(a.solver);
+    // Every other round the step is collected on another thread: a solver may change threads.
+    Check w = begin("pbf_solver_wait", &a, name(&a) + (r % 2 ? " from another thread" : ""));
+    pbf_status ws = PBF_OK;
+    std::string message;
+    if (r % 2) {
+      std::thread([&] {
+        ws = pbf_solver_wait(a.solver);
+        message = pbf_last_error();
+      }).join();
+      if (ws != PBF_OK) failure("async-step-failed:pbf_solver_wait", message);
+    } else {
+      ws = pbf_solver_wait(a.solver);
+    }
     a.busy = false;
     end(w, ws, "pbf_solver_step_async");
   }
