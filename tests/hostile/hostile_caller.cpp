@@ -82,9 +82,10 @@ const KnownIssue kKnownIssues[] = {
     // Found by this program: pbf_sdf_distance at a finite point beyond ~1e19 m returns +Inf
     // (the distance to the grid box is squared in float).
     {"sdf-distance-far", "pbf_sdf_distance at points with a coordinate beyond 1e19 m"},
-    // Found by this program: a particle_spacing of 1e-5 m or less gives a particle mass of 0
-    // (the kernels' h^9 underflows in float).
-    {"tiny-desc", "particle_spacing below 1e-4 m in pbf_solver_create"},
+    // Found by this program: a particle_spacing of 1e-5 m or less gives PBF a particle mass of 0
+    // (the Poly6 kernel's h^9 underflows in float) and its first step NaN; a rest_density below
+    // about 1e-30 kg/m^3 (a denormal is > 0) gives a mass of 0 too.
+    {"tiny-desc", "particle_spacing below 1e-4 m or rest_density below 1e-6 kg/m^3 in pbf_solver_create"},
     // Found by this program: a finite cell of 1e37 m or more is accepted by pbf_sdf_box and
     // pbf_sdf_sphere, but the grid's origin (4 cells out) overflows: every sample is Inf or NaN,
     // and pbf_sdf_distance, pbf_sdf_get_values and pbf_sdf_volume return them.
@@ -713,6 +714,15 @@ class Caller {
       else
         random_point(s, v.get() + 3 * i, 0.0);
     }
+    if (!velocities && s && n > 0 && rng_.chance(0.1))  // all stacked on one point
+      for (size_t i = 1; i < n; ++i) std::memcpy(v.get() + 3 * i, v.get(), 3 * sizeof(float));
+    if (!velocities && s && n > 0 && rng_.chance(0.1)) {  // on the domain's faces, or a float beyond them
+      const size_t k = rng_.below(3 * n);
+      const int a = int(k % 3);
+      const bool up = rng_.chance(0.5);
+      const float face = up ? s->desc.domain_max[a] : s->desc.domain_min[a];
+      v.get()[k] = rng_.chance(0.5) ? face : std::nextafter(face, up ? FLT_MAX : -FLT_MAX);
+    }
     if (n > 0 && rng_.chance(0.3)) v.get()[rng_.below(3 * n)] = poison_float(rng_);
     return v;
   }
@@ -937,6 +947,11 @@ void Caller::call_create() {
       what = "tiny scale";
       break;
     default: break;
+  }
+  // Valid extremes of the known issues: a mass that underflows to 0 or overflows.
+  if (std::isfinite(d.rest_density) && d.rest_density > 0.0f) {
+    if (d.rest_density < 1e-6f && avoiding("tiny-desc")) d.rest_density = 1e-6f;
+    if (d.rest_density > 1e20f && avoiding("huge-desc")) d.rest_density = 1e20f;
   }
   const bool null_desc = rng_.chance(0.03), null_out = rng_.chance(0.03);
   Check c = begin("pbf_solver_create", nullptr,
