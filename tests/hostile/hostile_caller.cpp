@@ -79,21 +79,23 @@ const KnownIssue kKnownIssues[] = {
     // get_obstacle_count does not check that the solver is idle (a data race with the step).
     {"obstacle-count-busy", "pbf_solver_get_obstacle_count on a solver running an asynchronous step"},
     // The narrow band's cell counts overflow an int for fine cells on large solids.
-    // Found by this program: pbf_sdf_distance at a finite point beyond ~1e19 m returns +Inf
-    // (the distance to the grid box is squared in float).
-    {"sdf-distance-far", "pbf_sdf_distance at points with a coordinate beyond 1e19 m"},
+    // Found by this program: pbf_sdf_distance at a finite point more than ~1e19 m from the field's
+    // grid returns +Inf (the distance to the grid box is squared in float); a mesh placed at
+    // translation 1e30 gives such a grid.
+    {"sdf-distance-far", "pbf_sdf_distance at points beyond 1e15 m or on fields placed beyond 1e15 m"},
     // Found by this program: a particle_spacing of 1e-5 m or less gives PBF a particle mass of 0
     // (the Poly6 kernel's h^9 underflows in float) and its first step NaN; a rest_density below
     // about 1e-30 kg/m^3 (a denormal is > 0) gives a mass of 0 too.
     {"tiny-desc", "particle_spacing below 1e-4 m or rest_density below 1e-6 kg/m^3 in pbf_solver_create"},
     // Found by this program: a finite cell of 1e37 m or more is accepted by pbf_sdf_box and
     // pbf_sdf_sphere, but the grid's origin (4 cells out) overflows: every sample is Inf or NaN,
-    // and pbf_sdf_distance, pbf_sdf_get_values and pbf_sdf_volume return them.
-    {"sdf-huge-cell", "cell above 1e6 m in pbf_sdf_box, pbf_sdf_sphere and pbf_sdf_from_mesh_file"},
+    // and pbf_sdf_distance, pbf_sdf_get_values and pbf_sdf_volume return them. A cell of FLT_MIN
+    // is accepted too, and pbf_sdf_distance then returns +Inf 1e15 m away (grid units overflow).
+    {"sdf-extreme-cell", "cell above 1e6 m or below 1e-9 m in pbf_sdf_box, pbf_sdf_sphere and pbf_sdf_from_mesh_file"},
     // Found by this program: boundary sampling walks the solid's whole surface before it keeps the
     // samples near the domain or checks PBF_MAX_BOUNDARY_PARTICLES: a 5 m sphere at 0.05 m spacing
     // takes seconds to add nothing, and the 2^31-point bound allows minutes. (On a field of
-    // sdf-huge-cell the bound is skipped and the call fails with PBF_ERROR_INTERNAL.)
+    // sdf-extreme-cell the bound is skipped and the call fails with PBF_ERROR_INTERNAL.)
     {"huge-surface-sampling", "pbf_solver_add_sdf_boundary_particles and pbf_solver_add_obstacle_boundary_particles "
                               "on solids whose grid is over 5 m across"},
     {"sdf-int-overflow", "pbf_sdf_box/pbf_sdf_sphere/pbf_sdf_from_mesh_file with solids over 2^10 cells across"},
@@ -128,7 +130,7 @@ uint64_t base_seed() {
 }
 
 // Random calls of the single-threaded sequence; the threads share as many again.
-uint64_t call_budget() { return env_u64("PBF_HOSTILE_CALLS", 6000); }
+uint64_t call_budget() { return env_u64("PBF_HOSTILE_CALLS", 10000); }
 
 // ---------------------------------------------------------------------------
 // Random values, valid and poisoned
@@ -1439,7 +1441,8 @@ void Caller::call_sdf_make() {
   float cell = maybe_poison(rng_, rng_.uniform(0.01f, 0.08f), 0.2);
   // Too fine a cell for the solid: refused (over 2^27 samples), unless it trips a known overflow.
   if (rng_.chance(0.05)) cell = avoiding("sdf-int-overflow") ? 1e-6f : rng_.pick<float>({1e-6f, 1e-4f, 2e-4f});
-  if (avoiding("sdf-huge-cell") && std::isfinite(cell) && cell > 1e6f) cell = 1e6f;
+  if (avoiding("sdf-extreme-cell") && std::isfinite(cell) && cell > 1e6f) cell = 1e6f;
+  if (avoiding("sdf-extreme-cell") && cell > 0.0f && cell < 1e-9f) cell = 1e-6f;
   switch (rng_.below(4)) {
     case 0: {
       float half[3];
@@ -1563,9 +1566,13 @@ void Caller::call_sdf_query() {
       for (int a = 0; a < 3; ++a) p[a] = maybe_poison(rng_, rng_.uniform(-1.0f, 1.0f), 0.2);
       if (rng_.chance(0.1)) p[rng_.below(3)] = rng_.pick<float>({1e15f, -1e15f});
       if (rng_.chance(0.05) && !avoiding("sdf-distance-far")) p[rng_.below(3)] = rng_.pick<float>({FLT_MAX, -FLT_MAX, 1e20f});
-      if (avoiding("sdf-distance-far"))
+      if (avoiding("sdf-distance-far")) {
         for (int a = 0; a < 3; ++a)
           if (std::isfinite(p[a]) && std::fabs(p[a]) > 1e15f) p[a] = std::copysign(1e15f, p[a]);
+        float origin[3] = {0.0f, 0.0f, 0.0f};
+        if (f) pbf_sdf_get_grid(f, nullptr, origin, nullptr);
+        if (std::fabs(origin[0]) > 1e15f || std::fabs(origin[1]) > 1e15f || std::fabs(origin[2]) > 1e15f) break;
+      }
       Check c = begin("pbf_sdf_distance", nullptr, sdf_name(f) + ", " + fmt3(p));
       const pbf_status st = pbf_sdf_distance(f, rng_.chance(0.03) ? nullptr : p, rng_.chance(0.05) ? nullptr : &d);
       end(c, st);
