@@ -96,8 +96,9 @@ const KnownIssue kKnownIssues[] = {
     // samples near the domain or checks PBF_MAX_BOUNDARY_PARTICLES: a 5 m sphere at 0.05 m spacing
     // takes seconds to add nothing, and the 2^31-point bound allows minutes. (On a field of
     // sdf-extreme-cell the bound is skipped and the call fails with PBF_ERROR_INTERNAL.)
-    {"huge-surface-sampling", "pbf_solver_add_sdf_boundary_particles and pbf_solver_add_obstacle_boundary_particles "
-                              "on solids whose grid is over 5 m across"},
+    {"huge-surface-sampling",
+     "pbf_solver_add_sdf_boundary_particles and pbf_solver_add_obstacle_boundary_particles "
+     "on solids whose grid is over 5 m across"},
     {"sdf-int-overflow", "pbf_sdf_box/pbf_sdf_sphere/pbf_sdf_from_mesh_file with solids over 2^10 cells across"},
 };
 
@@ -125,7 +126,8 @@ uint64_t env_u64(const char* name, uint64_t fallback) {
 }
 
 uint64_t base_seed() {
-  static const uint64_t seed = env_u64("PBF_HOSTILE_SEED", uint64_t(std::random_device{}()) << 16 ^ uint64_t(::getpid()));
+  static const uint64_t seed =
+      env_u64("PBF_HOSTILE_SEED", uint64_t(std::random_device{}()) << 16 ^ uint64_t(::getpid()));
   return seed;
 }
 
@@ -153,14 +155,16 @@ struct Rng {
 
 // A float no argument check may let through unexamined.
 float poison_float(Rng& r) {
-  return r.pick<float>({kNaN, -kNaN, kInf, -kInf, 0.0f, -0.0f, -1.0f, FLT_MAX, -FLT_MAX, FLT_MIN, kDenormal,
-                        -kDenormal, 1e-30f, 1e30f, 1e10f, -1e10f});
+  return r.pick<float>({kNaN, -kNaN, kInf, -kInf, 0.0f, -0.0f, -1.0f, FLT_MAX, -FLT_MAX, FLT_MIN, kDenormal, -kDenormal,
+                        1e-30f, 1e30f, 1e10f, -1e10f});
 }
 
 // `valid` mostly, poison with probability p.
 float maybe_poison(Rng& r, float valid, double p) { return r.chance(p) ? poison_float(r) : valid; }
 
-uint32_t poison_u32(Rng& r) { return r.pick<uint32_t>({0u, 1u, 2u, 7u, 1001u, 4097u, 65u, 1u << 28, (1u << 28) + 1, UINT32_MAX, UINT32_MAX - 1}); }
+uint32_t poison_u32(Rng& r) {
+  return r.pick<uint32_t>({0u, 1u, 2u, 7u, 1001u, 4097u, 65u, 1u << 28, (1u << 28) + 1, UINT32_MAX, UINT32_MAX - 1});
+}
 
 int poison_enum(Rng& r) { return r.pick<int>({-1, 3, 2, 1000, INT_MIN, INT_MAX}); }
 
@@ -235,7 +239,8 @@ std::map<std::string, std::pair<uint64_t, uint64_t>> g_tally;
 void print_tally() {
   std::lock_guard<std::mutex> lock(g_failures_mutex);
   std::string line;
-  for (const auto& [fn, t] : g_tally) line += "  " + fn + " " + std::to_string(t.second) + "/" + std::to_string(t.first) + "\n";
+  for (const auto& [fn, t] : g_tally)
+    line += "  " + fn + " " + std::to_string(t.second) + "/" + std::to_string(t.first) + "\n";
   std::printf("hostile_caller: accepted/made per function:\n%s", line.c_str());
   g_tally.clear();
 }
@@ -340,10 +345,10 @@ struct Slot {
   const float* map_data[3] = {nullptr, nullptr, nullptr};
   size_t map_count[3] = {0, 0, 0};
   uint64_t map_hash[3] = {0, 0, 0};
-  uint32_t planes = 0;  // as far as this caller knows
+  uint32_t planes = 0;                 // as far as this caller knows
   std::vector<float> obstacle_extent;  // each obstacle's grid size [m], for the known issue of huge surfaces
-  std::string valid_checkpoint;  // a checkpoint this solver accepts, or ""
-  Snapshot last;                  // the state after the last call on it
+  std::string valid_checkpoint;        // a checkpoint this solver accepts, or ""
+  Snapshot last;                       // the state after the last call on it
 };
 
 // ---------------------------------------------------------------------------
@@ -399,7 +404,8 @@ class Caller {
   // ---- the log: the calls made, replayed in a failure's report ----
   void log(const std::string& line) {
     static const bool verbose = std::getenv("PBF_HOSTILE_VERBOSE") != nullptr;
-    if (verbose) std::fprintf(stderr, "[%d] %llu: %s\n", id_, static_cast<unsigned long long>(call_index_), line.c_str());
+    if (verbose)
+      std::fprintf(stderr, "[%d] %llu: %s\n", id_, static_cast<unsigned long long>(call_index_), line.c_str());
     history_.push_back(std::to_string(call_index_) + ": " + line);
     if (history_.size() > 40) history_.pop_front();
   }
@@ -428,10 +434,12 @@ class Caller {
     pbf_solver* h = s.solver;
     if (pbf_solver_particle_count(h, &n.count) != PBF_OK) return note_getter("pbf_solver_particle_count", n);
     std::vector<float> pos(3 * n.count + 1), vel(3 * n.count + 1), den(n.count + 1);
-    if (pbf_solver_get_positions(h, pos.data(), pos.size()) != PBF_OK) return note_getter("pbf_solver_get_positions", n);
+    if (pbf_solver_get_positions(h, pos.data(), pos.size()) != PBF_OK)
+      return note_getter("pbf_solver_get_positions", n);
     if (pbf_solver_get_velocities(h, vel.data(), vel.size()) != PBF_OK)
       return note_getter("pbf_solver_get_velocities", n);
-    if (pbf_solver_get_densities(h, den.data(), den.size()) != PBF_OK) return note_getter("pbf_solver_get_densities", n);
+    if (pbf_solver_get_densities(h, den.data(), den.size()) != PBF_OK)
+      return note_getter("pbf_solver_get_densities", n);
     n.positions = fnv1a(pos.data(), 3 * n.count * sizeof(float));
     n.velocities = fnv1a(vel.data(), 3 * n.count * sizeof(float));
     n.densities = fnv1a(den.data(), n.count * sizeof(float));
@@ -452,7 +460,8 @@ class Caller {
     if (pbf_solver_get_desc(h, &d) != PBF_OK) return note_getter("pbf_solver_get_desc", n);
     n.desc = fnv1a(&d, sizeof d);
     if (pbf_solver_get_particle_mass(h, &n.mass) != PBF_OK) return note_getter("pbf_solver_get_particle_mass", n);
-    if (pbf_solver_get_obstacle_count(h, &n.obstacles) != PBF_OK) return note_getter("pbf_solver_get_obstacle_count", n);
+    if (pbf_solver_get_obstacle_count(h, &n.obstacles) != PBF_OK)
+      return note_getter("pbf_solver_get_obstacle_count", n);
     if (pbf_solver_get_boundary_particle_count(h, &n.boundary) != PBF_OK)
       return note_getter("pbf_solver_get_boundary_particle_count", n);
     if (deep) {
@@ -482,13 +491,18 @@ class Caller {
     if (n.nonfinite.empty()) {
       const float f[] = {st.avg_density_error, st.max_density_error, st.avg_neighbors, st.max_speed,
                          st.cg_residual,       st.min_substep_dt,    st.max_substep_dt};
-      const double t[] = {st.time_total_ms,       st.time_predict_ms,  st.time_grid_ms,
-                          st.time_neighbors_ms,   st.time_constraints_ms, st.time_velocity_ms,
+      const double t[] = {st.time_total_ms,
+                          st.time_predict_ms,
+                          st.time_grid_ms,
+                          st.time_neighbors_ms,
+                          st.time_constraints_ms,
+                          st.time_velocity_ms,
                           st.time_vorticity_viscosity_ms};
       for (size_t i = 0; i < std::size(f); ++i)
         if (!std::isfinite(f[i])) n.nonfinite = "stats float field " + std::to_string(i) + " = " + fmt(f[i]);
       for (size_t i = 0; i < std::size(t); ++i)
-        if (!std::isfinite(t[i]) || t[i] < 0.0) n.nonfinite = "stats time field " + std::to_string(i) + " = " + std::to_string(t[i]);
+        if (!std::isfinite(t[i]) || t[i] < 0.0)
+          n.nonfinite = "stats time field " + std::to_string(i) + " = " + std::to_string(t[i]);
       if (!std::isfinite(n.mass) || !(n.mass > 0.0f)) n.nonfinite = "particle mass = " + fmt(n.mass);
     }
     // Collisions keep particles in the domain; a hundredth of a spacing covers rounding.
@@ -497,8 +511,8 @@ class Caller {
       for (int a = 0; a < 3; ++a) {
         const float v = pos[3 * i + a];
         if (v < d.domain_min[a] - slack || v > d.domain_max[a] + slack) {
-          n.outside = "particle " + std::to_string(i) + " at " + fmt3(&pos[3 * i]) + " outside " +
-                      fmt3(d.domain_min) + " .. " + fmt3(d.domain_max);
+          n.outside = "particle " + std::to_string(i) + " at " + fmt3(&pos[3 * i]) + " outside " + fmt3(d.domain_min) +
+                      " .. " + fmt3(d.domain_max);
           break;
         }
       }
@@ -545,7 +559,8 @@ class Caller {
     const int64_t took_ms = now_ms() - progress_.call_started_ms.load();
     progress_.call_started_ms = 0;
     const std::string fn = c.fn;
-    log("  -> " + std::string(pbf_status_string(status)) + (status != PBF_OK ? std::string(": ") + pbf_last_error() : "") +
+    log("  -> " + std::string(pbf_status_string(status)) +
+        (status != PBF_OK ? std::string(": ") + pbf_last_error() : "") +
         (took_ms >= 100 ? " (" + std::to_string(took_ms) + " ms)" : ""));
     {
       std::lock_guard<std::mutex> lock(g_failures_mutex);
@@ -644,7 +659,8 @@ class Caller {
   void create_slot() {
     Slot s;
     s.desc = random_valid_desc();
-    log("s" + std::to_string(slots_.size()) + " = pbf_solver_create(" + describe_desc(s.desc) + ") and a fill_box of 40% of the domain");
+    log("s" + std::to_string(slots_.size()) + " = pbf_solver_create(" + describe_desc(s.desc) +
+        ") and a fill_box of 40% of the domain");
     if (pbf_solver_create(&s.desc, &s.solver) != PBF_OK) {
       failure("valid-desc-refused:pbf_solver_create", pbf_last_error());
       return;
@@ -822,24 +838,28 @@ class Caller {
     if (p.cg_max_iterations <= 10000 && p.cg_max_iterations > 20) p.cg_max_iterations = 20;
     if (p.max_dt >= 1e-6f && p.max_dt < 1e-3f) p.max_dt = 1e-3f;
     if (p.iterations <= 100 && p.iterations > 10) p.iterations = 10;
-    // Projective Fluids' CFL step counts gravity x max_dt as speed: huge gravity takes the 1000 pieces a substep allows.
+    // Projective Fluids' CFL step counts gravity x max_dt as speed: huge gravity takes 1000 pieces a substep.
     if (s && s->desc.method == PBF_METHOD_PROJECTIVE)
       for (float& g : p.gravity)
         if (std::isfinite(g) && std::fabs(g) > 100.0f) g = std::copysign(100.0f, g);
     pbf_params before = pbf_params_default();
     if (s && s->last.taken) pbf_solver_get_params(s->solver, &before);
-#define PBF_HOSTILE_DIFF(f) \
-  if (std::memcmp(&before.f, &p.f, sizeof p.f) != 0) changes += std::string(changes.empty() ? "" : ", ") + #f " " + describe(p.f);
-    PBF_HOSTILE_DIFF(struct_size) PBF_HOSTILE_DIFF(gravity[0]) PBF_HOSTILE_DIFF(gravity[1]) PBF_HOSTILE_DIFF(gravity[2])
-    PBF_HOSTILE_DIFF(iterations) PBF_HOSTILE_DIFF(relaxation) PBF_HOSTILE_DIFF(unilateral)
-    PBF_HOSTILE_DIFF(artificial_pressure_k) PBF_HOSTILE_DIFF(artificial_pressure_n) PBF_HOSTILE_DIFF(artificial_pressure_dq)
-    PBF_HOSTILE_DIFF(xsph_viscosity) PBF_HOSTILE_DIFF(vorticity_epsilon) PBF_HOSTILE_DIFF(restitution)
-    PBF_HOSTILE_DIFF(friction) PBF_HOSTILE_DIFF(max_speed) PBF_HOSTILE_DIFF(projective_stiffness)
-    PBF_HOSTILE_DIFF(projective_iterations) PBF_HOSTILE_DIFF(projective_tolerance) PBF_HOSTILE_DIFF(cg_max_iterations)
-    PBF_HOSTILE_DIFF(cg_tolerance) PBF_HOSTILE_DIFF(newton_iterations) PBF_HOSTILE_DIFF(newton_tolerance)
-    PBF_HOSTILE_DIFF(adaptive_dt) PBF_HOSTILE_DIFF(cfl_number) PBF_HOSTILE_DIFF(max_dt) PBF_HOSTILE_DIFF(projective_chebyshev_rho)
+#define PBF_HOSTILE_DIFF(f)                          \
+  if (std::memcmp(&before.f, &p.f, sizeof p.f) != 0) \
+    changes += std::string(changes.empty() ? "" : ", ") + #f " " + describe(p.f);
+    PBF_HOSTILE_DIFF(struct_size)
+    PBF_HOSTILE_DIFF(gravity[0]) PBF_HOSTILE_DIFF(gravity[1]) PBF_HOSTILE_DIFF(gravity[2]) PBF_HOSTILE_DIFF(iterations)
+        PBF_HOSTILE_DIFF(relaxation) PBF_HOSTILE_DIFF(unilateral) PBF_HOSTILE_DIFF(artificial_pressure_k)
+            PBF_HOSTILE_DIFF(artificial_pressure_n) PBF_HOSTILE_DIFF(artificial_pressure_dq)
+                PBF_HOSTILE_DIFF(xsph_viscosity) PBF_HOSTILE_DIFF(vorticity_epsilon) PBF_HOSTILE_DIFF(restitution)
+                    PBF_HOSTILE_DIFF(friction) PBF_HOSTILE_DIFF(max_speed) PBF_HOSTILE_DIFF(projective_stiffness)
+                        PBF_HOSTILE_DIFF(projective_iterations) PBF_HOSTILE_DIFF(projective_tolerance)
+                            PBF_HOSTILE_DIFF(cg_max_iterations) PBF_HOSTILE_DIFF(cg_tolerance)
+                                PBF_HOSTILE_DIFF(newton_iterations) PBF_HOSTILE_DIFF(newton_tolerance)
+                                    PBF_HOSTILE_DIFF(adaptive_dt) PBF_HOSTILE_DIFF(cfl_number) PBF_HOSTILE_DIFF(max_dt)
+                                        PBF_HOSTILE_DIFF(projective_chebyshev_rho)
 #undef PBF_HOSTILE_DIFF
-    return p;
+                                            return p;
   }
 
   // ---- the calls ----
@@ -886,23 +906,40 @@ void Caller::one_random_call() {
   switch (rng_.below(40)) {
     case 0: call_create(); break;
     case 1: call_destroy(); break;
-    case 2: case 3: call_getters(s); break;
-    case 4: case 5: call_set_params(s); break;
-    case 6: case 7: call_add_particles(s); break;
+    case 2:
+    case 3: call_getters(s); break;
+    case 4:
+    case 5: call_set_params(s); break;
+    case 6:
+    case 7: call_add_particles(s); break;
     case 8: call_fill_box(s); break;
     case 9: call_remove(s); break;
-    case 10: case 11: call_get_array(s); break;
-    case 12: case 13: call_set_array(s); break;
-    case 14: case 15: call_map(s); break;
+    case 10:
+    case 11: call_get_array(s); break;
+    case 12:
+    case 13: call_set_array(s); break;
+    case 14:
+    case 15: call_map(s); break;
     case 16: call_planes(s); break;
-    case 17: case 18: call_obstacle_sdf(s); break;
+    case 17:
+    case 18: call_obstacle_sdf(s); break;
     case 19: call_obstacle_pose(s); break;
-    case 20: case 21: call_boundary(s); break;
-    case 22: case 23: case 24: case 25: case 26: call_step(s); break;
-    case 27: case 28: call_files(s); break;
-    case 29: case 30: call_sdf_make(); break;
-    case 31: case 32: call_sdf_query(); break;
-    case 33: case 34: case 35: call_sdf_use(s); break;
+    case 20:
+    case 21: call_boundary(s); break;
+    case 22:
+    case 23:
+    case 24:
+    case 25:
+    case 26: call_step(s); break;
+    case 27:
+    case 28: call_files(s); break;
+    case 29:
+    case 30: call_sdf_make(); break;
+    case 31:
+    case 32: call_sdf_query(); break;
+    case 33:
+    case 34:
+    case 35: call_sdf_use(s); break;
     default: call_misc(); break;
   }
 }
@@ -911,18 +948,55 @@ void Caller::call_create() {
   pbf_solver_desc d = random_valid_desc();
   std::string what = "valid";
   switch (rng_.chance(0.4) ? 99 : rng_.below(16)) {
-    case 0: d.struct_size = poison_struct_size(rng_, sizeof d); what = "struct_size"; break;
-    case 1: d.backend = as_enum<pbf_backend>(poison_enum(rng_)); what = "backend"; break;
-    case 2: d.backend = PBF_BACKEND_CUDA; d.device_index = rng_.pick<int32_t>({0, 1, -1, INT_MAX}); what = "cuda"; break;
-    case 3: d.max_particles = poison_u32(rng_); what = "max_particles"; break;
-    case 4: d.particle_spacing = poison_float(rng_); what = "particle_spacing"; break;
-    case 5: d.kernel_radius = poison_float(rng_); what = "kernel_radius"; break;
-    case 6: d.rest_density = poison_float(rng_); what = "rest_density"; break;
-    case 7: d.domain_min[rng_.below(3)] = poison_float(rng_); what = "domain_min"; break;
-    case 8: d.domain_max[rng_.below(3)] = poison_float(rng_); what = "domain_max"; break;
-    case 9: d.thread_count = rng_.pick<int32_t>({-1, 1025, INT_MIN, INT_MAX}); what = "thread_count"; break;
-    case 10: d.max_neighbors = poison_u32(rng_); what = "max_neighbors"; break;
-    case 11: d.method = as_enum<pbf_method>(poison_enum(rng_)); what = "method"; break;
+    case 0:
+      d.struct_size = poison_struct_size(rng_, sizeof d);
+      what = "struct_size";
+      break;
+    case 1:
+      d.backend = as_enum<pbf_backend>(poison_enum(rng_));
+      what = "backend";
+      break;
+    case 2:
+      d.backend = PBF_BACKEND_CUDA;
+      d.device_index = rng_.pick<int32_t>({0, 1, -1, INT_MAX});
+      what = "cuda";
+      break;
+    case 3:
+      d.max_particles = poison_u32(rng_);
+      what = "max_particles";
+      break;
+    case 4:
+      d.particle_spacing = poison_float(rng_);
+      what = "particle_spacing";
+      break;
+    case 5:
+      d.kernel_radius = poison_float(rng_);
+      what = "kernel_radius";
+      break;
+    case 6:
+      d.rest_density = poison_float(rng_);
+      what = "rest_density";
+      break;
+    case 7:
+      d.domain_min[rng_.below(3)] = poison_float(rng_);
+      what = "domain_min";
+      break;
+    case 8:
+      d.domain_max[rng_.below(3)] = poison_float(rng_);
+      what = "domain_max";
+      break;
+    case 9:
+      d.thread_count = rng_.pick<int32_t>({-1, 1025, INT_MIN, INT_MAX});
+      what = "thread_count";
+      break;
+    case 10:
+      d.max_neighbors = poison_u32(rng_);
+      what = "max_neighbors";
+      break;
+    case 11:
+      d.method = as_enum<pbf_method>(poison_enum(rng_));
+      what = "method";
+      break;
     case 12:  // a domain of far too many cells
       for (int a = 0; a < 3; ++a) {
         d.domain_min[a] = -FLT_MAX;
@@ -1031,7 +1105,8 @@ void Caller::call_getters(Slot* s) {
       Check c = begin("pbf_solver_get_particle_mass", s, name(s));
       const pbf_status st = pbf_solver_get_particle_mass(h, null_out ? nullptr : &m);
       end(c, st);
-      if (st == PBF_OK && !null_out && !(std::isfinite(m) && m > 0)) failure("not-finite-output:pbf_solver_get_particle_mass", fmt(m));
+      if (st == PBF_OK && !null_out && !(std::isfinite(m) && m > 0))
+        failure("not-finite-output:pbf_solver_get_particle_mass", fmt(m));
       break;
     }
     case 2: {
@@ -1120,10 +1195,12 @@ void Caller::call_fill_box(Slot* s) {
     hi[0] = 1e12f;
   }
   const bool with_v = rng_.chance(0.5);
-  Check c = begin("pbf_solver_fill_box", s, name(s) + ", " + fmt3(lo) + ", " + fmt3(hi) + ", " + (with_v ? fmt3(v) : "NULL"));
+  Check c =
+      begin("pbf_solver_fill_box", s, name(s) + ", " + fmt3(lo) + ", " + fmt3(hi) + ", " + (with_v ? fmt3(v) : "NULL"));
   size_t added = 0;
-  end(c, pbf_solver_fill_box(s ? s->solver : nullptr, rng_.chance(0.03) ? nullptr : lo, rng_.chance(0.03) ? nullptr : hi,
-                             with_v ? v : nullptr, rng_.chance(0.3) ? nullptr : &added));
+  end(c,
+      pbf_solver_fill_box(s ? s->solver : nullptr, rng_.chance(0.03) ? nullptr : lo, rng_.chance(0.03) ? nullptr : hi,
+                          with_v ? v : nullptr, rng_.chance(0.3) ? nullptr : &added));
 }
 
 void Caller::call_remove(Slot* s) {
@@ -1137,10 +1214,12 @@ void Caller::call_remove(Slot* s) {
   k = std::min(k, n + 1);
   Exact<uint32_t> idx(k);
   for (size_t i = 0; i < k; ++i) idx.get()[i] = uint32_t(i * 7919 % std::max<size_t>(n, 1));
-  if (k > 0 && rng_.chance(0.3)) idx.get()[rng_.below(k)] = rng_.pick<uint32_t>({uint32_t(n), UINT32_MAX, uint32_t(n + 1)});
+  if (k > 0 && rng_.chance(0.3))
+    idx.get()[rng_.below(k)] = rng_.pick<uint32_t>({uint32_t(n), UINT32_MAX, uint32_t(n + 1)});
   if (k > 1 && rng_.chance(0.2)) idx.get()[1] = idx.get()[0];  // a duplicate
   const bool null_idx = rng_.chance(0.05);
-  Check c = begin("pbf_solver_remove_particles", s, name(s) + ", " + std::to_string(k) + " indices" + (null_idx ? " NULL" : ""));
+  Check c = begin("pbf_solver_remove_particles", s,
+                  name(s) + ", " + std::to_string(k) + " indices" + (null_idx ? " NULL" : ""));
   end(c, pbf_solver_remove_particles(s ? s->solver : nullptr, null_idx ? nullptr : idx.get(), k));
 }
 
@@ -1152,12 +1231,15 @@ void Caller::call_get_array(Slot* s) {
   if (rng_.chance(0.3) && cap > 0) cap = rng_.below(cap);  // short by some
   Exact<float> out(cap);
   const bool null_out = rng_.chance(0.05);
-  const char* fn = which == 0 ? "pbf_solver_get_positions" : which == 1 ? "pbf_solver_get_velocities" : "pbf_solver_get_densities";
+  const char* fn = which == 0   ? "pbf_solver_get_positions"
+                   : which == 1 ? "pbf_solver_get_velocities"
+                                : "pbf_solver_get_densities";
   Check c = begin(fn, s, name(s) + ", capacity " + std::to_string(cap) + (null_out ? ", NULL" : ""));
   float* o = null_out ? nullptr : out.get();
   pbf_solver* h = s ? s->solver : nullptr;
-  end(c, which == 0 ? pbf_solver_get_positions(h, o, cap)
-                    : which == 1 ? pbf_solver_get_velocities(h, o, cap) : pbf_solver_get_densities(h, o, cap));
+  end(c, which == 0   ? pbf_solver_get_positions(h, o, cap)
+         : which == 1 ? pbf_solver_get_velocities(h, o, cap)
+                      : pbf_solver_get_densities(h, o, cap));
 }
 
 void Caller::call_set_array(Slot* s) {
@@ -1190,8 +1272,8 @@ void Caller::call_map(Slot* s) {
     const float* data = nullptr;
     size_t count = 0;
     const bool null_data = rng_.chance(0.05);
-    Check c = begin("pbf_solver_map", s,
-                    name(s) + ", field " + std::to_string(field) + ", memory " + std::to_string(memory));
+    Check c =
+        begin("pbf_solver_map", s, name(s) + ", field " + std::to_string(field) + ", memory " + std::to_string(memory));
     const pbf_status st = pbf_solver_map(h, as_enum<pbf_field>(field), as_enum<pbf_memory>(memory),
                                          null_data ? nullptr : &data, rng_.chance(0.2) ? nullptr : &count);
     if (st == PBF_OK && s && field >= 0 && field < 3) {
@@ -1227,7 +1309,8 @@ void Caller::call_planes(Slot* s) {
   if (rng_.chance(0.03)) offset = FLT_MAX;
   Check c = begin("pbf_solver_add_plane", s, name(s) + ", " + fmt3(n) + ", " + fmt(offset));
   uint32_t index = 0;
-  const pbf_status st = pbf_solver_add_plane(h, rng_.chance(0.03) ? nullptr : n, offset, rng_.chance(0.3) ? nullptr : &index);
+  const pbf_status st =
+      pbf_solver_add_plane(h, rng_.chance(0.03) ? nullptr : n, offset, rng_.chance(0.3) ? nullptr : &index);
   end(c, st);
   if (st == PBF_OK && s) ++s->planes;
 }
@@ -1271,10 +1354,9 @@ void Caller::call_obstacle_sdf(Slot* s) {
                       ", cell " + fmt(cell) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
   uint32_t index = 0;
   pbf_solver* h = s ? s->solver : nullptr;
-  const pbf_status st = pbf_solver_add_obstacle_sdf(h, null_values ? nullptr : values.get(), length,
-                                                    rng_.chance(0.03) ? nullptr : dims,
-                                                    rng_.chance(0.03) ? nullptr : origin, cell, rot, tr,
-                                                    rng_.chance(0.3) ? nullptr : &index);
+  const pbf_status st = pbf_solver_add_obstacle_sdf(
+      h, null_values ? nullptr : values.get(), length, rng_.chance(0.03) ? nullptr : dims,
+      rng_.chance(0.03) ? nullptr : origin, cell, rot, tr, rng_.chance(0.3) ? nullptr : &index);
   end(c, st);
   if (st == PBF_OK && s && s->solver == h)
     s->obstacle_extent.push_back(float(std::max({dims[0], dims[1], dims[2]})) * cell);
@@ -1315,7 +1397,8 @@ void Caller::call_boundary(Slot* s) {
       size_t count = n;
       if (rng_.chance(0.03)) count = size_t(PBF_MAX_BOUNDARY_PARTICLES) + 1;  // refused before any read
       const bool null_pos = rng_.chance(0.05);
-      Check c = begin("pbf_solver_add_boundary_particles", s, name(s) + ", count " + std::to_string(count) + (null_pos ? ", NULL" : ""));
+      Check c = begin("pbf_solver_add_boundary_particles", s,
+                      name(s) + ", count " + std::to_string(count) + (null_pos ? ", NULL" : ""));
       end(c, pbf_solver_add_boundary_particles(h, null_pos ? nullptr : pos.get(), count));
       break;
     }
@@ -1392,10 +1475,22 @@ void Caller::call_files(Slot* s) {
   const char* p = path.c_str();
   switch (rng_.below(10)) {
     case 0: p = nullptr; break;
-    case 1: path = ""; p = path.c_str(); break;
-    case 2: path = dir_.string(); p = path.c_str(); break;
-    case 3: path = (dir_ / "missing" / "x").string(); p = path.c_str(); break;
-    case 4: path = (dir_ / std::string(300, 'n')).string(); p = path.c_str(); break;
+    case 1:
+      path = "";
+      p = path.c_str();
+      break;
+    case 2:
+      path = dir_.string();
+      p = path.c_str();
+      break;
+    case 3:
+      path = (dir_ / "missing" / "x").string();
+      p = path.c_str();
+      break;
+    case 4:
+      path = (dir_ / std::string(300, 'n')).string();
+      p = path.c_str();
+      break;
     default: break;
   }
   switch (rng_.below(4)) {
@@ -1458,7 +1553,9 @@ void Caller::call_sdf_make() {
     }
     case 1: {
       float r = maybe_poison(rng_, rng_.uniform(0.02f, 0.3f), 0.2);
-      if (avoiding("sdf-int-overflow") && std::isfinite(cell) && cell > 0 && cell < 1e-3f && std::isfinite(r) && r > 1e-3f) r = 1e-3f;
+      if (avoiding("sdf-int-overflow") && std::isfinite(cell) && cell > 0 && cell < 1e-3f && std::isfinite(r) &&
+          r > 1e-3f)
+        r = 1e-3f;
       fn = "pbf_sdf_sphere";
       Check c = begin(fn, nullptr, fmt(r) + ", cell " + fmt(cell));
       st = pbf_sdf_sphere(r, cell, null_out ? nullptr : &out);
@@ -1495,8 +1592,9 @@ void Caller::call_sdf_make() {
         default: break;
       }
       fn = "pbf_sdf_from_mesh_file";
-      Check c = begin(fn, nullptr, path + ", scale " + fmt3(scale) + ", rotation " + fmt4(rot) + ", translation " +
-                                       fmt3(tr) + ", cell " + fmt(cell) + ", band " + fmt(band));
+      Check c = begin(fn, nullptr,
+                      path + ", scale " + fmt3(scale) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr) +
+                          ", cell " + fmt(cell) + ", band " + fmt(band));
       st = pbf_sdf_from_mesh_file(rng_.chance(0.03) ? nullptr : path.c_str(), rng_.chance(0.2) ? nullptr : scale, rot,
                                   tr, cell, band, null_out ? nullptr : &out);
       end(c, st);
@@ -1565,7 +1663,8 @@ void Caller::call_sdf_query() {
       float p[3], d = 0;
       for (int a = 0; a < 3; ++a) p[a] = maybe_poison(rng_, rng_.uniform(-1.0f, 1.0f), 0.2);
       if (rng_.chance(0.1)) p[rng_.below(3)] = rng_.pick<float>({1e15f, -1e15f});
-      if (rng_.chance(0.05) && !avoiding("sdf-distance-far")) p[rng_.below(3)] = rng_.pick<float>({FLT_MAX, -FLT_MAX, 1e20f});
+      if (rng_.chance(0.05) && !avoiding("sdf-distance-far"))
+        p[rng_.below(3)] = rng_.pick<float>({FLT_MAX, -FLT_MAX, 1e20f});
       if (avoiding("sdf-distance-far")) {
         for (int a = 0; a < 3; ++a)
           if (std::isfinite(p[a]) && std::fabs(p[a]) > 1e15f) p[a] = std::copysign(1e15f, p[a]);
@@ -1599,7 +1698,8 @@ void Caller::call_sdf_use(Slot* s) {
   switch (rng_.below(3)) {
     case 0: {
       uint32_t index = 0;
-      Check c = begin("pbf_solver_add_obstacle", s, name(s) + ", " + sdf_name(f) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
+      Check c = begin("pbf_solver_add_obstacle", s,
+                      name(s) + ", " + sdf_name(f) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
       const pbf_status st = pbf_solver_add_obstacle(h, f, rot, tr, rng_.chance(0.3) ? nullptr : &index);
       end(c, st);
       if (st == PBF_OK && s && s->solver == h) s->obstacle_extent.push_back(extent(f));
@@ -1608,7 +1708,8 @@ void Caller::call_sdf_use(Slot* s) {
     case 1: {
       for (int a = 0; a < 3; ++a) v[a] = maybe_poison(rng_, rng_.uniform(-1.0f, 1.0f), 0.05);
       size_t added = 0;
-      Check c = begin("pbf_solver_fill_sdf", s, name(s) + ", " + sdf_name(f) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
+      Check c = begin("pbf_solver_fill_sdf", s,
+                      name(s) + ", " + sdf_name(f) + ", rotation " + fmt4(rot) + ", translation " + fmt3(tr));
       end(c, pbf_solver_fill_sdf(h, f, rot, tr, rng_.chance(0.5) ? nullptr : v, rng_.chance(0.3) ? nullptr : &added));
       break;
     }
@@ -1628,12 +1729,14 @@ void Caller::call_misc() {
   switch (rng_.below(6)) {
     case 0: {
       const int v = rng_.chance(0.5) ? int(rng_.below(11)) : poison_enum(rng_);
-      if (pbf_status_string(as_enum<pbf_status>(v)) == nullptr) failure("null-string:pbf_status_string", std::to_string(v));
+      if (pbf_status_string(as_enum<pbf_status>(v)) == nullptr)
+        failure("null-string:pbf_status_string", std::to_string(v));
       break;
     }
     case 1: {
       const int v = rng_.chance(0.5) ? int(rng_.below(3)) : poison_enum(rng_);
-      if (pbf_backend_name(as_enum<pbf_backend>(v)) == nullptr) failure("null-string:pbf_backend_name", std::to_string(v));
+      if (pbf_backend_name(as_enum<pbf_backend>(v)) == nullptr)
+        failure("null-string:pbf_backend_name", std::to_string(v));
       if (pbf_method_name(as_enum<pbf_method>(v)) == nullptr) failure("null-string:pbf_method_name", std::to_string(v));
       break;
     }
@@ -1644,7 +1747,8 @@ void Caller::call_misc() {
       Check c = begin("pbf_backend_available", nullptr, std::to_string(v));
       const pbf_status st = pbf_backend_available(as_enum<pbf_backend>(v), null_out ? nullptr : &available);
       end(c, st);
-      if (st == PBF_OK && available != 0 && available != 1) failure("bad-output:pbf_backend_available", std::to_string(available));
+      if (st == PBF_OK && available != 0 && available != 1)
+        failure("bad-output:pbf_backend_available", std::to_string(available));
       break;
     }
     case 3: {
@@ -1674,8 +1778,8 @@ void write_all(const fs::path& p, const std::string& bytes) {
 std::vector<std::pair<std::string, std::string>> mangled_copies(Rng& rng, const std::string& valid) {
   std::vector<std::pair<std::string, std::string>> out;
   out.emplace_back("empty", "");
-  for (size_t cut : {size_t(1), size_t(4), size_t(8), size_t(16), size_t(31), size_t(64), valid.size() / 2,
-                     valid.size() - 1})
+  for (size_t cut :
+       {size_t(1), size_t(4), size_t(8), size_t(16), size_t(31), size_t(64), valid.size() / 2, valid.size() - 1})
     if (cut < valid.size()) out.emplace_back("truncated to " + std::to_string(cut), valid.substr(0, cut));
   for (int k = 0; k < 24; ++k) {
     std::string m = valid;
@@ -1744,7 +1848,8 @@ void Caller::mangled_files() {
             failure("not-finite-after-accepted-call:pbf_sdf_load", what);
             break;
           }
-        if (pbf_sdf_volume(f, &v) != PBF_OK || !std::isfinite(v)) failure("not-finite-after-accepted-call:pbf_sdf_load", what);
+        if (pbf_sdf_volume(f, &v) != PBF_OK || !std::isfinite(v))
+          failure("not-finite-after-accepted-call:pbf_sdf_load", what);
         pbf_sdf_destroy(f);
       } else if (f != nullptr) {
         failure("refused-sdf-left-handle:pbf_sdf_load", what);
@@ -1766,10 +1871,22 @@ void Caller::mangled_files() {
     pbf_solver_desc d = s.desc;
     const char* what = "";
     switch (variant) {
-      case 0: d.method = d.method == PBF_METHOD_PBF ? PBF_METHOD_PROJECTIVE : PBF_METHOD_PBF; what = "other method"; break;
-      case 1: d.max_particles = 1; what = "max_particles 1"; break;
-      case 2: d.rest_density *= 2.0f; what = "twice the rest density"; break;
-      default: d.domain_max[1] += d.particle_spacing; what = "a taller domain"; break;
+      case 0:
+        d.method = d.method == PBF_METHOD_PBF ? PBF_METHOD_PROJECTIVE : PBF_METHOD_PBF;
+        what = "other method";
+        break;
+      case 1:
+        d.max_particles = 1;
+        what = "max_particles 1";
+        break;
+      case 2:
+        d.rest_density *= 2.0f;
+        what = "twice the rest density";
+        break;
+      default:
+        d.domain_max[1] += d.particle_spacing;
+        what = "a taller domain";
+        break;
     }
     Slot other;
     other.desc = d;
@@ -1822,7 +1939,8 @@ void Caller::mangled_files() {
     end(c, st);
     if (st == PBF_OK) {
       float v = 0;
-      if (pbf_sdf_volume(f, &v) != PBF_OK || !std::isfinite(v)) failure("not-finite-after-accepted-call:pbf_sdf_from_mesh_file", what);
+      if (pbf_sdf_volume(f, &v) != PBF_OK || !std::isfinite(v))
+        failure("not-finite-after-accepted-call:pbf_sdf_from_mesh_file", what);
       pbf_sdf_destroy(f);
     } else if (f != nullptr) {
       failure("refused-sdf-left-handle:pbf_sdf_from_mesh_file", what);
@@ -1833,7 +1951,8 @@ void Caller::mangled_files() {
     const fs::path file = dir_ / (std::string("mesh.") + ext);
     write_all(file, *text);
     if (load_mesh(std::string("valid .") + ext, file.string()) != PBF_OK)
-      failure(std::string("valid-mesh-refused:pbf_sdf_from_mesh_file"), std::string(".") + ext + ": " + pbf_last_error());
+      failure(std::string("valid-mesh-refused:pbf_sdf_from_mesh_file"),
+              std::string(".") + ext + ": " + pbf_last_error());
     if (avoiding("mesh-mangled")) continue;
     for (const auto& [what, bytes] : mangled_copies(rng_, *text)) {
       const fs::path m = dir_ / (std::string("mangled.") + ext);
@@ -1941,7 +2060,8 @@ TEST(HostileCaller, SeveralCallersOnSeveralThreadsKeepEveryPromise) {
     Watchdog watchdog(watched);
     std::vector<std::unique_ptr<Caller>> callers;
     for (int t = 0; t <= kThreads; ++t)
-      callers.push_back(std::make_unique<Caller>(base_seed() + 100 + uint64_t(t), t + 1, dir / std::to_string(t), *progress[t]));
+      callers.push_back(
+          std::make_unique<Caller>(base_seed() + 100 + uint64_t(t), t + 1, dir / std::to_string(t), *progress[t]));
     std::vector<std::thread> threads;
     const uint64_t each = std::max<uint64_t>(1, call_budget() / (2 * kThreads));
     for (int t = 0; t < kThreads; ++t) threads.emplace_back([&, t] { callers[t]->run(each); });
