@@ -131,7 +131,7 @@ uint64_t base_seed() {
   return seed;
 }
 
-// Random calls of the single-threaded sequence; the threads share as many again.
+// Random calls of the single-threaded sequence; the three threads share half as many again.
 uint64_t call_budget() { return env_u64("PBF_HOSTILE_CALLS", 10000); }
 
 // ---------------------------------------------------------------------------
