@@ -57,7 +57,7 @@ def plot_lines(path, lines, xlabel, ylabel, title, points=(), logy=False):
     for label, xs, ys, style in lines:
         ax.plot(xs, ys, style, label=label, linewidth=1.4, markersize=4)
     for label, xs, ys, marker in points:
-        ax.plot(xs, ys, marker, label=label, markersize=5, markerfacecolor="none", color="black")
+        ax.plot(xs, ys, marker, label=label, markersize=5, markerfacecolor="none")
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
