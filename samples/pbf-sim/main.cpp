@@ -46,6 +46,7 @@ struct Options {
   bool boundary_particles = false;
   std::string checkpoint;  // save the state here after the last frame
   std::string resume;      // load the state from here before the first frame
+  std::string stats;       // CSV of per-frame statistics
   int start_frame = 0;     // number of the frame a resumed run starts from
 };
 
@@ -89,6 +90,7 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
   } else {
     runner.write_output();
   }
+  runner.write_stats();
   const bool dynamic_count = !scene.emitters.empty() || !scene.sinks.empty();
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
@@ -96,6 +98,7 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
   for (int k = 1; k <= frames; ++k) {
     runner.advance();
     if (runner.output_due()) runner.write_output();
+    runner.write_stats();
     const pbf_stats& stats = runner.last_stats();
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (tty) print_progress(k, frames, elapsed);
@@ -135,6 +138,8 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
     std::printf("\n");
     if (!sheet.empty()) std::printf("contact sheet: %s\n", sheet.c_str());
   }
+  if (runner.stats_rows() > 0)
+    std::printf("statistics: %zu rows in %s\n", runner.stats_rows(), scene.output.stats.c_str());
   if (!o.checkpoint.empty()) {
     runner.save_checkpoint(o.checkpoint);
     std::printf("state saved to '%s'; go on with --resume %s --start-frame %d\n", o.checkpoint.c_str(),
@@ -234,6 +239,9 @@ int main(int argc, char** argv) {
   app.add_option("--every", o.every, "write every n-th frame (overrides output.every; default 1)")
       ->check(CLI::Range(1, 100000000));
   app.add_flag("--no-output", o.no_output, "write no frame files");
+  app.add_option("--stats", o.stats,
+                 "write one CSV row of statistics per frame to this file (overrides output.stats; docs/SCENES.md "
+                 "lists the columns; tools/plot_stats.py plots them)");
   app.add_option("--checkpoint", o.checkpoint, "save the complete state to this file after the last frame");
   app.add_option("--resume", o.resume, "start from a state saved with --checkpoint (same scene and --spacing)");
   app.add_option("--start-frame", o.start_frame, "number of the first frame of a resumed run")
@@ -247,6 +255,7 @@ int main(int argc, char** argv) {
       "  pbf-sim samples/scenes/inlet.json --frames 60 --out inlet-out --vtp\n"
       "  pbf-sim --frames 120 --out pbf-out            (the built-in dam break)\n"
       "  pbf-sim --boundary-particles --png             (the same with sampled walls, and pictures)\n"
+      "  pbf-sim --no-output --stats stats.csv          (statistics only; python3 tools/plot_stats.py stats.csv)\n"
       "  pbf-sim --bench                                (the reference benchmark)");
   CLI11_PARSE(app, argc, argv);
 
@@ -269,6 +278,7 @@ int main(int argc, char** argv) {
     if (surface->count()) scene.output.surface = o.surface;
     if (png->count()) scene.output.png = o.png;
     if (app.count("--every")) scene.output.every = o.every;
+    if (app.count("--stats")) scene.output.stats = o.stats;
     if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = scene.output.surface = false;
     if (o.no_output || o.bench) scene.output.png = scene.output.contact_sheet = false;
 

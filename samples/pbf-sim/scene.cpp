@@ -621,7 +621,7 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
 
   if (const json* o = r.find(root, "output")) {
     r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "png", "contact_sheet",
-                            "image", "camera", "speed_max"});
+                            "image", "camera", "speed_max", "stats"});
     if (const json* v = r.find(*o, "dir")) {
       s.output.dir = r.text(*v, "output.dir");
       if (s.output.dir.empty()) r.fail("output.dir", "expected a folder name, got \"\"");
@@ -648,6 +648,10 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
       s.output.has_camera = true;
     }
     if (const json* v = r.find(*o, "speed_max")) s.output.speed_max = r.non_negative(*v, "output.speed_max");
+    if (const json* v = r.find(*o, "stats")) {
+      s.output.stats = r.text(*v, "output.stats");
+      if (s.output.stats.empty()) r.fail("output.stats", "expected a file name, got \"\"");
+    }
   }
   return s;
 }

@@ -126,6 +126,7 @@ struct OutputSpec {
   bool has_camera = false;      ///< false: a 3/4 view that frames the domain
   CameraSpec camera;
   float speed_max = 0.0f;       ///< speed drawn white [m/s]; 0 = each frame's largest
+  std::string stats;            ///< CSV of statistics, one row per frame, relative to the working directory; "" = none
 };
 
 /** Everything a run needs, in SI units. */

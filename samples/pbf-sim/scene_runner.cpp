@@ -437,6 +437,18 @@ void SceneRunner::write_output() {
   write_manifest(std::move(written));
 }
 
+bool SceneRunner::write_stats() {
+  if (scene_.output.stats.empty()) return false;
+  try {
+    if (!stats_file_) stats_file_ = std::make_unique<StatsWriter>(scene_.output.stats);
+    // The first frame of this run was reached by no step of it.
+    stats_file_->write(frame_, time(), solver_, frame_ == first_frame_ ? pbf_stats_default() : stats_);
+  } catch (const std::runtime_error& e) {
+    throw RunError(e.what());
+  }
+  return true;
+}
+
 std::string SceneRunner::manifest_path() const {
   return (std::filesystem::path(scene_.output.dir) / "frames.json").string();
 }

@@ -14,6 +14,7 @@
 
 #include "emitter.h"
 #include "scene.h"
+#include "stats_writer.h"
 #include "surface_mesh.h"
 #include "vtp_writer.h"
 
@@ -116,6 +117,17 @@ class SceneRunner {
   /** Writes the current frame in every format the scene asks for (none: nothing, no folder). */
   void write_output();
 
+  /**
+   * With output.stats, appends the current frame's row to that CSV
+   * (StatsWriter), creating the file with its header at the first call; the
+   * row of the run's first frame has no step statistics. Otherwise nothing.
+   * Returns whether a row was written.
+   */
+  bool write_stats();
+
+  /** Statistics rows written so far (0 without output.stats). */
+  size_t stats_rows() const { return stats_file_ ? stats_file_->rows() : 0; }
+
   /** The path of the current frame's file with extension `ext` ("ply", "vtp"). */
   std::string frame_path(const std::string& ext) const;
 
@@ -174,6 +186,7 @@ class SceneRunner {
   bool moving_obstacles_ = false;
   bool obstacle_samples_added_ = false;  // static obstacles' boundary particles are in the solver
   std::unique_ptr<FrameRenderer> renderer_;  // created at the first picture
+  std::unique_ptr<StatsWriter> stats_file_;  // created at the first row
   std::vector<std::string> png_paths_;       // pictures written, for the contact sheet
   // Scratch arrays reused every frame.
   std::vector<float> positions_, velocities_, densities_;
