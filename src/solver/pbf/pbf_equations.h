@@ -4,6 +4,7 @@
 // particle, so the result does not depend on the order or the thread count.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "core/config.h"
@@ -52,6 +53,32 @@ inline float particle_mass(const SolverConfig& config) {
   return static_cast<float>(config.rest_density / lattice_sums(config.particle_spacing, k).sum_w);
 }
 
+// The substep and iteration count at which artificial pressure (eq. 13) and
+// XSPH (eq. 17) act exactly as their parameters say: the paper's 4 substeps
+// of a 1/60 s frame with 4 iterations.
+constexpr double kReferenceSubstep = 1.0 / 240.0;  // [s]
+constexpr double kReferenceIterations = 4.0;
+
+// s_corr moves particles by a distance in every iteration, which acts on the
+// velocity like a force of that distance / dt^2: at 16 substeps a tank swelled
+// to 1.4 times its height. Scaled by (dt / dt_ref)^2 and by
+// iterations_ref / iterations it pushes as hard per second at any substep and
+// iteration count; above dt_ref it keeps the reference push, so that large
+// steps get no stronger a push than the paper's (docs/PHYSICS.md §5).
+inline double artificial_pressure_step_factor(double dt, uint32_t iterations) {
+  const double r = dt / kReferenceSubstep;
+  return (r < 1.0 ? r * r : 1.0) * (kReferenceIterations / static_cast<double>(iterations > 0 ? iterations : 1));
+}
+
+// XSPH blends a fraction c of the neighbours' velocity in per substep; as a
+// rate that is 1 - (1 - c)^(dt / dt_ref), the same blend per second at any
+// substep count.
+inline float xsph_step_fraction(float c, double dt) {
+  if (c <= 0.0f) return 0.0f;
+  if (c >= 1.0f) return 1.0f;
+  return static_cast<float>(1.0 - std::pow(1.0 - static_cast<double>(c), dt / kReferenceSubstep));
+}
+
 inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfParams& p, float dt) {
   PbfConstants c{};
   c.kernel = KernelConstants::make(config.kernel_radius);
@@ -68,12 +95,13 @@ inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfPara
   c.cfm = static_cast<float>(p.relaxation * rest_grad2);
   // s_corr (eq. 13) enters beside lambda, which is C / |grad C|^2; scaling by
   // the rest norm makes k the size of the constraint violation it imitates.
-  c.scorr_scale = static_cast<float>(p.artificial_pressure_k / rest_grad2);
+  c.scorr_scale = static_cast<float>(p.artificial_pressure_k / rest_grad2 *
+                                     artificial_pressure_step_factor(dt, p.iterations));
   const float dq = p.artificial_pressure_dq * config.kernel_radius;
   c.scorr_inv_wdq = 1.0f / poly6(c.kernel, dq * dq);
   c.scorr_n = p.artificial_pressure_n;
   c.unilateral = p.unilateral;
-  c.xsph = p.xsph_viscosity;
+  c.xsph = xsph_step_fraction(p.xsph_viscosity, dt);
   c.vorticity = p.vorticity_epsilon;
   c.restitution = p.restitution;
   c.friction = p.friction;
