@@ -184,7 +184,8 @@ uint32_t Solver::add_obstacle(const SdfGridView& field, const float rotation[4],
   std::copy(o.rotation, o.rotation + 4, o.target_rotation);
   o.target_translation = translation;
   obstacles_.push_back(std::move(o));
-  obstacle_poses_.reserve(obstacles_.size());
+  // A PBF step holds the poses of all its substeps; the CFL split may take up to kMaxAdaptiveSubsteps.
+  obstacle_poses_.reserve(obstacles_.size() * kMaxAdaptiveSubsteps);
   try {
     upload_obstacle_fields();
   } catch (...) {
@@ -342,8 +343,15 @@ void Solver::step(float dt, uint32_t substeps) {
   }
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
-  s.substeps = substeps;
   s.iterations = params_.iterations;
+  if (size() > 0 && params_.adaptive_dt) {
+    StepStats now;
+    backend_->measure(now);
+    substeps = pbf_substep_count(dt, substeps, now.max_speed, length(params_.gravity), params_.cfl_number,
+                                 config_.particle_spacing);
+  }
+  s.substeps = substeps;
+  s.min_substep_dt = s.max_substep_dt = dt / static_cast<float>(substeps);
   if (size() > 0) {
     StepContext ctx{};
     ctx.constants = make_pbf_constants(config_, params_, dt / static_cast<float>(substeps));
@@ -404,6 +412,8 @@ void Solver::step_projective(float dt, uint32_t substeps) {
         ctx.constants.mass = ctx.projective.mass;
         ctx.constants.mass_over_rho0 = ctx.projective.mass_over_rho0;
         ctx.constants.vorticity = 0.0f;
+        // Its settling is measured with XSPH blending c per step, whatever the step's length.
+        ctx.constants.xsph = params_.xsph_viscosity;
         projective_substep(*backend_, ctx, params_, s);
         s.min_substep_dt = steps == 0 ? step_dt : std::min(s.min_substep_dt, step_dt);
         s.max_substep_dt = std::max(s.max_substep_dt, step_dt);

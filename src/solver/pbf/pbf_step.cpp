@@ -1,9 +1,28 @@
 #include "solver/pbf/pbf_step.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "core/config.h"
 #include "core/error.h"
 #include "solver/phase_timer.h"
 
 namespace pbf {
+
+uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float gravity, float cfl, float spacing) {
+  uint32_t n = substeps > 0 ? substeps : 1;
+  if (!(cfl > 0.0f) || !(spacing > 0.0f) || !(dt > 0.0f)) return n;
+  const double reach = static_cast<double>(cfl) * spacing;
+  // Never below the shortest substep the API accepts (core/config.h).
+  const double most = std::min({static_cast<double>(kMaxAdaptiveSubsteps), static_cast<double>(kMaxAdaptiveSplit) * n,
+                                 std::floor(static_cast<double>(dt) / kMinSubstep)});
+  for (; n < most; ++n) {
+    const double h = static_cast<double>(dt) / n;
+    // The substep's speed at its end: gravity acts on it the whole substep.
+    if ((static_cast<double>(max_speed) + static_cast<double>(gravity) * h) * h <= reach) break;
+  }
+  return n;
+}
 
 void pbf_substep(Backend& backend, const StepContext& ctx, uint32_t iterations, StepStats& timing) {
   {

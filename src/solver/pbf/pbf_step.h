@@ -6,6 +6,22 @@
 
 namespace pbf {
 
+// The most substeps one step takes when the CFL condition asks for more (pbf_solver_step's own limit),
+// and at most kMaxAdaptiveSplit times the substeps asked for: where speeds come from particles squeezed
+// between walls rather than from the flow, shorter substeps make the collisions' pushes faster still, and
+// the split must not make such a step arbitrarily expensive.
+constexpr uint32_t kMaxAdaptiveSubsteps = 1000;
+constexpr uint32_t kMaxAdaptiveSplit = 32;
+
+// How many equal substeps a step of `dt` seconds takes so that a particle at
+// `max_speed`, plus what `gravity` adds in a substep, travels at most
+// cfl x spacing per substep: at least `substeps`, at most kMaxAdaptiveSplit x
+// `substeps` and kMaxAdaptiveSubsteps, and never so many that a substep is
+// shorter than kMinSubstep.
+// The count is chosen once per step, from the speeds at its start, so that a
+// backend can record the whole step (Backend::begin_recording).
+uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float gravity, float cfl, float spacing);
+
 // Runs one substep; adds the time of each phase to `timing`.
 void pbf_substep(Backend& backend, const StepContext& ctx, uint32_t iterations, StepStats& timing);
 
