@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <iostream>
+#include <utility>
 
 #include "physics/physics_scenes.h"
 
@@ -247,17 +248,37 @@ float dam_break_front(pbf_method method, int threads, std::vector<float>* positi
   return front_of(x);
 }
 
-// PBF's own front at 0.3 s moves with its settings (measured: 0.63 m with 2
-// substeps of 4 iterations, 0.68 m with 4 of 10, 0.72 m with 8 of 4), so the
-// reference is PBF run to a low density error (4 substeps of 10 iterations:
-// mean compression 0.01 %), as Projective Fluids' implicit step is.
+// PBF's front at 0.3 s no longer moves with its settings: artificial pressure
+// and XSPH act per second (docs/PHYSICS.md §3). While s_corr pushed by a
+// distance per iteration the front ran out 0.63 m with 2 substeps of 4
+// iterations, 0.68 m with 4 of 10, 0.72 m with 8 of 4 and 0.79 m with 16 of 4;
+// now 0.63-0.66 m (measured; the 2 substeps asked for take up to 5 by the CFL
+// split, pbf_params.adaptive_dt).
+TEST(ProjectiveDamBreak, PbfsFrontIsTheSameAtEverySubstepAndIterationCount) {
+  float lo = 1e9f, hi = 0.0f;
+  for (const auto& [substeps, iterations] : {std::pair{2, 4u}, {4, 10u}, {8, 4u}, {16, 4u}}) {
+    const float front = dam_break_front(PBF_METHOD_PBF, 2, nullptr, substeps, iterations);
+    std::cout << "PBF front after 0.3 s, " << substeps << " substeps of " << iterations << " iterations: " << front
+              << " m\n";
+    lo = std::min(lo, front);
+    hi = std::max(hi, front);
+  }
+  EXPECT_GT(lo, 0.35f);  // the column really collapsed (it started at 0.2 m)
+  EXPECT_LT(hi - lo, 0.1f * (lo - 0.2f)) << "the fronts spread over more than 10 % of the run-out";
+}
+
+// Projective Fluids runs the same flow, ahead of PBF: 0.74 m against PBF's
+// 0.63 m run to a low density error (4 substeps of 10 iterations), 25 % of
+// PBF's run-out. The 20 % this test allowed held only while PBF's s_corr
+// pushed its own front out with every extra iteration. Against the
+// experiments of docs/VALIDATION.md both methods ran ahead, Projective Fluids
+// further (front RMS 12.6 % against 8.4 % at a/20, before this change).
 TEST(ProjectiveDamBreak, FrontMovesLikePbfs) {
   const float pbf = dam_break_front(PBF_METHOD_PBF, 2, nullptr, 4, 10);
   const float pf = dam_break_front(PBF_METHOD_PROJECTIVE, 2);
   std::cout << "dam break front after 0.3 s: PBF " << pbf << " m, Projective Fluids " << pf << " m\n";
   EXPECT_GT(pbf, 0.35f);  // the column really collapsed (it started at 0.2 m)
-  // Both are the same flow: the fronts agree within 20 % of PBF's run-out.
-  EXPECT_NEAR(pf, pbf, 0.2f * (pbf - 0.2f));
+  EXPECT_NEAR(pf, pbf, 0.3f * (pbf - 0.2f));
 }
 
 // One second of the dam break with every parameter at its default: the

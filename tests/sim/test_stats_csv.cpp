@@ -95,7 +95,7 @@ TEST(StatsCsv, HasTheHeaderAndOneRowPerFrameFromFrameZero) {
   EXPECT_EQ(csv.column.at("substeps")[0], 0.0);
   EXPECT_EQ(csv.column.at("time_total_ms")[0], 0.0);
   for (size_t k = 1; k < csv.rows; ++k) {
-    EXPECT_EQ(csv.column.at("substeps")[k], 2.0);
+    EXPECT_GE(csv.column.at("substeps")[k], 2.0);  // the 2 asked for, or more where the CFL split took more
     EXPECT_EQ(csv.column.at("iterations")[k], static_cast<double>(pbf_params_default().iterations));
     EXPECT_GT(csv.column.at("time_total_ms")[k], 0.0);
     EXPECT_GT(csv.column.at("avg_neighbors")[k], 0.0);

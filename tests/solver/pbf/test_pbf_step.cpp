@@ -252,3 +252,45 @@ TEST(PbfStep, ARealFailureReachesTheCaller) {
 }
 
 }  // namespace
+
+namespace pbf {
+namespace {
+
+TEST(PbfSubstepCount, KeepsTheRequestedSubstepsWhenTheyMeetTheCflCondition) {
+  // Water at rest: gravity alone moves a particle 2.7 mm in 1/60 s, under 0.4 x 2.5 cm.
+  EXPECT_EQ(pbf_substep_count(1.0f / 60.0f, 1, 0.0f, 9.81f, 0.4f, 0.025f), 1u);
+  EXPECT_EQ(pbf_substep_count(1.0f / 60.0f, 4, 0.0f, 9.81f, 0.4f, 0.025f), 4u);
+}
+
+TEST(PbfSubstepCount, SplitsTheStepUntilNoParticleTravelsFartherThanCflSpacings) {
+  // 5 m/s for 1/60 s is 8.3 cm; at most 1 cm per substep takes 9 substeps (8.9 mm, with gravity's 0.02 m/s).
+  const uint32_t n = pbf_substep_count(1.0f / 60.0f, 1, 5.0f, 9.81f, 0.4f, 0.025f);
+  EXPECT_EQ(n, 9u);
+  const double h = (1.0 / 60.0) / n, reach = 0.4 * 0.025;
+  EXPECT_LE((5.0 + 9.81 * h) * h, reach);
+  const double longer = (1.0 / 60.0) / (n - 1);
+  EXPECT_GT((5.0 + 9.81 * longer) * longer, reach) << "one substep fewer would have done";
+}
+
+TEST(PbfSubstepCount, StopsAtTheLargestCount) {
+  EXPECT_EQ(pbf_substep_count(10.0f, 1, 100.0f, 9.81f, 0.4f, 0.025f), kMaxAdaptiveSplit) << "32 times what was asked";
+  EXPECT_EQ(pbf_substep_count(10.0f, 100, 100.0f, 9.81f, 0.4f, 0.025f), kMaxAdaptiveSubsteps);
+  EXPECT_EQ(pbf_substep_count(10.0f, 2000, 0.0f, 0.0f, 0.4f, 0.025f), 2000u) << "more substeps were asked for";
+}
+
+}  // namespace
+}  // namespace pbf
+
+namespace pbf {
+namespace {
+
+TEST(PbfSubstepCount, NeverSplitsBelowTheShortestSubstep) {
+  // 1e-8 s at 1e8 m/s would want 100 substeps; about 10 of 1e-9 s is as short as a substep may be.
+  const uint32_t n = pbf_substep_count(1.0e-8f, 1, 1.0e8f, 9.81f, 0.4f, 0.025f);
+  EXPECT_GE(n, 9u);
+  EXPECT_LE(n, 10u);
+  EXPECT_GE(1.0e-8 / n, double(kMinSubstep));
+}
+
+}  // namespace
+}  // namespace pbf
