@@ -219,10 +219,15 @@ typedef struct pbf_params {
                                       constraint, which also pulls free-surface particles (they lack
                                       neighbours) inwards and clumps them; default 1 */
   float artificial_pressure_k;   /**< k of s_corr (eq. 13), 0 .. 1, 0 = off; default 0.1. s_corr acts like
-                                      a compression of k (W(r)/W(dq))^n */
+                                      a compression of k (W(r)/W(dq))^n in each of 4 iterations of a
+                                      1/240 s substep; at other counts and shorter substeps it is
+                                      scaled to push as hard per second (docs/PHYSICS.md §3) */
   float artificial_pressure_n;   /**< exponent n of s_corr, 1 .. 8; default 4 */
   float artificial_pressure_dq;  /**< |dq| of s_corr as a fraction of the kernel radius, 0 .. 0.9; default 0.2 */
-  float xsph_viscosity;          /**< XSPH c (eq. 17), 0 .. 1, 0 = off; default 0.01 */
+  float xsph_viscosity;          /**< XSPH c (eq. 17), 0 .. 1, 0 = off; default 0.01: the fraction of
+                                      the neighbours' velocity blended in per 1/240 s; a PBF substep
+                                      of dt blends 1 - (1 - c)^(240 dt), the same per second
+                                      (Projective Fluids blends c per step) */
   float vorticity_epsilon;       /**< vorticity confinement epsilon (eq. 16) [m/s], 0 .. 10, 0 = off;
                                       acceleration = epsilon (N x omega); default 0.01 */
   float restitution;             /**< normal bounce off walls and planes, 0 .. 1; default 0. Off several
@@ -249,11 +254,14 @@ typedef struct pbf_params {
                                       1 .. 100; default 5 */
   float newton_tolerance;        /**< Projective Fluids: a projection stops once the constraint
                                       rho / rho0 - 1 is at most this, 0 .. 1; default 1e-5 */
-  int32_t adaptive_dt;           /**< Projective Fluids: 1 = split each substep further as the CFL
-                                      condition asks, 0 = take the substeps as given; default 1 */
-  float cfl_number;              /**< Projective Fluids: a particle travels at most cfl_number x
-                                      particle_spacing per step (with adaptive_dt), 0 .. 1 (exclusive
-                                      of 0); default 0.4 */
+  int32_t adaptive_dt;           /**< both methods: 1 = take more substeps than asked where the CFL
+                                      condition needs them, 0 = take the substeps as given; default 1.
+                                      PBF chooses the count once per step from the speeds at its
+                                      start; Projective Fluids after every step, each at most max_dt.
+                                      pbf_stats.substeps reports the count taken */
+  float cfl_number;              /**< both methods: a particle travels at most cfl_number x
+                                      particle_spacing per substep (with adaptive_dt), 0 .. 1
+                                      (exclusive of 0); default 0.4 */
   float max_dt;                  /**< Projective Fluids: the largest adaptive step [s], 1e-6 .. 1;
                                       default 0.005. Compression left after the iterations grows
                                       with the step's square (docs/PHYSICS.md); 0.01 is the paper's
@@ -311,7 +319,8 @@ static inline pbf_params pbf_params_default(void) {
 typedef struct pbf_stats {
   size_t struct_size;            /**< sizeof(pbf_stats); set by pbf_stats_default() */
   uint32_t particle_count;       /**< particles stepped */
-  uint32_t substeps;             /**< substeps of the last step */
+  uint32_t substeps;             /**< substeps the last step took (more than asked for where
+                                      adaptive_dt split it) */
   uint32_t iterations;           /**< density iterations per substep */
   float avg_density_error;       /**< mean compression after the last substep (0.01 = 1 %) */
   float max_density_error;       /**< largest compression after the last substep */
@@ -333,8 +342,8 @@ typedef struct pbf_stats {
                                       every global step */
   float cg_residual;             /**< Projective Fluids: residual of the last global solve relative to
                                       its first */
-  float min_substep_dt;          /**< Projective Fluids: smallest step taken [s] (adaptive_dt) */
-  float max_substep_dt;          /**< Projective Fluids: largest step taken [s] */
+  float min_substep_dt;          /**< smallest substep taken [s] (adaptive_dt) */
+  float max_substep_dt;          /**< largest substep taken [s] */
 } pbf_stats;
 
 /** Zeroed statistics with struct_size set. */
@@ -641,10 +650,15 @@ PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
  * PBF_METHOD_PROJECTIVE at least sqrt(particle mass x particle_spacing /
  * 1e17 N), so that its global step's m/dt^2 terms do; the message of a
  * refused step names the shortest step accepted). An empty solver
- * steps successfully and does nothing. With PBF_METHOD_PROJECTIVE and
- * params.adaptive_dt, each substep is split further into equal steps of at
- * most params.max_dt that satisfy the CFL condition (pbf_stats.substeps
- * counts the steps taken).
+ * steps successfully and does nothing. With params.adaptive_dt (the
+ * default) `substeps` is the least count: PBF takes as many equal substeps as
+ * keep the fastest particle within cfl_number spacings per substep (chosen at
+ * the start of the step; at most 32 x substeps and 1000, never shorter than
+ * those floors), Projective Fluids
+ * splits each substep into equal steps of at most params.max_dt that do
+ * (pbf_stats.substeps counts the substeps taken). So a real-time caller may
+ * pass 1 or 2 substeps per frame and stay stable; set adaptive_dt = 0 for
+ * exactly `substeps`.
  */
 PBF_API pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps);
 
