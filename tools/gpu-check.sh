@@ -195,7 +195,6 @@ else
 fi
 
 # ---- tests, sanitizers, benchmarks
-exe() { [ -x "$build/$1" ] && echo "$build/$1"; }
 t=$build/tests s=$build/samples/pbf-sim
 if [ $built = 0 ]; then
   for n in test_cuda_backend test_physics_cuda memcheck_pbf racecheck_pbf bench_step pbf_sim_bench_1ms \
