@@ -42,7 +42,7 @@ def floor_ms(particles, iterations=4, k=NEIGHBOURS):
         "memory_ms": 1e3 * memory, "arithmetic_ms": 1e3 * arithmetic, "launch_ms": 1e3 * launches}
 
 
-# The targets of issue #18 and DESIGN.md §7 (ms per step of dt = 1 ms, 4 iterations);
+# The targets of DESIGN.md §7 (ms per step of dt = 1 ms, 4 iterations);
 # 4M: linear in the particles from 1M.
 TARGETS = {59319: 0.2, 1000000: 1.0, 4000000: 4.0}
 
