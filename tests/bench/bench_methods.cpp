@@ -10,12 +10,15 @@
 // the settings of docs/API.md §3.3 "Accuracy": steps of at most 2 ms,
 // Chebyshev acceleration with rho = 0.9 and no early stop). Counters: wall
 // seconds per simulated second, and the mean and largest density error over
-// the frames.
+// the frames. BM_MethodStep times single steps of either method at a fixed
+// dt = 1 ms on the reference scene (59k particles), 1M and 4M particles on
+// CUDA, and a small scene on the CPU, to set the methods side by side per step.
 #include <benchmark/benchmark.h>
 #include <pbf/pbf.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -27,9 +30,9 @@ void check(pbf_status status) { pbf_bench::check(status, "bench_methods"); }
 
 // A cube of `side` particles in the corner of the dam-break box, its walls
 // sampled by boundary particles when `sampled_walls`.
-pbf_solver* make_dam_break(pbf_method method, int side, bool sampled_walls) {
+pbf_solver* make_dam_break(pbf_method method, int side, bool sampled_walls, pbf_backend backend = PBF_BACKEND_CPU) {
   const float spacing = 0.025f, block = side * spacing;
-  pbf_solver_desc desc = pbf_bench::dam_break_desc(PBF_BACKEND_CPU, side, spacing);
+  pbf_solver_desc desc = pbf_bench::dam_break_desc(backend, side, spacing);
   desc.method = method;
   pbf_solver* solver = nullptr;
   check(pbf_solver_create(&desc, &solver));
@@ -138,6 +141,44 @@ void BM_PaperDamBreak(benchmark::State& state) {
 }
 
 BENCHMARK(BM_PaperDamBreak)->Iterations(1)->Unit(benchmark::kSecond);
+
+// One step of dt = 1 ms (Projective Fluids with its adaptive step off, so
+// that both methods advance the same time), after 30 steps from rest so the
+// block has started to fall. Arguments: the method, particles (rounded to a
+// cube number) and the backend. Counters: the density error, and Projective
+// Fluids' local/global iterations per step.
+void BM_MethodStep(benchmark::State& state) {
+  const auto method = static_cast<pbf_method>(state.range(0));
+  const int side = static_cast<int>(std::lround(std::cbrt(static_cast<double>(state.range(1)))));
+  const auto backend = static_cast<pbf_backend>(state.range(2));
+  int available = 0;
+  check(pbf_backend_available(backend, &available));
+  if (!available) {
+    state.SkipWithError("backend not usable on this machine");
+    for (auto _ : state) {
+    }
+    return;
+  }
+  pbf_solver* solver = make_dam_break(method, side, false, backend);
+  pbf_params params = pbf_params_default();
+  params.adaptive_dt = 0;
+  check(pbf_solver_set_params(solver, &params));
+  for (int k = 0; k < 30; ++k) check(pbf_solver_step(solver, 0.001f, 1));
+  Tally t;
+  for (auto _ : state) step_and_tally(solver, 1, 0.001f, 1, t);
+  state.counters["particles"] = double(side) * side * side;
+  state.counters["avg_density_error"] = t.error_sum / t.calls;
+  state.counters["max_density_error"] = t.error_max;
+  state.counters["iterations_per_step"] = t.iterations / t.calls;
+  check(pbf_solver_destroy(solver));
+}
+
+BENCHMARK(BM_MethodStep)
+    ->ArgNames({"method", "particles", "backend"})
+    ->ArgsProduct({{PBF_METHOD_PBF, PBF_METHOD_PROJECTIVE}, {8000}, {PBF_BACKEND_CPU}})
+    ->ArgsProduct({{PBF_METHOD_PBF, PBF_METHOD_PROJECTIVE}, {59319, 1000000, 4000000}, {PBF_BACKEND_CUDA}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 
