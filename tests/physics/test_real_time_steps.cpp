@@ -21,6 +21,19 @@ float fastest(pbf_solver* s) {
   return fastest;
 }
 
+// Water filling (0,0,0)-water in a box (0,0,0)-box [m] whose walls are sampled with boundary particles.
+SolverPtr water_in_sampled_box(pbf_backend backend, float spacing, const float box[3], const float water[3]) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = backend;
+  desc.particle_spacing = spacing;
+  for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
+  SolverPtr s = make_solver(desc);
+  const float lo[3] = {0.0f, 0.0f, 0.0f};
+  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, water, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
+  return s;
+}
+
 // A column 0.2 m wide and 0.8 m tall collapses along a 1.6 m box, its walls
 // sampled, stepped one frame of 1/60 s at a time with `substeps`.
 struct Collapse {
@@ -30,20 +43,11 @@ struct Collapse {
 };
 
 Collapse collapse(pbf_backend backend, uint32_t substeps, int adaptive) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = backend;
-  desc.particle_spacing = 0.025f;
-  desc.domain_max[0] = 1.6f;
-  desc.domain_max[1] = 1.2f;
-  desc.domain_max[2] = 0.2f;
-  SolverPtr s = make_solver(desc);
+  const float box[3] = {1.6f, 1.2f, 0.2f}, water[3] = {0.2f, 0.8f, 0.2f};
+  SolverPtr s = water_in_sampled_box(backend, 0.025f, box, water);
   pbf_params p = pbf_params_default();
   p.adaptive_dt = adaptive;
   EXPECT_EQ(pbf_solver_set_params(s.get(), &p), PBF_OK) << pbf_last_error();
-  const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.2f, 0.8f, 0.2f};
-  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
-  size_t walls = 0;
-  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), &walls), PBF_OK) << pbf_last_error();
   Collapse c;
   for (int frame = 0; frame < 72; ++frame) {  // 1.2 s: the front hits the far wall and runs up it
     EXPECT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, substeps), PBF_OK) << pbf_last_error();
@@ -80,17 +84,8 @@ TEST_P(RealTimeSteps, WithoutTheCflSplitOneSubstepCompressesTheWater) {
 // Centre-of-mass height [m] of a 0.6 m cube of water settled in a box of its
 // width, walls sampled, averaged over the second of its two seconds.
 double settled_height(pbf_backend backend, uint32_t substeps) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = backend;
-  desc.particle_spacing = 0.05f;
-  desc.domain_max[0] = 0.6f;
-  desc.domain_max[1] = 1.5f;
-  desc.domain_max[2] = 0.6f;
-  SolverPtr s = make_solver(desc);
-  const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.6f, 0.6f, 0.6f};
-  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
-  size_t walls = 0;
-  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), &walls), PBF_OK) << pbf_last_error();
+  const float box[3] = {0.6f, 1.5f, 0.6f}, water[3] = {0.6f, 0.6f, 0.6f};
+  SolverPtr s = water_in_sampled_box(backend, 0.05f, box, water);
   double sum = 0.0;
   int frames = 0;
   for (int frame = 0; frame < 120; ++frame) {
