@@ -83,6 +83,22 @@ bool include_known() { return !included_known().empty(); }
   return false;
 }
 
+// AddressSanitizer's allocator (GCC 12's runtime) takes no lock around fork(): the mesh importer's
+// child, forked without exec, waits forever on an allocator lock another thread held at the fork,
+// until the importer's 30 s limit refuses a valid mesh. Under it, meshes are imported only where no
+// other thread allocates (Caller::fork_safe()).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kForkUnsafeAllocator = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kForkUnsafeAllocator = true;
+#else
+constexpr bool kForkUnsafeAllocator = false;
+#endif
+#else
+constexpr bool kForkUnsafeAllocator = false;
+#endif
+
 uint64_t env_u64(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
@@ -656,6 +672,13 @@ class Caller {
     s.last = snapshot(s, false);
   }
 
+  // Whether a mesh import may fork here: always with a fork-safe allocator; under AddressSanitizer only
+  // on a single-threaded sequence (id 0) with no asynchronous step of its own in flight.
+  bool fork_safe() const {
+    if (!kForkUnsafeAllocator) return true;
+    return id_ == 0 && std::none_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.busy; });
+  }
+
   // A live solver, now and then a NULL one.
   Slot* pick_slot(double null_p = 0.04) {
     if (rng_.chance(null_p) || slots_.empty()) return nullptr;
@@ -793,10 +816,13 @@ class Caller {
     if (p.cg_max_iterations <= 10000 && p.cg_max_iterations > 20) p.cg_max_iterations = 20;
     if (p.max_dt >= 1e-6f && p.max_dt < 1e-3f) p.max_dt = 1e-3f;
     if (p.iterations <= 100 && p.iterations > 10) p.iterations = 10;
-    // Projective Fluids' CFL step counts gravity x max_dt as speed: huge gravity takes 1000 pieces a substep.
-    if (s && s->desc.method == PBF_METHOD_PROJECTIVE)
+    // Projective Fluids' CFL step counts gravity x max_dt as speed: huge gravity takes 1000 pieces a substep,
+    // and so does a tiny (valid) cfl_number such as FLT_MIN (2000 pieces of a step took 2 minutes under ASan).
+    if (s && s->desc.method == PBF_METHOD_PROJECTIVE) {
       for (float& g : p.gravity)
         if (std::isfinite(g) && std::fabs(g) > 100.0f) g = std::copysign(100.0f, g);
+      if (p.cfl_number > 0.0f && p.cfl_number < 0.1f) p.cfl_number = 0.1f;
+    }
     pbf_params before = pbf_params_default();
     if (s && s->last.taken) pbf_solver_get_params(s->solver, &before);
 #define PBF_HOSTILE_DIFF(f)                          \
@@ -1498,6 +1524,7 @@ void Caller::call_sdf_make() {
     }
     case 2: {
       // A small valid mesh, placed and scaled at random.
+      if (!fork_safe()) return;
       const fs::path mesh = dir_ / "cube.obj";
       if (!fs::exists(mesh)) {
         std::ofstream o(mesh);
