@@ -35,8 +35,10 @@ using SdfPtr = std::unique_ptr<pbf_sdf, SdfDeleter>;
 std::string temp(const std::string& name) { return ::testing::TempDir() + "/" + name; }
 
 // A cube of side 0.4 m centred at the origin, as an OBJ file.
+// One file per test: ctest runs the tests in parallel, and each removes its file.
 std::string write_cube_obj() {
-  const std::string path = temp("cube.obj");
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string path = temp("cube_" + test + ".obj");
   std::ofstream out(path);
   out << "v -0.2 -0.2 -0.2\nv 0.2 -0.2 -0.2\nv -0.2 0.2 -0.2\nv 0.2 0.2 -0.2\n"
          "v -0.2 -0.2 0.2\nv 0.2 -0.2 0.2\nv -0.2 0.2 0.2\nv 0.2 0.2 0.2\n"
