@@ -252,7 +252,8 @@ pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_s
     // Only samples that can reach the fluid: within a kernel radius of the domain (sampled only near
     // it, so that a solid much larger than the domain costs no more than the part near it).
     const float reach = config.kernel_radius;
-    const Bounds near_domain{config.domain_min - Vec3{reach, reach, reach}, config.domain_max + Vec3{reach, reach, reach}};
+    const Vec3 grow{reach, reach, reach};
+    const Bounds near_domain{config.domain_min - grow, config.domain_max + grow};
     const std::vector<Vec3> samples =
         sample_surface(sdf->field.view(), placement, config.particle_spacing, depth, &near_domain);
     std::vector<float> kept;
