@@ -32,8 +32,9 @@ void require_path(const char* path) {
 }
 
 void require_cell(float cell) {
-  if (!(std::isfinite(cell) && cell > 0.0f))
-    reject(PBF_ERROR_INVALID_ARGUMENT, "cell must be a finite size > 0 m, got " + describe(cell));
+  if (!(cell >= kMinSdfCell && cell <= kMaxSdfCell))
+    reject(PBF_ERROR_INVALID_ARGUMENT, "cell must be " + describe(kMinSdfCell) + " .. " + describe(kMaxSdfCell) +
+                                           " m, got " + describe(cell));
 }
 
 // A checked placement (NULL: no rotation, the origin), its quaternion
@@ -162,7 +163,7 @@ pbf_status pbf_sdf_distance(const pbf_sdf* sdf, const float point[3], float* out
     require_not_null(point, "point");
     require_vec3_finite(point, "point");
     require_not_null(out_distance, "out_distance");
-    *out_distance = sdf_sample(sdf->field.view(), Vec3{point[0], point[1], point[2]}, nullptr);
+    *out_distance = sdf_distance(sdf->field.view(), Vec3{point[0], point[1], point[2]});
   });
 }
 
@@ -248,10 +249,13 @@ pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_s
     // Set back inside the solid as the domain walls' samples are, so that fluid resting on a flat
     // face at the collision distance has the rest density.
     const float depth = wall_sample_setback(config.particle_spacing, config.kernel_radius, config.method);
-    const std::vector<Vec3> samples =
-        sample_surface(sdf->field.view(), placement, config.particle_spacing, depth);
-    // Only samples that can reach the fluid: within a kernel radius of the domain.
+    // Only samples that can reach the fluid: within a kernel radius of the domain (sampled only near
+    // it, so that a solid much larger than the domain costs no more than the part near it).
     const float reach = config.kernel_radius;
+    const Vec3 grow{reach, reach, reach};
+    const Bounds near_domain{config.domain_min - grow, config.domain_max + grow};
+    const std::vector<Vec3> samples =
+        sample_surface(sdf->field.view(), placement, config.particle_spacing, depth, &near_domain);
     std::vector<float> kept;
     kept.reserve(3 * samples.size());
     for (const Vec3& p : samples)

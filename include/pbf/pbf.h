@@ -727,8 +727,10 @@ PBF_API pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const ch
  * by the checkpoint at `path`. Stepping on continues exactly as the saved run
  * would have: bit-identically on the CPU backend, whatever the thread count.
  * The solver must have been created with the checkpoint's particle_spacing,
- * kernel_radius, rest_density, domain and max_neighbors
- * (PBF_ERROR_INVALID_ARGUMENT names the field that differs) and room for its
+ * kernel_radius, rest_density, domain, max_neighbors and method (a
+ * checkpoint of a Projective Fluids solver does not load into a PBF one, nor
+ * the reverse; PBF_ERROR_INVALID_ARGUMENT names the field that differs) and
+ * room for its
  * particles (PBF_ERROR_CAPACITY_EXCEEDED). Only regular files are read (a
  * symbolic link to one is followed): a directory, a FIFO, a device or a
  * socket is refused at once, without blocking or reading it. The header is
@@ -755,8 +757,11 @@ PBF_API pbf_status pbf_solver_load_checkpoint(pbf_solver* solver, const char* pa
  * fluid (pbf_solver_fill_sdf()). A field may be used from several threads
  * at once; destroying it while another thread uses it is an error.
  *
- * Grids hold at most 2^27 samples (512^3) and at most 4096 along an axis; a
- * cell that would make a larger grid is refused with
+ * Grids hold at most 2^27 samples (512^3) and at most 4096 along an axis, of
+ * a cell of 1e-6 .. 1e6 m, and reach at most 2^20 cells from the origin
+ * (beyond that floats no longer resolve a cell: build a solid near the
+ * origin and place it with the obstacle's pose). A cell outside that range
+ * or that would make a larger grid is refused with
  * PBF_ERROR_INVALID_ARGUMENT naming `cell`.
  */
 
@@ -772,7 +777,7 @@ typedef struct pbf_sdf pbf_sdf;
  * x = R (S x_file) + t, with `scale` S per axis (NULL: 1, 1, 1; each finite
  * and non-zero, negative mirrors), `rotation` R a quaternion x, y, z, w
  * (NULL: none; finite, non-zero, normalised here) and `translation` t [m]
- * (NULL: 0). The grid has spacing `cell` [m] (finite, > 0) and reaches 4
+ * (NULL: 0). The grid has spacing `cell` [m] (1e-6 .. 1e6) and reaches 4
  * cells beyond the mesh's bounds. Distances are exact within `band` [m] of
  * the surface and stored as +-band beyond it: `band` 0 computes them
  * exactly everywhere, any other value must be at least 2 x cell (finite);
@@ -799,14 +804,14 @@ PBF_API pbf_status pbf_sdf_from_mesh_file(const char* path, const float scale[3]
 /**
  * The exact signed distance field of a box centred at the origin with
  * `half_extents` [m] (each finite, > 0), sampled at spacing `cell` [m]
- * (finite, > 0) 4 cells beyond the box. *out_sdf as for
+ * (1e-6 .. 1e6) 4 cells beyond the box. *out_sdf as for
  * pbf_sdf_from_mesh_file().
  */
 PBF_API pbf_status pbf_sdf_box(const float half_extents[3], float cell, pbf_sdf** out_sdf);
 
 /**
  * The exact signed distance field of a sphere of `radius` [m] (finite, > 0)
- * centred at the origin, sampled at spacing `cell` [m] (finite, > 0) 4 cells
+ * centred at the origin, sampled at spacing `cell` [m] (1e-6 .. 1e6) 4 cells
  * beyond it. *out_sdf as for pbf_sdf_from_mesh_file().
  */
 PBF_API pbf_status pbf_sdf_sphere(float radius, float cell, pbf_sdf** out_sdf);
@@ -828,7 +833,8 @@ PBF_API pbf_status pbf_sdf_save(const pbf_sdf* sdf, const char* path);
  * holds exactly the size it announces. A file that is missing, not a
  * regular file (refused at once, without blocking), not such a file, of
  * another format version, truncated or corrupted, or that holds a number
- * out of range (a dimension, the origin, the cell, or a value that is not
+ * out of range (a dimension, the origin, the cell outside 1e-6 .. 1e6 m, a
+ * grid reaching more than 2^20 cells from the origin, or a value that is not
  * finite or is farther than the grid's diagonal) fails with PBF_ERROR_IO
  * and a message saying which.
  */
@@ -854,7 +860,9 @@ PBF_API pbf_status pbf_sdf_get_values(const pbf_sdf* sdf, float* out, size_t len
 /**
  * The field at `point` [m] (finite), in the field's frame, into
  * *out_distance [m]: trilinear between samples; outside the grid, the value
- * at the nearest point of the grid plus the distance to it.
+ * at the nearest point of the grid plus the distance to it, computed so that
+ * it cannot overflow (a distance beyond FLT_MAX, only possible for points
+ * near +-FLT_MAX, is reported as FLT_MAX).
  */
 PBF_API pbf_status pbf_sdf_distance(const pbf_sdf* sdf, const float point[3], float* out_distance);
 
@@ -901,7 +909,9 @@ PBF_API pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, c
  * back inside the solid by the distance the domain walls' samples are set
  * back (pbf_solver_add_domain_boundary_particles()), so that fluid resting
  * on a flat face has the rest density. Points farther
- * than a kernel radius outside the domain are left out. The number added
+ * than a kernel radius outside the domain are left out, and only the part
+ * of the surface near the domain is sampled, so that a solid much larger
+ * than the domain costs no more than that part. The number added
  * goes to *out_added when it is not NULL. For solids that stay where they
  * are: the samples do not follow an obstacle moved by
  * pbf_solver_set_obstacle_pose() (for those, see
@@ -923,7 +933,8 @@ PBF_API pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, con
  * or carried by a moving solid has the rest density there. Their
  * pseudo-masses count only the obstacle's own samples and are computed once.
  * All of the surface is sampled, inside the domain or not, since the
- * obstacle may move. The number added goes to *out_added when it is not
+ * obstacle may move; the work follows the surface (the grid cells it
+ * crosses), not the grid's box. The number added goes to *out_added when it is not
  * NULL. A second call adds the samples a second time.
  * pbf_solver_remove_obstacle_boundary_particles() removes this obstacle's
  * and keeps the obstacle; pbf_solver_clear_obstacles() removes them with the

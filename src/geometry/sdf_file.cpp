@@ -107,8 +107,16 @@ SignedDistanceField load_sdf(const std::string& path) {
   // A normal float whose inverse is finite: sampling divides by it.
   if (!(std::isnormal(field.cell) && field.cell > 0.0f && std::isfinite(1.0f / field.cell)))
     io_error(path, "corrupt: the cell is " + std::to_string(field.cell) + ", not a normal size > 0");
+  if (!(field.cell >= kMinSdfCell && field.cell <= kMaxSdfCell))
+    io_error(path, "corrupt: the cell is " + std::to_string(field.cell) + " m, not " + std::to_string(kMinSdfCell) +
+                       " .. " + std::to_string(kMaxSdfCell) + " m as the fields this library makes");
   if (!is_finite(field.origin + Vec3{float(dims[0] - 1), float(dims[1] - 1), float(dims[2] - 1)} * field.cell))
     io_error(path, "corrupt: the grid reaches beyond float range");
+  const double o[3] = {field.origin.x, field.origin.y, field.origin.z};
+  for (int a = 0; a < 3; ++a)
+    if (!(std::max(std::fabs(o[a]), std::fabs(o[a] + double(dims[a] - 1) * field.cell)) <=
+          kMaxSdfCellsFromOrigin * field.cell))
+      io_error(path, "corrupt: the grid reaches more than 2^20 cells from the origin along axis " + std::to_string(a));
   // The surface lies within the grid (every field this library builds is
   // such), so no distance exceeds the grid's diagonal; bounding the values
   // keeps sampling's differences and sums finite.

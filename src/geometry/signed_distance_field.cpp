@@ -32,7 +32,8 @@ std::string str(double v) {
 
 // A grid of spacing `cell` centred on [lo, hi], reaching `margin` cells past it.
 SignedDistanceField make_grid(Vec3 lo, Vec3 hi, float cell, int32_t margin) {
-  if (!(std::isfinite(cell) && cell > 0.0f)) invalid("cell must be a finite size > 0 m, got " + str(cell));
+  if (!(cell >= kMinSdfCell && cell <= kMaxSdfCell))
+    invalid("cell must be " + str(kMinSdfCell) + " .. " + str(kMaxSdfCell) + " m, got " + str(cell));
   if (margin < 1 || margin > 64) invalid("margin must be 1 .. 64 cells, got " + str(margin));
   SignedDistanceField f;
   const double los[3] = {lo.x, lo.y, lo.z}, his[3] = {hi.x, hi.y, hi.z};
@@ -47,6 +48,13 @@ SignedDistanceField make_grid(Vec3 lo, Vec3 hi, float cell, int32_t margin) {
     origin[a] = 0.5 * (los[a] + his[a]) - 0.5 * double(dims[a] - 1) * cell;
   }
   const uint64_t samples = uint64_t(dims[0]) * uint64_t(dims[1]) * uint64_t(dims[2]);
+  for (int a = 0; a < 3; ++a) {
+    const double reach = std::max(std::fabs(origin[a]), std::fabs(origin[a] + double(dims[a] - 1) * cell));
+    if (!(reach <= kMaxSdfCellsFromOrigin * cell))
+      invalid("cell: the solid's grid reaches " + str(reach) + " m from the origin along axis " + std::to_string(a) +
+              ", more than 2^20 cells of " + str(cell) + " m, where floats no longer resolve a cell; place the "
+              "solid nearer the origin (and move it with the obstacle's pose) or choose a larger cell");
+  }
   if (dims[0] > kMaxSdfDim || dims[1] > kMaxSdfDim || dims[2] > kMaxSdfDim || samples > kMaxSdfSamples)
     invalid("cell: " + str(cell) + " m makes a grid of " + std::to_string(dims[0]) + " x " + std::to_string(dims[1]) +
             " x " + std::to_string(dims[2]) + " samples, more than " + std::to_string(kMaxSdfSamples) +
@@ -405,6 +413,24 @@ SignedDistanceField sphere_sdf(float radius, float cell, int32_t margin) {
   return f;
 }
 
+float sdf_distance(const SdfGridView& field, Vec3 p) {
+  const double o[3] = {field.origin.x, field.origin.y, field.origin.z};
+  const int32_t n[3] = {field.nx, field.ny, field.nz};
+  const double q[3] = {p.x, p.y, p.z};
+  float at[3] = {p.x, p.y, p.z};
+  double outside2 = 0.0;
+  for (int a = 0; a < 3; ++a) {
+    const double hi = o[a] + double(n[a] - 1) * field.cell;
+    const double c = std::min(std::max(q[a], o[a]), hi);
+    outside2 += (q[a] - c) * (q[a] - c);
+    at[a] = float(c);
+  }
+  if (outside2 == 0.0) return sdf_sample(field, p, nullptr);
+  // At most (2 FLT_MAX)^2 x 3 per square: finite in double.
+  const double d = double(sdf_sample(field, Vec3{at[0], at[1], at[2]}, nullptr)) + std::sqrt(outside2);
+  return float(std::min(d, double(std::numeric_limits<float>::max())));
+}
+
 double sdf_volume(const SdfGridView& field) {
   const size_t n = size_t(field.nx) * field.ny * field.nz;
   double inside = 0.0;
@@ -483,41 +509,158 @@ std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& pl
 
 namespace pbf {
 
-std::vector<Vec3> sample_surface(const SdfGridView& field, const RigidTransform& placement, float spacing,
-                                 float depth) {
+namespace {
+
+// Per cell i of one axis of the grid (0 .. n-2), the first lattice index k whose coordinate
+// origin + k * spacing falls in cell i as sdf_sample() computes it; starts[n-1] = count. The cell
+// sdf_sample() picks is monotone in k, so a binary search finds each start.
+std::vector<int64_t> cell_starts(float origin, float cell, int32_t n, float spacing, int64_t count) {
+  const float inv = 1.0f / cell;
+  auto cell_of = [&](int64_t k) {
+    const float p = origin + float(k * double(spacing));
+    const float u = clampf((p - origin) * inv, 0.0f, float(n - 1));
+    return int32_t(fminf(floorf(u), float(n - 2)));
+  };
+  std::vector<int64_t> starts(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n - 1; ++i) {
+    int64_t lo = 0, hi = count;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (cell_of(mid) >= i) hi = mid;
+      else lo = mid + 1;
+    }
+    starts[size_t(i)] = lo;
+  }
+  starts[size_t(n - 1)] = count;
+  return starts;
+}
+
+struct SurfaceCandidate {
+  int64_t k[3];  // lattice index, z first
+  Vec3 q;        // the projected point, in the field's frame
+};
+
+}  // namespace
+
+std::vector<Vec3> sample_surface(const SdfGridView& field, const RigidTransform& placement, float spacing, float depth,
+                                 const Bounds* region) {
   if (!(std::isfinite(spacing) && spacing > 0.0f)) invalid("spacing must be a finite size > 0 m, got " + str(spacing));
   if (!(std::isfinite(depth) && depth >= 0.0f)) invalid("depth must be a finite distance >= 0 m, got " + str(depth));
   // Candidates: the lattice at `spacing` over the grid box, in the field's frame.
-  const double extent[3] = {double(field.nx - 1) * field.cell, double(field.ny - 1) * field.cell,
-                            double(field.nz - 1) * field.cell};
-  int64_t count[3];
-  double candidates = 1.0;
+  const int32_t n[3] = {field.nx, field.ny, field.nz};
+  const double o[3] = {field.origin.x, field.origin.y, field.origin.z};
+  double extent[3];
+  int64_t count[3], first[3], last[3];
   for (int a = 0; a < 3; ++a) {
-    count[a] = int64_t(std::floor(extent[a] / spacing)) + 1;
-    candidates *= double(count[a]);
+    extent[a] = double(n[a] - 1) * field.cell;
+    const double c = std::floor(extent[a] / spacing) + 1.0;
+    if (!(c <= double(kMaxFillCandidates)))
+      invalid("spacing: the field's box spans " + str(c) + " lattice points along axis " + std::to_string(a) +
+              " at " + str(spacing) + " m, more than " + std::to_string(kMaxFillCandidates) +
+              "; choose a larger spacing");
+    count[a] = int64_t(c);
+    first[a] = 0;
+    last[a] = count[a] - 1;
   }
-  if (candidates > double(kMaxFillCandidates))
-    invalid("spacing: the field's box spans " + str(candidates) + " lattice points at " + str(spacing) +
-            " m, more than " + std::to_string(kMaxFillCandidates) + "; choose a larger spacing");
-  // Project each candidate near the surface onto it; one list per plane, in lattice order.
-  std::vector<std::vector<Vec3>> planes(static_cast<size_t>(count[2]));
-  tbb::parallel_for(int64_t(0), count[2], [&](int64_t kz) {
-    std::vector<Vec3>& out = planes[size_t(kz)];
-    for (int64_t ky = 0; ky < count[1]; ++ky)
-      for (int64_t kx = 0; kx < count[0]; ++kx) {
-        Vec3 q = field.origin + Vec3{float(kx * double(spacing)), float(ky * double(spacing)), float(kz * double(spacing))};
-        Vec3 g;
-        // d: the distance to the level the samples go to, depth inside the surface.
-        float d = sdf_sample(field, q, &g) + depth;
-        if (!(std::fabs(d) < spacing)) continue;
-        for (int it = 0; it < 4 && std::fabs(d) > 1e-4f * spacing; ++it) {
-          const float g2 = length_squared(g);
-          if (!(g2 > 0.0f)) break;
-          q -= g * (d / g2);
-          d = sdf_sample(field, q, &g) + depth;
-        }
-        if (std::fabs(d) <= 0.05f * spacing) out.push_back(q);
+  // Only the lattice points whose placed position lies within the region grown by two spacings:
+  // the local box of the grown region's eight corners, in double.
+  if (region != nullptr) {
+    const double margin = 2.0 * double(spacing);
+    const double rlo[3] = {double(region->lo.x) - margin, double(region->lo.y) - margin, double(region->lo.z) - margin};
+    const double rhi[3] = {double(region->hi.x) + margin, double(region->hi.y) + margin, double(region->hi.z) + margin};
+    const double t[3] = {placement.t.x, placement.t.y, placement.t.z};
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    for (int c = 0; c < 8; ++c) {
+      const double w[3] = {(c & 1) ? rhi[0] : rlo[0], (c & 2) ? rhi[1] : rlo[1], (c & 4) ? rhi[2] : rlo[2]};
+      for (int a = 0; a < 3; ++a) {
+        // x_local = R^T (x_world - t)
+        const double l = double(placement.r[a]) * (w[0] - t[0]) + double(placement.r[3 + a]) * (w[1] - t[1]) +
+                         double(placement.r[6 + a]) * (w[2] - t[2]);
+        lo[a] = std::min(lo[a], l);
+        hi[a] = std::max(hi[a], l);
       }
+    }
+    for (int a = 0; a < 3; ++a) {
+      const double from = std::ceil((lo[a] - o[a]) / spacing), to = std::floor((hi[a] - o[a]) / spacing);
+      if (!(from <= to) || to < 0.0 || from > double(last[a])) return {};
+      first[a] = from > 0.0 ? int64_t(from) : 0;
+      last[a] = to < double(last[a]) ? int64_t(to) : last[a];
+    }
+  }
+  // Only the lattice points in grid cells whose corners straddle the level within a spacing (the
+  // trilinear value lies between its corners' values): the work follows the surface, not the box.
+  std::vector<int64_t> starts[3];
+  for (int a = 0; a < 3; ++a) {
+    starts[a] = cell_starts(float(o[a]), field.cell, n[a], spacing, count[a]);
+    for (int64_t& s : starts[a]) s = std::min(std::max(s, first[a]), last[a] + 1);
+  }
+  // Rounding slack: the float interpolation errs by a few ulps of its corners, and a lattice point
+  // of the last cell may round past the grid box (sdf_sample() then adds that distance).
+  const double far_coordinate = std::max({std::fabs(o[0]) + extent[0], std::fabs(o[1]) + extent[1],
+                                          std::fabs(o[2]) + extent[2]});
+  const int64_t sx = 1, sy = n[0], sz = int64_t(n[0]) * n[1];
+  auto straddles = [&](int32_t i, int32_t j, int32_t k) {
+    const float* c = field.values + (i * sx + j * sy + k * sz);
+    const float corners[8] = {c[0], c[sx], c[sy], c[sx + sy], c[sz], c[sx + sz], c[sy + sz], c[sx + sy + sz]};
+    double lo = HUGE_VAL, hi = -HUGE_VAL, big = 0.0;
+    for (float v : corners) {
+      lo = std::min(lo, double(v));
+      hi = std::max(hi, double(v));
+      big = std::max(big, std::fabs(double(v)));
+    }
+    double slack = 1e-5 * (big + depth + spacing);
+    if (i == n[0] - 2 || j == n[1] - 2 || k == n[2] - 2) slack += 1e-6 * far_coordinate;
+    return !(lo + depth >= spacing + slack || hi + depth <= -spacing - slack);
+  };
+  auto points_in = [&](int32_t i, int32_t j, int32_t k) {
+    return double(starts[0][i + 1] - starts[0][i]) * double(starts[1][j + 1] - starts[1][j]) *
+           double(starts[2][k + 1] - starts[2][k]);
+  };
+  std::vector<double> layer_points(size_t(n[2] - 1), 0.0);
+  tbb::parallel_for(int32_t(0), n[2] - 1, [&](int32_t k) {
+    if (starts[2][k + 1] == starts[2][k]) return;
+    double sum = 0.0;
+    for (int32_t j = 0; j < n[1] - 1; ++j) {
+      if (starts[1][j + 1] == starts[1][j]) continue;
+      for (int32_t i = 0; i < n[0] - 1; ++i)
+        if (starts[0][i + 1] > starts[0][i] && straddles(i, j, k)) sum += points_in(i, j, k);
+    }
+    layer_points[size_t(k)] = sum;
+  });
+  double candidates = 0.0;
+  for (double c : layer_points) candidates += c;
+  if (candidates > double(kMaxFillCandidates))
+    invalid("spacing: the field's surface passes near " + str(candidates) + " lattice points at " + str(spacing) +
+            " m, more than " + std::to_string(kMaxFillCandidates) + "; choose a larger spacing");
+  // Project each candidate near the surface onto it; one list per layer of cells, in lattice order.
+  std::vector<std::vector<SurfaceCandidate>> layers(size_t(n[2] - 1));
+  tbb::parallel_for(int32_t(0), n[2] - 1, [&](int32_t k) {
+    if (layer_points[size_t(k)] == 0.0) return;
+    std::vector<SurfaceCandidate>& out = layers[size_t(k)];
+    for (int32_t j = 0; j < n[1] - 1; ++j)
+      for (int32_t i = 0; i < n[0] - 1; ++i) {
+        if (points_in(i, j, k) == 0.0 || !straddles(i, j, k)) continue;
+        for (int64_t kz = starts[2][k]; kz < starts[2][k + 1]; ++kz)
+          for (int64_t ky = starts[1][j]; ky < starts[1][j + 1]; ++ky)
+            for (int64_t kx = starts[0][i]; kx < starts[0][i + 1]; ++kx) {
+              Vec3 q = field.origin + Vec3{float(kx * double(spacing)), float(ky * double(spacing)),
+                                           float(kz * double(spacing))};
+              Vec3 g;
+              // d: the distance to the level the samples go to, depth inside the surface.
+              float d = sdf_sample(field, q, &g) + depth;
+              if (!(std::fabs(d) < spacing)) continue;
+              for (int it = 0; it < 4 && std::fabs(d) > 1e-4f * spacing; ++it) {
+                const float g2 = length_squared(g);
+                if (!(g2 > 0.0f)) break;
+                q -= g * (d / g2);
+                d = sdf_sample(field, q, &g) + depth;
+              }
+              if (std::fabs(d) <= 0.05f * spacing) out.push_back(SurfaceCandidate{{kz, ky, kx}, q});
+            }
+      }
+    std::sort(out.begin(), out.end(), [](const SurfaceCandidate& a, const SurfaceCandidate& b) {
+      return std::lexicographical_compare(a.k, a.k + 3, b.k, b.k + 3);
+    });
   });
   // Thinning in lattice order: a point is kept unless a kept point lies within 0.8 spacings.
   const float min_d = 0.8f * spacing, min_d2 = min_d * min_d;
@@ -530,8 +673,9 @@ std::vector<Vec3> sample_surface(const SdfGridView& field, const RigidTransform&
     for (int a = 0; a < 3; ++a) c[a] = int64_t(std::floor(u[a]));
   };
   std::vector<Vec3> kept;
-  for (const std::vector<Vec3>& plane : planes)
-    for (const Vec3& p : plane) {
+  for (const std::vector<SurfaceCandidate>& layer : layers)
+    for (const SurfaceCandidate& candidate : layer) {
+      const Vec3 p = candidate.q;
       int64_t c[3];
       cell_of(p, c);
       bool crowded = false;

@@ -17,6 +17,17 @@ namespace pbf {
 constexpr uint64_t kMaxSdfSamples = uint64_t(1) << 27;
 // The most samples along one axis.
 constexpr int32_t kMaxSdfDim = 4096;
+// The range of a grid's cell [m]: a hundredth of the finest particle spacing
+// (1e-4 m) to a thousand times the coarsest (1e3 m). Within it a grid of at
+// most kMaxSdfDim cells along an axis and its distances stay far inside float
+// range (a cell of FLT_MAX put the origin at -Inf; one of FLT_MIN made any
+// point 1e15 m away infinitely many cells out).
+constexpr float kMinSdfCell = 1e-6f;
+constexpr float kMaxSdfCell = 1e6f;
+// The farthest a grid's sample may lie from the world's origin, in cells
+// (2^20): beyond it floats no longer resolve a cell (a mesh placed at 1e30 m
+// gave a grid whose samples all had the same coordinates).
+constexpr double kMaxSdfCellsFromOrigin = 1048576.0;
 
 // Samples values[i + nx * (j + ny * k)] at origin + (i, j, k) * cell [m],
 // negative inside the solid.
@@ -31,7 +42,7 @@ struct SignedDistanceField {
 };
 
 struct SdfOptions {
-  float cell = 0.0f;  // sample spacing [m], > 0
+  float cell = 0.0f;  // sample spacing [m], kMinSdfCell .. kMaxSdfCell
   // Distances beyond `band` [m] are stored as +-band, which lets the build
   // skip the exact distance there; 0 = exact everywhere. Otherwise finite and
   // at least two cells (kMinBandCells); a band as long as the grid's
@@ -53,13 +64,15 @@ constexpr float kMinBandCells = 2.0f;
 // does not read orientation). Parallel over z-slices; the result does not
 // depend on the thread count. Throws Error (InvalidArgument) for a bad cell,
 // band or margin, a mesh without triangles or with non-finite vertices or
-// indices out of range, or a grid of more than kMaxSdfSamples samples.
+// indices out of range, a grid of more than kMaxSdfSamples samples, or one
+// reaching more than kMaxSdfCellsFromOrigin cells from the origin.
 SignedDistanceField build_sdf(const TriangleMesh& mesh, const SdfOptions& options);
 
 // Exact signed distance fields of a box with the given half extents [m] and
 // of a sphere of `radius` [m], centred at the origin, on grids of spacing
 // `cell` reaching `margin` cells beyond the solid. Throws Error
-// (InvalidArgument) for non-positive or non-finite sizes or too large grids.
+// (InvalidArgument) for non-positive or non-finite sizes, a cell outside
+// kMinSdfCell .. kMaxSdfCell or too large grids.
 SignedDistanceField box_sdf(Vec3 half_extents, float cell, int32_t margin = 4);
 SignedDistanceField sphere_sdf(float radius, float cell, int32_t margin = 4);
 
@@ -90,11 +103,22 @@ constexpr uint64_t kMaxFillCandidates = uint64_t(1) << 31;
 // within a spacing of that level are moved onto it along the field's
 // gradient (a few Newton steps on the trilinear field), kept when they land
 // within 5 % of a spacing of it, and then thinned in lattice order so that
-// no two kept points are closer than 0.8 spacings. The result is
-// deterministic. Throws Error (InvalidArgument) for a spacing that is not
-// > 0 or that would test more than kMaxFillCandidates points, or a negative
-// depth.
+// no two kept points are closer than 0.8 spacings. Only the lattice points in
+// grid cells whose corners come within a spacing of the level are tested, and
+// with a `region` (a box in the world) only those placed within two spacings
+// of it, so that the work follows the part of the surface wanted, not the
+// grid's box; the points kept far from the region's edges are the same as
+// without it. The result is deterministic. Throws Error (InvalidArgument) for
+// a spacing that is not > 0, that spans more than kMaxFillCandidates lattice
+// points along an axis of the grid box or that would test more than
+// kMaxFillCandidates points, or a negative depth.
 std::vector<Vec3> sample_surface(const SdfGridView& field, const RigidTransform& placement, float spacing,
-                                 float depth = 0.0f);
+                                 float depth = 0.0f, const Bounds* region = nullptr);
+
+// The field at p as pbf_sdf_distance() reports it: sdf_sample() inside the
+// grid box; outside it the value at the box's closest point plus the distance
+// to the box, computed in double so that it cannot overflow for any finite p,
+// and saturated to +-FLT_MAX [m].
+float sdf_distance(const SdfGridView& field, Vec3 p);
 
 }  // namespace pbf

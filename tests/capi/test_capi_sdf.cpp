@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <pbf/pbf.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -34,8 +35,10 @@ using SdfPtr = std::unique_ptr<pbf_sdf, SdfDeleter>;
 std::string temp(const std::string& name) { return ::testing::TempDir() + "/" + name; }
 
 // A cube of side 0.4 m centred at the origin, as an OBJ file.
+// One file per test: ctest runs the tests in parallel, and each removes its file.
 std::string write_cube_obj() {
-  const std::string path = temp("cube.obj");
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string path = temp("cube_" + test + ".obj");
   std::ofstream out(path);
   out << "v -0.2 -0.2 -0.2\nv 0.2 -0.2 -0.2\nv -0.2 0.2 -0.2\nv 0.2 0.2 -0.2\n"
          "v -0.2 -0.2 0.2\nv 0.2 -0.2 0.2\nv -0.2 0.2 0.2\nv 0.2 0.2 0.2\n"
@@ -429,6 +432,67 @@ TEST_F(CApiSdfSolver, SurfaceSamplingErrorsNameTheArgumentAndAddNothing) {
   ASSERT_EQ(pbf_solver_add_sdf_boundary_particles(projective.get(), ball.get(), nullptr, nullptr, &added), PBF_OK)
       << pbf_last_error();
   EXPECT_GT(added, 0u) << "Projective Fluids takes boundary particles too";
+}
+
+// Issue #16: a cell of FLT_MAX put the grid's origin at -Inf (every value Inf, the distance NaN), and
+// one of FLT_MIN made a point 1e15 m away infinitely many cells out.
+TEST(CApiSdf, ACellOutsideItsRangeIsRefusedAndItsEndsGiveFiniteFields) {
+  pbf_sdf* out = reinterpret_cast<pbf_sdf*>(0x1);
+  const float half[3] = {0.2f, 0.2f, 0.2f};
+  for (float cell : {FLT_MAX, 1e37f, 2e6f, 5e-7f, FLT_MIN})
+    expect_refused(pbf_sdf_box(half, cell, &out), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_box", "cell");
+  expect_refused(pbf_sdf_sphere(0.2f, 1e37f, &out), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_sphere", "cell");
+  expect_refused(pbf_sdf_sphere(FLT_MIN, FLT_MIN, &out), PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_sphere", "cell");
+  EXPECT_EQ(out, nullptr);
+  // The ends of the range, on solids far smaller than a cell: every value and distance finite.
+  for (float cell : {1e6f, 1e-6f}) {
+    const SdfPtr s = sphere(FLT_MIN, cell);
+    ASSERT_TRUE(s);
+    for (float v : values_of(s.get())) ASSERT_TRUE(std::isfinite(v)) << "cell " << cell;
+    for (float x : {0.0f, 1e15f, -FLT_MAX}) EXPECT_TRUE(std::isfinite(distance(s.get(), x, 0.0f, 0.0f))) << x;
+  }
+}
+
+// A solid built 1e30 m from the origin: its samples' coordinates were all the same float.
+TEST(CApiSdf, AMeshBuiltWhereFloatsCannotResolveItsCellIsRefused) {
+  const std::string cube = write_cube_obj();
+  pbf_sdf* out = reinterpret_cast<pbf_sdf*>(0x1);
+  const float far[3] = {1e30f, 0.0f, 0.0f}, near[3] = {1e3f, 0.0f, 0.0f};
+  expect_refused(pbf_sdf_from_mesh_file(cube.c_str(), nullptr, nullptr, far, 0.05f, 0.0f, &out),
+                 PBF_ERROR_INVALID_ARGUMENT, "pbf_sdf_from_mesh_file", "2^20 cells");
+  EXPECT_EQ(out, nullptr);
+  ASSERT_EQ(pbf_sdf_from_mesh_file(cube.c_str(), nullptr, nullptr, near, 0.05f, 0.0f, &out), PBF_OK)
+      << pbf_last_error();
+  const SdfPtr placed(out);
+  // 0.1 m beyond a face, to float's step at 1e3 m (6e-5 m) and the samples' rounding.
+  EXPECT_NEAR(distance(placed.get(), 1e3f + 0.3f, 0.0f, 0.0f), 0.1f, 5e-4f);
+  std::remove(cube.c_str());
+}
+
+// Issue #16: outside the grid the distance to its box was squared in float, +Inf beyond about 1e19 m.
+TEST(CApiSdf, TheDistanceFarFromTheGridIsFinite) {
+  const SdfPtr s = sphere(0.25f, 0.05f);
+  EXPECT_FLOAT_EQ(distance(s.get(), 1e20f, 0.0f, 0.0f), 1e20f);
+  EXPECT_FLOAT_EQ(distance(s.get(), 0.0f, -1e30f, 1e30f), std::sqrt(2.0f) * 1e30f);
+  // Beyond FLT_MAX: saturated.
+  EXPECT_EQ(distance(s.get(), -FLT_MAX, 0.0f, 0.0f), FLT_MAX);
+  EXPECT_EQ(distance(s.get(), FLT_MAX, FLT_MAX, -FLT_MAX), FLT_MAX);
+  // Inside the grid, as before: trilinear between exact samples.
+  EXPECT_NEAR(distance(s.get(), 0.4f, 0.0f, 0.0f), 0.15f, 1e-6f);
+}
+
+// Issue #16: the whole surface was walked before the samples near the domain were kept; a sphere of
+// 50 m at 0.02 m spacing was refused as too many lattice points (and smaller ones took seconds).
+TEST_F(CApiSdfSolver, ASolidMuchLargerThanTheDomainIsSampledWhereItMeetsIt) {
+  const SdfPtr ball = sphere(50.0f, 0.5f);
+  const float at[3] = {0.5f, 0.5f, -49.7f};  // its top at z = 0.3 m, nearly flat across the domain
+  size_t added = 0;
+  ASSERT_EQ(pbf_solver_add_sdf_boundary_particles(solver_.get(), ball.get(), nullptr, at, &added), PBF_OK)
+      << pbf_last_error();
+  // About one sample per spacing^2 of the cap within a kernel radius (0.04 m) of the domain [0, 1]^3.
+  const double area = 1.08 * 1.08 / (0.02 * 0.02);
+  EXPECT_GT(double(added), 0.8 * area);
+  EXPECT_LT(double(added), 1.6 * area);
 }
 
 }  // namespace
