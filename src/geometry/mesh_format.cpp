@@ -365,8 +365,8 @@ void check_off(const std::string& path, const char* data, size_t size) {
   const char* p = data;
   const char* end = data + size;
   const char* header_end = data + std::min(size, kMaxMeshHeaderBytes);
-  // Header words, skipping white space and '#' comments to the end of their line.
-  auto next_word = [&](std::pair<const char*, const char*>& w) {
+  // Skips white space and '#' comments to the end of their line.
+  auto skip_blanks_and_comments = [&] {
     while (true) {
       while (p < end && is_space(*p)) ++p;
       if (p < end && *p == '#') {
@@ -375,6 +375,9 @@ void check_off(const std::string& path, const char* data, size_t size) {
       }
       break;
     }
+  };
+  auto next_word = [&](std::pair<const char*, const char*>& w) {
+    skip_blanks_and_comments();
     if (p >= header_end) return false;
     w.first = p;
     while (p < end && !is_space(*p) && *p != '#') ++p;
@@ -412,14 +415,7 @@ void check_off(const std::string& path, const char* data, size_t size) {
   // The body as Assimp reads it: line ends (and comment lines) after the
   // counts are skipped, then one line per vertex and per face; runs of line
   // ends count as one.
-  while (true) {
-    while (p < end && is_space(*p)) ++p;
-    if (p < end && *p == '#') {
-      while (p < end && *p != '\n') ++p;
-      continue;
-    }
-    break;
-  }
+  skip_blanks_and_comments();
   auto is_line_end = [](char c) { return c == '\n' || c == '\r' || c == '\f'; };
   uint64_t line_number = 0;
   auto next_line = [&](const char*& first, const char*& last) {

@@ -28,6 +28,18 @@ namespace {
 
 void check(pbf_status status) { pbf_bench::check(status, "bench_step"); }
 
+// Whether `backend` runs here; if not, marks the benchmark skipped (its loop run empty, as
+// Google Benchmark asks).
+bool usable(benchmark::State& state, pbf_backend backend) {
+  int available = 0;
+  check(pbf_backend_available(backend, &available));
+  if (available) return true;
+  state.SkipWithError("backend not usable on this machine");
+  for (auto _ : state) {
+  }
+  return false;
+}
+
 // A cube of water of `particles` (rounded to a cube number) at 2.5 cm
 // spacing in the corner of a box 4 x 3 x 1.5 times the cube's side.
 // `graphs`: -1 leaves PBF_CUDA_GRAPHS as it is, 0 or 1 sets it for this solver.
@@ -36,14 +48,7 @@ void dam_break_step(benchmark::State& state, bool walls, int graphs = -1, uint32
   const float spacing = 0.025f;
   const float block = side * spacing;
   const pbf_solver_desc desc = pbf_bench::dam_break_desc(static_cast<pbf_backend>(state.range(1)), side, spacing);
-  int available = 0;
-  check(pbf_backend_available(desc.backend, &available));
-  if (!available) {
-    state.SkipWithError("backend not usable on this machine");
-    for (auto _ : state) {
-    }
-    return;
-  }
+  if (!usable(state, desc.backend)) return;
   pbf_solver* solver = nullptr;
   if (graphs >= 0) setenv("PBF_CUDA_GRAPHS", graphs ? "1" : "0", 1);  // read when the solver is created
   check(pbf_solver_create(&desc, &solver));
@@ -100,14 +105,7 @@ void BM_CoincidentStep(benchmark::State& state) {
   pbf_solver_desc desc = pbf_solver_desc_default();
   desc.backend = static_cast<pbf_backend>(state.range(1));
   desc.max_particles = static_cast<uint32_t>(state.range(0));
-  int available = 0;
-  check(pbf_backend_available(desc.backend, &available));
-  if (!available) {
-    state.SkipWithError("backend not usable on this machine");
-    for (auto _ : state) {
-    }
-    return;
-  }
+  if (!usable(state, desc.backend)) return;
   pbf_solver* solver = nullptr;
   check(pbf_solver_create(&desc, &solver));
   const size_t n = static_cast<size_t>(state.range(0));
