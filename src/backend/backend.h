@@ -20,7 +20,10 @@ namespace pbf {
 enum class Field { Position, Velocity, Density };
 
 // Everything a stage needs besides the particles. Planes start with the six
-// walls of the domain box, then the user's planes.
+// walls of the domain box, then the user's planes; those from
+// `density_planes_first` on add the density of the solid behind them
+// (solver/boundary/wall_density.h): 6 when boundary particles sample the
+// domain's walls, 0 otherwise.
 // Obstacles: obstacle k has the field the backend was given as fields[k] by
 // set_obstacle_fields() and the pose obstacle_poses[k] for this substep.
 struct StepContext {
@@ -28,6 +31,7 @@ struct StepContext {
   ProjectiveConstants projective;  // Projective Fluids substeps only
   const Plane* planes;
   uint32_t plane_count;
+  uint32_t density_planes_first;
   const ObstaclePose* obstacle_poses;
   uint32_t obstacle_count;
 };

@@ -308,6 +308,7 @@ size_t Solver::add_domain_boundary_particles() {
   const std::vector<Vec3> walls =
       sample_domain_walls(config_, kMaxBoundaryParticles - std::min(kMaxBoundaryParticles, boundary_.size()));
   append_boundary(walls.data(), walls.size(), kStaticBoundary);
+  if (!walls.empty()) domain_walls_sampled_ = true;
   return walls.size();
 }
 
@@ -315,6 +316,7 @@ void Solver::clear_boundary_particles() {
   backend_->set_boundary_particles(nullptr, nullptr, nullptr, 0);
   boundary_.clear();
   boundary_body_.clear();
+  domain_walls_sampled_ = false;
 }
 
 void Solver::pose_obstacles(float s0, float s1, ObstaclePose* out) const {
@@ -357,6 +359,7 @@ void Solver::step(float dt, uint32_t substeps) {
     ctx.constants = make_pbf_constants(config_, params_, dt / static_cast<float>(substeps));
     ctx.planes = planes_.data();
     ctx.plane_count = static_cast<uint32_t>(planes_.size());
+    ctx.density_planes_first = domain_walls_sampled_ ? kDomainWalls : 0u;
     ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
     // Every substep's poses at once, so that a backend can record the whole step.
     const size_t count = obstacles_.size();
@@ -381,6 +384,7 @@ void Solver::step_projective(float dt, uint32_t substeps) {
     StepContext ctx{};
     ctx.planes = planes_.data();
     ctx.plane_count = static_cast<uint32_t>(planes_.size());
+    ctx.density_planes_first = domain_walls_sampled_ ? kDomainWalls : 0u;
     ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
     obstacle_poses_.resize(obstacles_.size());
     ctx.obstacle_poses = obstacle_poses_.data();

@@ -130,6 +130,9 @@ class Solver {
   // obstacle's frame of attached ones; and each one's body (kStaticBoundary or the obstacle's index).
   std::vector<Vec3> boundary_;
   std::vector<uint32_t> boundary_body_;
+  // Whether boundary particles sample the domain's walls: their planes then
+  // add no density of their own (solver/boundary/wall_density.h).
+  bool domain_walls_sampled_ = false;
   // Makes `samples` with their `bodies` the boundary set, on the backend first.
   void replace_boundary(std::vector<Vec3>&& samples, std::vector<uint32_t>&& bodies);
   void require_boundary_room(size_t n) const;

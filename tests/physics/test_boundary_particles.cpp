@@ -87,7 +87,14 @@ TEST_P(BoundaryTank, SettlesAtRestDensityIncludingTheLayerAtTheWalls) {
   ASSERT_GT(with.floor_count, 300u);
   EXPECT_NEAR(with.floor_density, 1000.0, 10.0);
   EXPECT_LT(with.wall_error, 0.01);
-  EXPECT_LT(without.floor_density, 950.0);  // the missing half kernel, for comparison
+  // Without samples the planes of the domain add the solid's density
+  // themselves (solver/boundary/wall_density.h): the floor layer used to sit
+  // at about 900 kg/m^3, missing half its kernel.
+  EXPECT_LT(without.stats.avg_density_error, 0.01f);
+  EXPECT_LT(without.stats.max_speed, 0.5f);
+  ASSERT_GT(without.floor_count, 300u);
+  EXPECT_NEAR(without.floor_density, 1000.0, 10.0);
+  EXPECT_LT(without.wall_error, 0.01);
 }
 
 PBF_EVERY_BACKEND(BoundaryTank);

@@ -368,9 +368,10 @@ void CpuBackend::solve_density(const StepContext& ctx) {
   const NeighborLists nb = neighbor_lists();
   const Obstacle* obstacles = obstacles_for(ctx);
   const BoundarySamples boundary = boundary_samples();
-  for_each_particle([&](uint32_t i) { density_lambda(c, i, nb, xp_.data(), boundary, rho_[i], lambda_[i]); });
+  const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  for_each_particle([&](uint32_t i) { density_lambda(c, i, nb, xp_.data(), boundary, walls, rho_[i], lambda_[i]); });
   for_each_particle([&](uint32_t i) {
-    const Vec3 moved = xp_[i] + position_correction(c, i, nb, xp_.data(), lambda_.data(), boundary);
+    const Vec3 moved = xp_[i] + position_correction(c, i, nb, xp_.data(), lambda_.data(), boundary, walls);
     scratch_b_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x_[i]);
   });
   xp_.swap(scratch_b_);
@@ -380,10 +381,11 @@ void CpuBackend::update_velocities(const StepContext& ctx) {
   const PbfConstants& c = ctx.constants;
   const NeighborLists nb = neighbor_lists();
   const BoundarySamples boundary = boundary_samples();
+  const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
   for_each_particle([&](uint32_t i) {
     v_[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x_[i], xp_[i], v_[i]);
     x_[i] = xp_[i];
-    rho_[i] = density(c, i, nb, xp_.data(), boundary);
+    rho_[i] = density(c, i, nb, xp_.data(), boundary, walls);
   });
 }
 
@@ -466,8 +468,9 @@ float CpuBackend::projective_local_step(const StepContext& ctx, float* max_compr
   for_each_particle([&](uint32_t i) { pf_touching_[i] = touches_wall(ctx.planes, ctx.plane_count, contact, xp_[i]); });
   const ProjectionWalls walls{ctx.planes, ctx.plane_count, contact, pf_touching_.data()};
   const BoundarySamples boundary = boundary_samples();
+  const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
   for_each_particle([&](uint32_t i) {
-    const Projection p = project_density_constraint(c, i, nb, boundary, walls, xp_.data(),
+    const Projection p = project_density_constraint(c, i, nb, boundary, solid, walls, xp_.data(),
                                                     pf_disp_.data() + static_cast<size_t>(i) * c.slots);
     pf_compression_[i] = p.compression;
     pf_active_[i] = p.steps > 0 ? 1 : 0;
@@ -486,11 +489,12 @@ void CpuBackend::projective_global_step(const StepContext& ctx, uint32_t max_ite
   const ProjectiveConstants& c = ctx.projective;
   const NeighborLists nb = neighbor_lists();
   const BoundarySamples boundary = boundary_samples();
+  const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
   // Conjugate gradients (Shewchuk 1994) with the Jacobi preconditioner on
   // A delta = r0 for the correction delta of the current iterate; A is
   // applied row by row, never stored.
   for_each_particle([&](uint32_t l) {
-    global_row(c, l, nb, pf_back_.data(), boundary, pf_s_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(),
+    global_row(c, l, nb, pf_back_.data(), boundary, solid, pf_s_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(),
                pf_r_[l], pf_diag_[l]);
     pf_delta_[l] = Vec3{0.0f, 0.0f, 0.0f};
     pf_p_[l] = pf_r_[l] * (1.0f / pf_diag_[l]);
@@ -537,7 +541,9 @@ void CpuBackend::projective_update_velocities(const StepContext& ctx) {
     x_[i] = xp_[i];
   });
   const BoundarySamples boundary = boundary_samples();
-  for_each_particle([&](uint32_t i) { rho_[i] = cubic_density(ctx.projective, i, nb, boundary, xp_.data()); });
+  const DensityWalls solid =
+      projective_density_walls(ctx.projective, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  for_each_particle([&](uint32_t i) { rho_[i] = cubic_density(ctx.projective, i, nb, boundary, solid, xp_.data()); });
 }
 
 }  // namespace pbf

@@ -27,6 +27,7 @@ constexpr size_t kMaxPlaneSet = kDomainWalls + kMaxPlanes;
 struct PlaneSet {
   Plane plane[kMaxPlaneSet];
   uint32_t count;
+  uint32_t density_first;  // StepContext::density_planes_first
 };
 
 PlaneSet plane_set(const StepContext& ctx) {
@@ -34,6 +35,7 @@ PlaneSet plane_set(const StepContext& ctx) {
   PlaneSet s{};
   for (uint32_t k = 0; k < ctx.plane_count; ++k) s.plane[k] = ctx.planes[k];
   s.count = ctx.plane_count;
+  s.density_first = ctx.density_planes_first;
   return s;
 }
 
@@ -107,12 +109,13 @@ __global__ void k_neighbors(size_t n, GridSpec grid, const uint32_t* start, cons
   if (overflow) atomicAdd(overflows, 1u);
 }
 
-__global__ void k_density_lambda(size_t n, PbfConstants c, NeighborLists nb, BoundarySamples boundary,
-                                 const Vec3* xp, float* rho, float* lambda) {
+__global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
+                                 BoundarySamples boundary, const Vec3* xp, float* rho, float* lambda) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   float r, l;
-  density_lambda(c, static_cast<uint32_t>(i), nb, xp, boundary, r, l);
+  const DensityWalls walls = pbf_density_walls(c, planes.plane, planes.count, planes.density_first);
+  density_lambda(c, static_cast<uint32_t>(i), nb, xp, boundary, walls, r, l);
   rho[i] = r;
   lambda[i] = l;
 }
@@ -122,7 +125,8 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
                           const float* lambda, const Vec3* x, Vec3* out) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  const Vec3 moved = xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda, boundary);
+  const DensityWalls walls = pbf_density_walls(c, planes.plane, planes.count, planes.density_first);
+  const Vec3 moved = xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda, boundary, walls);
   out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i]);
 }
 
@@ -132,7 +136,8 @@ __global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, Nei
   if (i >= n) return;
   v[i] = updated_velocity(c, planes.plane, planes.count, x[i], xp[i], v[i]);
   x[i] = xp[i];
-  rho[i] = density(c, static_cast<uint32_t>(i), nb, xp, boundary);
+  rho[i] = density(c, static_cast<uint32_t>(i), nb, xp, boundary,
+                   pbf_density_walls(c, planes.plane, planes.count, planes.density_first));
 }
 
 __global__ void k_boundary_near(size_t n, BoundarySamples boundary, float reach, const Vec3* xp, uint8_t* near) {
@@ -260,8 +265,9 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
   float e = 0.0f;
   if (i < n) {
     const ProjectionWalls walls{planes.plane, planes.count, contact, touching};
-    const Projection p =
-        project_density_constraint(c, static_cast<uint32_t>(i), nb, boundary, walls, xp, disp + i * c.slots);
+    const DensityWalls solid = projective_density_walls(c, planes.plane, planes.count, planes.density_first);
+    const Projection p = project_density_constraint(c, static_cast<uint32_t>(i), nb, boundary, solid, walls, xp,
+                                                    disp + i * c.slots);
     active[i] = p.steps > 0 ? 1 : 0;
     rho[i] = p.density;
     e = p.compression;
@@ -269,7 +275,8 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
   block_reduce(e, e, partials, partial_max);
 }
 
-__global__ void k_pf_rows(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary, const Vec3* s,
+__global__ void k_pf_rows(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary,
+                          PlaneSet planes, const Vec3* s,
                           const Vec3* xp, const Vec3* disp, const uint8_t* active, Vec3* r, float* diag, Vec3* delta,
                           Vec3* p, double* partials) {
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
@@ -277,7 +284,8 @@ __global__ void k_pf_rows(size_t n, ProjectiveConstants c, NeighborLists nb, Bou
   if (l < n) {
     Vec3 row;
     float d;
-    global_row(c, static_cast<uint32_t>(l), nb, nullptr, boundary, s, xp, disp, active, row, d);  // slots by search
+    const DensityWalls solid = projective_density_walls(c, planes.plane, planes.count, planes.density_first);
+    global_row(c, static_cast<uint32_t>(l), nb, nullptr, boundary, solid, s, xp, disp, active, row, d);  // slots by search
     r[l] = row;
     diag[l] = d;
     delta[l] = Vec3{0.0f, 0.0f, 0.0f};
@@ -342,10 +350,12 @@ __global__ void k_pf_velocity(size_t n, PbfConstants c, PlaneSet planes, Vec3* x
   x[i] = xp[i];
 }
 
-__global__ void k_pf_density(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary,
-                             const Vec3* xp, float* rho) {
+__global__ void k_pf_density(size_t n, ProjectiveConstants c, PlaneSet planes, NeighborLists nb,
+                             BoundarySamples boundary, const Vec3* xp, float* rho) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) rho[i] = cubic_density(c, static_cast<uint32_t>(i), nb, boundary, xp);
+  if (i >= n) return;
+  const DensityWalls solid = projective_density_walls(c, planes.plane, planes.count, planes.density_first);
+  rho[i] = cubic_density(c, static_cast<uint32_t>(i), nb, boundary, solid, xp);
 }
 
 void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); }
@@ -929,8 +939,8 @@ void CudaBackend::solve_density(const StepContext& ctx) {
   const unsigned b = blocks_for(n_);
   const NeighborLists nb = neighbor_lists();
   const BoundarySamples boundary = boundary_samples();
-  k_density_lambda<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, nb, boundary, xp_.data(), rho_.data(),
-                                              lambda_.data());
+  k_density_lambda<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), nb, boundary, xp_.data(),
+                                              rho_.data(), lambda_.data());
   check_launch("k_density_lambda");
   const Obstacle* obstacles = obstacles_for(ctx);
   k_correct<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), obstacles, ctx.obstacle_count, nb,
@@ -1173,7 +1183,8 @@ void CudaBackend::projective_global_step(const StepContext& ctx, uint32_t max_it
                                          uint32_t* iterations, float* residual) {
   use_device();
   const unsigned b = blocks_for(n_);
-  k_pf_rows<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), boundary_samples(), pf_s_.data(),
+  k_pf_rows<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), boundary_samples(), plane_set(ctx),
+                                        pf_s_.data(),
                                         xp_.data(), pf_disp_.data(), pf_active_.data(), pf_r_.data(), pf_diag_.data(),
                                         pf_delta_.data(), pf_p_.data(), pf_partials_.data());
   check_launch("k_pf_rows");
@@ -1217,8 +1228,8 @@ void CudaBackend::projective_update_velocities(const StepContext& ctx) {
   const unsigned b = blocks_for(n_);
   k_pf_velocity<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), x_.data(), xp_.data(), v_.data());
   check_launch("k_pf_velocity");
-  k_pf_density<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), boundary_samples(), xp_.data(),
-                                           rho_.data());
+  k_pf_density<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, plane_set(ctx), neighbor_lists(), boundary_samples(),
+                                           xp_.data(), rho_.data());
   check_launch("k_pf_density");
   finish("projective_update_velocities");
 }

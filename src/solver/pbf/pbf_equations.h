@@ -13,6 +13,7 @@
 #include "core/obstacle.h"
 #include "core/sph_kernels.h"
 #include "solver/boundary/boundary_equations.h"
+#include "solver/boundary/wall_density.h"
 
 namespace pbf {
 
@@ -24,6 +25,7 @@ struct PbfConstants {
   float inv_rest_density;   // 1 / rho0
   float mass_over_rho0;     // m / rho0 [m^3]: the volume of a particle at rest
   float particle_radius;    // half the spacing: how far particles stay from walls [m]
+  float wall_calibration;   // DensityWalls::calibration of Poly6
   float cfm;                // epsilon of eq. 11 [1/m^2]
   float scorr_scale;        // k of eq. 13 divided by the rest gradient norm [m^2]
   float scorr_inv_wdq;      // 1 / W(dq)
@@ -88,6 +90,8 @@ inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfPara
   c.inv_rest_density = 1.0f / config.rest_density;
   c.mass_over_rho0 = c.mass * c.inv_rest_density;
   c.particle_radius = 0.5f * config.particle_spacing;
+  c.wall_calibration = static_cast<float>(wall_calibration(
+      config.particle_spacing, config.kernel_radius, [&](float r2) { return poly6(c.kernel, r2); }, poly6_half_space));
   // sum_k |grad_k C_i|^2 of a particle at rest (eq. 8-9): the sum of
   // gradients vanishes by symmetry, leaving the neighbour terms.
   const double v = c.mass_over_rho0;
@@ -181,12 +185,23 @@ PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
   return c.mass * sum;
 }
 
-// The density with static boundary samples (Akinci et al. 2012, eq. 6):
-// rho_i = m sum_j W_ij + sum_b psi_b W_ib.
+// The planes of a substep that add density: those from `first` on (the
+// solver leaves out the domain's walls when boundary particles sample them).
+PBF_HD DensityWalls pbf_density_walls(const PbfConstants& c, const Plane* planes, uint32_t count, uint32_t first) {
+  return DensityWalls{planes + first, count > first ? count - first : 0u, c.rest_density, c.wall_calibration,
+                      1.0f / c.kernel.h};
+}
+
+// The density with static boundary samples (Akinci et al. 2012, eq. 6) and
+// plane walls (wall_density.h): rho_i = m sum_j W_ij + sum_b psi_b W_ib + rho_walls.
 PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
-                     const BoundarySamples& boundary) {
-  const float rho = density(c, i, nb, x);
-  return boundary_scan(boundary, i) ? rho + boundary_density(c.kernel, boundary, x[i]) : rho;
+                     const BoundarySamples& boundary, const DensityWalls& walls) {
+  float rho = density(c, i, nb, x);
+  if (boundary_scan(boundary, i)) rho += boundary_density(c.kernel, boundary, x[i]);
+  float rho_w;
+  Vec3 unused;
+  wall_density_gradient<false>(walls, x[i], rho_w, unused);
+  return rho + rho_w;
 }
 
 // The Spiky gradient grad_i W(x_i - x_j) of the pair (i, j), r = x_i - x_j.
@@ -215,9 +230,11 @@ PBF_HD Vec3 pair_gradient(const KernelConstants& k, Vec3 r, float r2, uint32_t i
 // With boundary samples (Akinci et al. 2012) the density gains
 // sum_b psi_b W_ib and the gradient with respect to x_i gains
 // (1/rho0) sum_b psi_b grad W_ib; the samples do not move, so they add no
-// gradient of their own to the denominator.
+// gradient of their own to the denominator. Plane walls (wall_density.h)
+// add their density and gradient the same way.
 PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
-                           const BoundarySamples& boundary, float& rho_out, float& lambda_out) {
+                           const BoundarySamples& boundary, const DensityWalls& walls, float& rho_out,
+                           float& lambda_out) {
   const Vec3 xi = x[i];
   float sum_w = poly6(c.kernel, 0.0f);
   Vec3 grad_i{0.0f, 0.0f, 0.0f};
@@ -238,17 +255,21 @@ PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborList
     boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
     grad_i += grad_b * c.inv_rest_density;
   }
-  const float rho = c.mass * sum_w + rho_b;
+  float rho_w;
+  Vec3 grad_w;
+  wall_density_gradient<false>(walls, xi, rho_w, grad_w);
+  grad_i += grad_w * c.inv_rest_density;
+  const float rho = c.mass * sum_w + rho_b + rho_w;
   float constraint = rho * c.inv_rest_density - 1.0f;
   if (c.unilateral && constraint < 0.0f) constraint = 0.0f;
   rho_out = rho;
   lambda_out = -constraint / (sum_grad2 + length_squared(grad_i) + c.cfm);
 }
 
-// Density and lambda without boundary samples.
+// Density and lambda without boundary samples or walls.
 PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
                            float& rho_out, float& lambda_out) {
-  density_lambda(c, i, nb, x, BoundarySamples{}, rho_out, lambda_out);
+  density_lambda(c, i, nb, x, BoundarySamples{}, DensityWalls{}, rho_out, lambda_out);
 }
 
 // Artificial pressure s_corr = -k (W(r) / W(dq))^n (eq. 13), in units of lambda.
@@ -276,18 +297,24 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
   return dp * c.mass_over_rho0;
 }
 
-// Position correction with static boundary samples: the fluid part of eq. 12
-// plus the step along the boundary part of grad_i C_i,
-// (lambda_i / rho0) sum_b psi_b grad W_ib. A sample has no lambda of its own
-// and does not move, so the pair is not symmetrised and gets no s_corr.
+// Position correction with static boundary samples and plane walls: the
+// fluid part of eq. 12 plus the step along the boundary part of grad_i C_i,
+// (lambda_i / rho0) (sum_b psi_b grad W_ib + grad rho_walls). A sample or a
+// wall has no lambda of its own and does not move, so the pair is not
+// symmetrised and gets no s_corr.
 PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
-                                const float* lambda, const BoundarySamples& boundary) {
+                                const float* lambda, const BoundarySamples& boundary, const DensityWalls& walls) {
   Vec3 dp = position_correction(c, i, nb, x, lambda);
-  if (!boundary_scan(boundary, i)) return dp;
-  float rho_b;
-  Vec3 grad_b;
-  boundary_density_gradient(c.kernel, boundary, x[i], rho_b, grad_b);
-  return dp + grad_b * (lambda[i] * c.inv_rest_density);
+  float rho_w;
+  Vec3 grad;
+  wall_density_gradient<false>(walls, x[i], rho_w, grad);
+  if (boundary_scan(boundary, i)) {
+    float rho_b;
+    Vec3 grad_b;
+    boundary_density_gradient(c.kernel, boundary, x[i], rho_b, grad_b);
+    grad += grad_b;
+  }
+  return dp + grad * (lambda[i] * c.inv_rest_density);
 }
 
 // Algorithm 1, line 21: v = (x* - x) / dt, then restitution against every

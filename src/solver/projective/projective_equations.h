@@ -36,6 +36,8 @@ struct ProjectiveConstants {
   uint32_t slots;           // displacement slots per constraint: max_neighbors + 1 (itself first)
   float max_projection;     // longest displacement of one Newton step (half a spacing) [m]
   float rest_members;       // constraints holding a particle inside the rest lattice (global_row())
+  float rest_density;       // rho0 [kg/m^3]
+  float wall_calibration;   // DensityWalls::calibration of the cubic spline
 };
 
 inline ProjectiveConstants make_projective_constants(const SolverConfig& config, const PbfParams& p, float dt) {
@@ -50,7 +52,17 @@ inline ProjectiveConstants make_projective_constants(const SolverConfig& config,
   c.slots = config.max_neighbors + 1;
   c.max_projection = 0.5f * config.particle_spacing;
   c.rest_members = static_cast<float>(lattice_points_within(config.particle_spacing, config.kernel_radius));
+  c.rest_density = config.rest_density;
+  c.wall_calibration = static_cast<float>(wall_calibration(
+      config.particle_spacing, config.kernel_radius, [&](float r2) { return cubic(c.kernel, r2); }, cubic_half_space));
   return c;
+}
+
+// The planes of a substep that add density (as pbf_density_walls()).
+PBF_HD DensityWalls projective_density_walls(const ProjectiveConstants& c, const Plane* planes, uint32_t count,
+                                             uint32_t first) {
+  return DensityWalls{planes + first, count > first ? count - first : 0u, c.rest_density, c.wall_calibration,
+                      c.kernel.inv_h};
 }
 
 // The cubic spline gradient grad_i W(x_i - x_j) of the pair (i, j). Where
@@ -65,9 +77,10 @@ PBF_HD Vec3 cubic_pair_gradient(const CubicKernel& k, Vec3 r, float r2, uint32_t
   return u * ((2.0f * k.sigma * k.inv_h) / len);
 }
 
-// SPH density with the cubic spline (eq. 7), self term and boundary samples included.
+// SPH density with the cubic spline (eq. 7), self term, boundary samples and
+// plane walls included.
 PBF_HD float cubic_density(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
-                           const BoundarySamples& boundary, const Vec3* x) {
+                           const BoundarySamples& boundary, const DensityWalls& walls, const Vec3* x) {
   const Vec3 xi = x[i];
   float sum = cubic(c.kernel, 0.0f);
   const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
@@ -77,7 +90,10 @@ PBF_HD float cubic_density(const ProjectiveConstants& c, uint32_t i, const Neigh
     Vec3 unused;
     boundary_density_gradient(c.kernel, boundary, xi, rho_b, unused);
   }
-  return c.mass * sum + rho_b;
+  float rho_w;
+  Vec3 unused_w;
+  wall_density_gradient<true>(walls, xi, rho_w, unused_w);
+  return c.mass * sum + rho_b + rho_w;
 }
 
 // What the local step found for one constraint.
@@ -130,14 +146,15 @@ PBF_HD Vec3 along_walls(const ProjectionWalls& w, uint32_t j, Vec3 at, Vec3 u) {
 // rests on a wall does not move into it (along_walls()): the rest of the
 // constraint then moves further, and the global step does not average the
 // projection with a correction that the walls' collisions would undo.
-// Boundary samples near particle i add their density to C_i and, since they
-// do not move, their gradient to particle i's direction only.
+// Boundary samples near particle i and the planes' walls (`solid`,
+// wall_density.h) add their density to C_i and, since they do not move,
+// their gradient to particle i's direction only.
 // Writes the displacements p - S_i x to d[0] (particle i) and d[1 + k] (its
 // k-th neighbour); a constraint that is not compressed is already on its
 // manifold and gets zero displacements.
 PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
-                                             const BoundarySamples& boundary, const ProjectionWalls& walls,
-                                             const Vec3* x, Vec3* d) {
+                                             const BoundarySamples& boundary, const DensityWalls& solid,
+                                             const ProjectionWalls& walls, const Vec3* x, Vec3* d) {
   const uint32_t n = nb.count[i];
   const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
   const Vec3 xi = x[i];
@@ -156,6 +173,13 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
       boundary_density_gradient(c.kernel, boundary, pi, rho_b, grad_b);
       constraint += rho_b * inv_rho0;
       grad_i = grad_b * inv_rho0;
+    }
+    {
+      float rho_w;
+      Vec3 grad_w;
+      wall_density_gradient<true>(solid, pi, rho_w, grad_w);
+      constraint += rho_w * inv_rho0;
+      grad_i += grad_w * inv_rho0;
     }
     float grad2 = 0.0f;             // |u|^2
     for (uint32_t k = 0; k < n; ++k) {
@@ -232,8 +256,9 @@ PBF_HD void fill_back_slots(const NeighborLists& nb, uint32_t l, uint32_t* back)
 // and ends the iterations where it started. The paper's weights, kept for
 // satisfied constraints with p = S_i x, would move it a fraction
 // m/dt^2 / (m/dt^2 + w n) ~ 1e-4 of the way there.
-// A particle that boundary samples reach (boundary_scan()) is held, besides,
-// by the constraints of the water the samples stand for. Those are
+// A particle that boundary samples reach (boundary_scan()) or that lies
+// within a kernel radius of a wall that adds density (`solid`) is held,
+// besides, by the constraints of the water the samples or the wall stand for. Those are
 // satisfied: they project to the iterate, as the paper keeps satisfied
 // constraints in the system, so they add to the diagonal and not to the
 // residual, up to the count of a particle inside the rest lattice. They
@@ -246,8 +271,8 @@ PBF_HD void fill_back_slots(const NeighborLists& nb, uint32_t l, uint32_t* back)
 // `back` (optional) holds the slots of fill_back_slots(); null: each is
 // found by binary search.
 PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb, const uint32_t* back,
-                       const BoundarySamples& boundary, const Vec3* s, const Vec3* x, const Vec3* d,
-                       const uint8_t* active, Vec3& residual, float& diagonal) {
+                       const BoundarySamples& boundary, const DensityWalls& solid, const Vec3* s, const Vec3* x,
+                       const Vec3* d, const uint8_t* active, Vec3& residual, float& diagonal) {
   Vec3 pull{0.0f, 0.0f, 0.0f};
   uint32_t members = 0;
   if (active[l]) {
@@ -264,7 +289,8 @@ PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborL
     pull += d[static_cast<size_t>(i) * c.slots + 1 + slot];
   }
   float held = static_cast<float>(members);
-  if (members > 0 && boundary_scan(boundary, l) && held < c.rest_members) held = c.rest_members;
+  if (members > 0 && held < c.rest_members && (boundary_scan(boundary, l) || wall_within(solid, x[l])))
+    held = c.rest_members;
   diagonal = c.inertia + c.stiffness * held;
   residual = members > 0 ? (s[l] - x[l]) * c.inertia + pull * c.stiffness : Vec3{0.0f, 0.0f, 0.0f};
 }

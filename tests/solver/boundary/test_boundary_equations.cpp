@@ -268,9 +268,9 @@ TEST(BoundaryNear, OnlyParticlesWithinReachOfASampleAreMarkedAndUnmarkedOnesSkip
   const pbf::NeighborLists nb{index, count, 1};
   const uint8_t marked[1] = {1}, unmarked[1] = {0};
   b.near = marked;
-  const float with = pbf::density(c, 0, nb, x, b);
+  const float with = pbf::density(c, 0, nb, x, b, pbf::DensityWalls{});
   b.near = unmarked;
-  EXPECT_EQ(pbf::density(c, 0, nb, x, b), pbf::density(c, 0, nb, x));
+  EXPECT_EQ(pbf::density(c, 0, nb, x, b, pbf::DensityWalls{}), pbf::density(c, 0, nb, x));
   EXPECT_GT(with, pbf::density(c, 0, nb, x));
 }
 
@@ -337,25 +337,25 @@ TEST(BoundaryTerms, TheConstraintAndTheCorrectionCarryTheBoundaryTerms) {
   const uint32_t index[1] = {0}, count[1] = {0};
   const pbf::NeighborLists nb{index, count, 1};
   float rho = 0.0f, lambda = 0.0f;
-  pbf::density_lambda(c, 0, nb, x, cloud.b, rho, lambda);
+  pbf::density_lambda(c, 0, nb, x, cloud.b, pbf::DensityWalls{}, rho, lambda);
   float rho_b = 0.0f;
   Vec3 grad_b{};
   pbf::boundary_density_gradient(c.kernel, cloud.b, x[0], rho_b, grad_b);
   const double rho_ref = c.mass * poly6(kRadius, 0.0) + rho_b;
   EXPECT_NEAR(rho, rho_ref, 1e-5 * rho_ref);
-  EXPECT_NEAR(pbf::density(c, 0, nb, x, cloud.b), rho_ref, 1e-5 * rho_ref);
+  EXPECT_NEAR(pbf::density(c, 0, nb, x, cloud.b, pbf::DensityWalls{}), rho_ref, 1e-5 * rho_ref);
   ASSERT_GT(rho_ref, 1000.0);  // compressed, so the unilateral constraint acts
   const Vec3 g = grad_b * c.inv_rest_density;
   const double lambda_ref = -(rho_ref / 1000.0 - 1.0) / (double(dot(g, g)) + c.cfm);
   EXPECT_NEAR(lambda, lambda_ref, 1e-4 * std::fabs(lambda_ref));
   const float lambdas[1] = {lambda};
-  const Vec3 dp = pbf::position_correction(c, 0, nb, x, lambdas, cloud.b);
+  const Vec3 dp = pbf::position_correction(c, 0, nb, x, lambdas, cloud.b, pbf::DensityWalls{});
   EXPECT_NEAR(dp.x, lambda * g.x, 1e-5f * std::fabs(lambda) * length(g));
   EXPECT_NEAR(dp.y, lambda * g.y, 1e-5f * std::fabs(lambda) * length(g));
   EXPECT_NEAR(dp.z, lambda * g.z, 1e-5f * std::fabs(lambda) * length(g));
   // The step lowers the density, to first order by |grad C|^2 lambda rho0.
   const Vec3 moved[1] = {x[0] + dp};
-  EXPECT_LT(pbf::density(c, 0, nb, moved, cloud.b), rho);
+  EXPECT_LT(pbf::density(c, 0, nb, moved, cloud.b, pbf::DensityWalls{}), rho);
 }
 
 // A solver with the walls of its domain sampled, a layer of fluid on its floor

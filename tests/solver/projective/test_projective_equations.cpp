@@ -97,7 +97,7 @@ TEST(ProjectiveLocalStep, NewtonProjectionReachesTheConstraintManifold) {
   for (uint32_t i = 0; i < x.size(); ++i) {
     std::vector<Vec3> d(c.slots);
     const pbf::Projection result =
-        pbf::project_density_constraint(c, i, nb.view(), kNoBoundary, kNoWalls, x.data(), d.data());
+        pbf::project_density_constraint(c, i, nb.view(), kNoBoundary, pbf::DensityWalls{}, kNoWalls, x.data(), d.data());
     const double before = constraint_at(c, i, nb, x, std::vector<Vec3>(c.slots, Vec3{0, 0, 0}));
     EXPECT_NEAR(result.compression, std::max(before, 0.0), 1e-5);
     if (before <= p.newton_tolerance) {
@@ -140,8 +140,8 @@ TEST(ProjectiveLocalStep, MembersRestingOnAWallAreNotPushedIntoIt) {
   for (uint32_t i = 0; i < x.size(); ++i) {
     std::vector<Vec3> d(c.slots), free(c.slots);
     const pbf::Projection with =
-        pbf::project_density_constraint(c, i, nb.view(), kNoBoundary, walls, x.data(), d.data());
-    pbf::project_density_constraint(c, i, nb.view(), kNoBoundary, kNoWalls, x.data(), free.data());
+        pbf::project_density_constraint(c, i, nb.view(), kNoBoundary, pbf::DensityWalls{}, walls, x.data(), d.data());
+    pbf::project_density_constraint(c, i, nb.view(), kNoBoundary, pbf::DensityWalls{}, kNoWalls, x.data(), free.data());
     if (with.steps == 0) continue;
     ++projected;
     EXPECT_LE(constraint_at(c, i, nb, x, d), p.newton_tolerance + 2e-6) << "constraint " << i;
@@ -195,9 +195,9 @@ TEST(ProjectiveLocalStep, BackSlotsAreTheSlotsTheSearchFinds) {
   for (uint32_t l = 0; l < x.size(); ++l) {
     Vec3 searched, looked_up;
     float diagonal_searched, diagonal_looked_up;
-    pbf::global_row(c, l, nb.view(), nullptr, pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(),
+    pbf::global_row(c, l, nb.view(), nullptr, pbf::BoundarySamples{}, pbf::DensityWalls{}, s.data(), x.data(), d.data(), active.data(),
                     searched, diagonal_searched);
-    pbf::global_row(c, l, nb.view(), back.data(), pbf::BoundarySamples{}, s.data(), x.data(), d.data(), active.data(),
+    pbf::global_row(c, l, nb.view(), back.data(), pbf::BoundarySamples{}, pbf::DensityWalls{}, s.data(), x.data(), d.data(), active.data(),
                     looked_up, diagonal_looked_up);
     EXPECT_EQ(std::memcmp(&searched, &looked_up, sizeof(Vec3)), 0) << l;
     EXPECT_EQ(diagonal_searched, diagonal_looked_up) << l;
@@ -265,7 +265,7 @@ TEST_F(ProjectiveGlobalStep, SolutionSatisfiesTheGlobalSystem) {
   for (uint32_t l = 0; l < before_.size(); ++l) {
     Vec3 row;
     float diagonal;
-    pbf::global_row(c, l, nb, nullptr, pbf::BoundarySamples{}, s.data(), before_.data(), d.data(), active.data(), row,
+    pbf::global_row(c, l, nb, nullptr, pbf::BoundarySamples{}, pbf::DensityWalls{}, s.data(), before_.data(), d.data(), active.data(), row,
                     diagonal);
     const Vec3 rest = row - (after_[l] - before_[l]) * diagonal;
     r0 += pbf::length_squared(row);
@@ -296,7 +296,7 @@ class ProjectiveGlobalRow : public ::testing::Test {
   // Row l of the global system with the displacements d_.
   void row(uint32_t l, const std::vector<uint8_t>& active, const pbf::BoundarySamples& boundary, Vec3& residual,
            float& diagonal) const {
-    pbf::global_row(c_, l, nb_.view(), nullptr, boundary, s_.data(), x_.data(), d_.data(), active.data(), residual,
+    pbf::global_row(c_, l, nb_.view(), nullptr, boundary, pbf::DensityWalls{}, s_.data(), x_.data(), d_.data(), active.data(), residual,
                     diagonal);
   }
 
