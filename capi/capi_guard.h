@@ -67,11 +67,4 @@ inline void require_positive(float v, const std::string& name) {
   if (!(v > 0.0f)) reject(PBF_ERROR_INVALID_ARGUMENT, name + " must be > 0, got " + describe(v));
 }
 
-inline void require_struct_size(size_t got, size_t expected, const char* name) {
-  if (got != expected)
-    reject(PBF_ERROR_VERSION_MISMATCH, std::string(name) + "->struct_size is " + describe(got) +
-                                           ", this library knows only " + describe(expected) +
-                                           " (initialise the struct with its *_default() function)");
-}
-
 }  // namespace pbf::capi

@@ -9,6 +9,7 @@
 
 #include "capi/capi_guard.h"
 #include "capi/capi_solver.h"
+#include "capi/capi_struct_size.h"
 #include "io/checkpoint.h"
 #include "io/ply_writer.h"
 #include "pbf/pbf.h"
@@ -100,8 +101,8 @@ bool valid_backend(pbf_backend b) {
 
 bool valid_method(int m) { return m == PBF_METHOD_PBF || m == PBF_METHOD_PROJECTIVE; }
 
+// `d` is in this version's layout (read_struct).
 SolverConfig config_from(const pbf_solver_desc& d) {
-  require_struct_size(d.struct_size, sizeof(pbf_solver_desc), "desc");
   if (!valid_backend(d.backend))
     reject(PBF_ERROR_INVALID_ARGUMENT,
            "desc->backend has the value " + describe(static_cast<int>(d.backend)) + ", not a pbf_backend");
@@ -154,8 +155,8 @@ SolverConfig config_from(const pbf_solver_desc& d) {
   return c;
 }
 
+// `p` is in this version's layout (read_struct).
 PbfParams params_from(const pbf_params& p) {
-  require_struct_size(p.struct_size, sizeof(pbf_params), "params");
   for (int a = 0; a < 3; ++a)
     require_in_range(p.gravity[a], -kMaxGravity, kMaxGravity, "params->gravity[" + std::to_string(a) + "]");
   if (p.iterations < 1 || p.iterations > 100)
@@ -379,7 +380,7 @@ pbf_status pbf_solver_create(const pbf_solver_desc* desc, pbf_solver** out_solve
   return guarded(__func__, [&] {
     require_not_null(desc, "desc");
     require_not_null(out_solver, "out_solver");
-    const SolverConfig config = resolve_config(config_from(*desc));
+    const SolverConfig config = resolve_config(config_from(read_struct(desc, "desc")));
     *out_solver = new pbf_solver(config);
   });
 }
@@ -393,19 +394,20 @@ pbf_status pbf_solver_get_desc(const pbf_solver* solver, pbf_solver_desc* out) {
     require_not_null(solver, "solver");
     require_idle(solver);
     require_not_null(out, "out");
-    require_struct_size(out->struct_size, sizeof(pbf_solver_desc), "out");
     const SolverConfig& c = solver->impl.config();
-    out->backend = static_cast<pbf_backend>(c.backend);
-    out->device_index = c.device_index;
-    out->max_particles = c.max_particles;
-    out->particle_spacing = c.particle_spacing;
-    out->kernel_radius = c.kernel_radius;
-    out->rest_density = c.rest_density;
-    from_vec3(c.domain_min, out->domain_min);
-    from_vec3(c.domain_max, out->domain_max);
-    out->thread_count = c.thread_count;
-    out->max_neighbors = c.max_neighbors;
-    out->method = static_cast<pbf_method>(c.method);
+    write_struct(out, "out", [&](pbf_solver_desc& d) {
+      d.backend = static_cast<pbf_backend>(c.backend);
+      d.device_index = c.device_index;
+      d.max_particles = c.max_particles;
+      d.particle_spacing = c.particle_spacing;
+      d.kernel_radius = c.kernel_radius;
+      d.rest_density = c.rest_density;
+      from_vec3(c.domain_min, d.domain_min);
+      from_vec3(c.domain_max, d.domain_max);
+      d.thread_count = c.thread_count;
+      d.max_neighbors = c.max_neighbors;
+      d.method = static_cast<pbf_method>(c.method);
+    });
   });
 }
 
@@ -423,8 +425,7 @@ pbf_status pbf_solver_get_params(const pbf_solver* solver, pbf_params* out) {
     require_not_null(solver, "solver");
     require_idle(solver);
     require_not_null(out, "out");
-    require_struct_size(out->struct_size, sizeof(pbf_params), "out");
-    copy_params(solver->impl.params(), *out);
+    write_struct(out, "out", [&](pbf_params& p) { copy_params(solver->impl.params(), p); });
   });
 }
 
@@ -433,7 +434,7 @@ pbf_status pbf_solver_set_params(pbf_solver* solver, const pbf_params* params) {
     require_not_null(solver, "solver");
     require_idle(solver);
     require_not_null(params, "params");
-    solver->impl.set_params(params_from(*params));
+    solver->impl.set_params(params_from(read_struct(params, "params")));
   });
 }
 
@@ -804,29 +805,30 @@ pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out) {
     require_not_null(solver, "solver");
     require_idle(solver);
     require_not_null(out, "out");
-    require_struct_size(out->struct_size, sizeof(pbf_stats), "out");
     const StepStats& s = solver->impl.stats();
-    out->particle_count = s.particle_count;
-    out->substeps = s.substeps;
-    out->iterations = s.iterations;
-    out->avg_density_error = s.avg_density_error;
-    out->max_density_error = s.max_density_error;
-    out->avg_neighbors = s.avg_neighbors;
-    out->max_neighbors = s.max_neighbors;
-    out->neighbor_overflows = s.neighbor_overflows;
-    out->max_speed = s.max_speed;
-    out->time_total_ms = s.time_total_ms;
-    out->time_predict_ms = s.time_predict_ms;
-    out->time_grid_ms = s.time_grid_ms;
-    out->time_neighbors_ms = s.time_neighbors_ms;
-    out->time_constraints_ms = s.time_constraints_ms;
-    out->time_velocity_ms = s.time_velocity_ms;
-    out->time_vorticity_viscosity_ms = s.time_vorticity_viscosity_ms;
-    out->local_global_iterations = s.local_global_iterations;
-    out->cg_iterations = s.cg_iterations;
-    out->cg_residual = s.cg_residual;
-    out->min_substep_dt = s.min_substep_dt;
-    out->max_substep_dt = s.max_substep_dt;
+    write_struct(out, "out", [&](pbf_stats& o) {
+      o.particle_count = s.particle_count;
+      o.substeps = s.substeps;
+      o.iterations = s.iterations;
+      o.avg_density_error = s.avg_density_error;
+      o.max_density_error = s.max_density_error;
+      o.avg_neighbors = s.avg_neighbors;
+      o.max_neighbors = s.max_neighbors;
+      o.neighbor_overflows = s.neighbor_overflows;
+      o.max_speed = s.max_speed;
+      o.time_total_ms = s.time_total_ms;
+      o.time_predict_ms = s.time_predict_ms;
+      o.time_grid_ms = s.time_grid_ms;
+      o.time_neighbors_ms = s.time_neighbors_ms;
+      o.time_constraints_ms = s.time_constraints_ms;
+      o.time_velocity_ms = s.time_velocity_ms;
+      o.time_vorticity_viscosity_ms = s.time_vorticity_viscosity_ms;
+      o.local_global_iterations = s.local_global_iterations;
+      o.cg_iterations = s.cg_iterations;
+      o.cg_residual = s.cg_residual;
+      o.min_substep_dt = s.min_substep_dt;
+      o.max_substep_dt = s.max_substep_dt;
+    });
   });
 }
 

@@ -9,11 +9,16 @@
  *  - Every function that can fail returns a pbf_status; results go through
  *    pointer arguments. On failure nothing the caller holds is changed, and
  *    pbf_last_error() returns a message naming the function and the argument.
- *  - Structs passed in carry their size in `struct_size`; obtain them from the
- *    matching `*_default()` initializer. Fields are only ever appended, so a
- *    later version can recognise an older caller by its size; this version
- *    knows only its own sizes and refuses others with
- *    PBF_ERROR_VERSION_MISMATCH.
+ *  - Structs passed in or filled carry their size in `struct_size`; obtain
+ *    them from the matching `*_default()` initializer, which sets the size of
+ *    the struct as this header declares it. Fields are only ever appended,
+ *    and the library accepts the size of every released layout of a struct:
+ *    from an older program's smaller struct it reads only the fields that
+ *    struct holds (the rest take their defaults), and into it it writes no
+ *    byte past its struct_size. Any other size (larger than this header's,
+ *    smaller than the first layout, or ending inside or between the fields of
+ *    a layout) is refused with PBF_ERROR_VERSION_MISMATCH and a message that
+ *    lists the sizes accepted.
  *  - Particles keep the order in which they were added ("user order"),
  *    whatever the solver does internally. Removing particles closes the gap.
  *  - A solver may be used from any thread, but by one thread at a time.
@@ -147,7 +152,8 @@ PBF_API const char* pbf_method_name(pbf_method method);
 
 /** Capacities and the fluid's resolution, fixed for a solver's lifetime. */
 typedef struct pbf_solver_desc {
-  size_t struct_size;        /**< sizeof(pbf_solver_desc); set by pbf_solver_desc_default() */
+  size_t struct_size;        /**< sizeof(pbf_solver_desc); set by pbf_solver_desc_default(). Also
+                                  accepted: the first layout, which ends before `method` */
   pbf_backend backend;       /**< where to run; default PBF_BACKEND_AUTO */
   int32_t device_index;      /**< GPU ordinal for PBF_BACKEND_CUDA, >= 0; default 0 */
   uint32_t max_particles;    /**< capacity, 1 .. 2^28; default 1,000,000. Memory grows with
@@ -210,7 +216,8 @@ static inline pbf_solver_desc pbf_solver_desc_default(void) {
  * relaxation, unilateral, artificial pressure and vorticity do not apply to it.
  */
 typedef struct pbf_params {
-  size_t struct_size;            /**< sizeof(pbf_params); set by pbf_params_default() */
+  size_t struct_size;            /**< sizeof(pbf_params); set by pbf_params_default(). Also accepted:
+                                      the first layout, which ends before `projective_stiffness` */
   float gravity[3];              /**< body acceleration [m/s^2], each -1e6 .. 1e6; default (0, -9.81, 0) */
   uint32_t iterations;           /**< density-constraint iterations per substep, 1 .. 100; default 4 */
   float relaxation;              /**< constraint-force mixing epsilon of eq. 11, as a fraction of the
@@ -317,7 +324,8 @@ static inline pbf_params pbf_params_default(void) {
  * the graph records.
  */
 typedef struct pbf_stats {
-  size_t struct_size;            /**< sizeof(pbf_stats); set by pbf_stats_default() */
+  size_t struct_size;            /**< sizeof(pbf_stats); set by pbf_stats_default(). Also accepted: the
+                                      first layout, which ends before `local_global_iterations` */
   uint32_t particle_count;       /**< particles stepped */
   uint32_t substeps;             /**< substeps the last step took (more than asked for where
                                       adaptive_dt split it) */
@@ -385,19 +393,21 @@ PBF_API pbf_status pbf_solver_destroy(pbf_solver* solver);
 /**
  * Copies the solver's description into *out, with every automatic value
  * resolved: the backend chosen for PBF_BACKEND_AUTO, the kernel radius, the
- * thread count and the neighbour capacity. out->struct_size must be set.
+ * thread count and the neighbour capacity. out->struct_size must be set; no
+ * byte past it is written.
  */
 PBF_API pbf_status pbf_solver_get_desc(const pbf_solver* solver, pbf_solver_desc* out);
 
 /** The mass of one particle [kg], derived from spacing, kernel radius and rest density. */
 PBF_API pbf_status pbf_solver_get_particle_mass(const pbf_solver* solver, float* out_mass);
 
-/** Copies the current parameters into *out. out->struct_size must be set. */
+/** Copies the current parameters into *out. out->struct_size must be set; no byte past it is written. */
 PBF_API pbf_status pbf_solver_get_params(const pbf_solver* solver, pbf_params* out);
 
 /**
  * Replaces all parameters. Every field is checked first; if any is invalid
  * the solver keeps its previous parameters and the message names the field.
+ * Fields that an older layout of `params` lacks are set to their defaults.
  */
 PBF_API pbf_status pbf_solver_set_params(pbf_solver* solver, const pbf_params* params);
 
@@ -690,7 +700,10 @@ PBF_API pbf_status pbf_solver_wait(pbf_solver* solver);
  */
 PBF_API pbf_status pbf_solver_poll(const pbf_solver* solver, int* out_done);
 
-/** Statistics of the last step. out->struct_size must be set (pbf_stats_default()). */
+/**
+ * Statistics of the last step. out->struct_size must be set (pbf_stats_default());
+ * no byte past it is written.
+ */
 PBF_API pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out);
 
 /* ------------------------------------------------------------------------ */
