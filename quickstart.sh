@@ -36,7 +36,8 @@ run_dam_break() {
   echo "== dam break: 59,319 particles, 2 simulated seconds, walls sampled with boundary particles"
   ./build/release/samples/pbf-sim --frames 120 --boundary-particles --png --out pbf-out
   echo "== look at pbf-out/contact_sheet.png (16 moments of the run) and pbf-out/frame_NNNN.png;"
-  echo "   open pbf-out/frame_NNNN.ply (or the whole sequence) in ParaView, Blender, Houdini or MeshLab"
+  echo "   open pbf-out/frame_NNNN.ply (or the whole sequence) in Houdini or Blender; for ParaView,"
+  echo "   run with --vtp and open pbf-out/frames.pvd (its PLY reader drops velocity and density)"
 }
 
 run_tests() {

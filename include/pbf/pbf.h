@@ -699,9 +699,11 @@ PBF_API pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out
 
 /**
  * Writes the particles, in user order, as a binary little-endian PLY file with
- * float properties x y z vx vy vz density (Blender, Houdini, MeshLab and
- * ParaView open it). The file appears complete or not at all: it is written
- * to a temporary name beside `path` and renamed.
+ * float properties x y z vx vy vz density (Houdini and Blender keep all of
+ * them; ParaView's PLY reader shows the points without velocity or density).
+ * The file appears complete or not at all: it is written to a unique
+ * temporary name beside `path`, flushed and renamed; only a regular file at
+ * `path` is replaced (PBF_ERROR_IO otherwise).
  */
 PBF_API pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* path);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -315,6 +316,29 @@ TEST(FrameOutput, AFolderWhereAFrameGoesIsNeverReplaced) {
   EXPECT_TRUE(std::filesystem::is_directory(dir + "/frame_0000.ply"));
   EXPECT_EQ(sim_test::read_text(dir + "/frame_0000.vtp/inside.txt"), "kept");
   EXPECT_TRUE(sim_test::partial_files(dir).empty());
+}
+
+// ParaView (VTK's vtkPLYReader) reads only normals, colours and texture coordinates of a PLY vertex;
+// the PLY frames are for readers that keep every property, so the header must say what each one is.
+TEST(FrameOutput, PlyFramesNameEachPropertyAndItsUnitInTheHeader) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::SceneRunner r(small_scene(dir));
+  r.write_output();
+  const std::string text = sim_test::read_text(dir + "/frame_0000.ply");
+  const std::string header = text.substr(0, text.find("end_header\n"));
+  std::vector<std::string> elements, properties, comments;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("element ", 0) == 0) elements.push_back(line.substr(8));
+    if (line.rfind("property ", 0) == 0) properties.push_back(line.substr(9));
+    if (line.rfind("comment ", 0) == 0) comments.push_back(line.substr(8));
+  }
+  EXPECT_EQ(elements, (std::vector<std::string>{"vertex " + std::to_string(r.particle_count())}));
+  EXPECT_EQ(properties, (std::vector<std::string>{"float x", "float y", "float z", "float vx", "float vy", "float vz",
+                                                  "float density"}));
+  const std::string units = "x y z: position [m]; vx vy vz: velocity [m/s]; density: [kg/m^3]";
+  EXPECT_NE(std::find(comments.begin(), comments.end(), units), comments.end()) << header;
+  EXPECT_EQ(sim_test::read_ply(dir + "/frame_0000.ply").count, r.particle_count());
 }
 
 }  // namespace
