@@ -452,7 +452,8 @@ PBF_API pbf_status pbf_solver_get_velocities(const pbf_solver* solver, float* ou
 
 /**
  * Copies all densities [kg/m^3], one float per particle, in user order, as
- * evaluated at the end of the last step (0 before the first step).
+ * evaluated at the end of the last step or by pbf_solver_update_densities()
+ * (0 before either).
  */
 PBF_API pbf_status pbf_solver_get_densities(const pbf_solver* solver, float* out, size_t capacity);
 
@@ -689,6 +690,19 @@ PBF_API pbf_status pbf_solver_wait(pbf_solver* solver);
  * while it runs. Never blocks.
  */
 PBF_API pbf_status pbf_solver_poll(const pbf_solver* solver, int* out_done);
+
+/**
+ * Evaluates every particle's density [kg/m^3] at its current position, as a
+ * step ends (the method's density kernel, boundary particles included),
+ * without moving a particle or changing its velocity: afterwards
+ * pbf_solver_get_densities() and pbf_solver_write_ply() give the densities of
+ * the state as it is, e.g. before the first step (where they are otherwise 0)
+ * or after positions were written. A particle inside a solid obstacle or
+ * outside a plane is evaluated where the next step's collisions put it. The
+ * statistics of the last step are left alone. Fails with PBF_ERROR_BUSY
+ * while the solver runs an asynchronous step or a field is mapped.
+ */
+PBF_API pbf_status pbf_solver_update_densities(pbf_solver* solver);
 
 /** Statistics of the last step. out->struct_size must be set (pbf_stats_default()). */
 PBF_API pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out);

@@ -78,6 +78,8 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
     }
     for (const EmitterSpec& e : scene_.emitters) emitters_.emplace_back(e, scene_.spacing);
     totals_.initial_particles = particle_count();
+    // Frame 0 is written before any step: its densities are those of the placed fluid, not 0.
+    check(pbf_solver_update_densities(solver_), scene_.source);
   } catch (...) {
     for (pbf_sdf* f : obstacle_fields_) pbf_sdf_destroy(f);
     pbf_solver_destroy(solver_);
