@@ -3,8 +3,8 @@
 #   ./quickstart.sh dam-break   runs the dam break (PLY frames in pbf-out/)
 #   ./quickstart.sh test        runs every test: the optimised build, the
 #                               sanitizer build, the mesh loader's fuzzer for
-#                               60 s, and a program built against the
-#                               installed package
+#                               60 s, a program built against the
+#                               installed package, and the installed pbf-sim
 # Dependencies come from Debian's packages (apt-get, as root or with sudo).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -36,7 +36,8 @@ run_dam_break() {
   echo "== dam break: 59,319 particles, 2 simulated seconds, walls sampled with boundary particles"
   ./build/release/samples/pbf-sim --frames 120 --boundary-particles --png --out pbf-out
   echo "== look at pbf-out/contact_sheet.png (16 moments of the run) and pbf-out/frame_NNNN.png;"
-  echo "   open pbf-out/frame_NNNN.ply (or the whole sequence) in ParaView, Blender, Houdini or MeshLab"
+  echo "   open pbf-out/frame_NNNN.ply (or the whole sequence) in Houdini or Blender; for ParaView,"
+  echo "   run with --vtp and open pbf-out/frames.pvd (its PLY reader drops velocity and density)"
 }
 
 run_tests() {
@@ -63,6 +64,8 @@ run_tests() {
     cc -std=c99 samples/c/hello.c $(PKG_CONFIG_PATH="$PWD/build/install-check/lib/pkgconfig" pkg-config --cflags --libs pbf) \
     -o build/install-check/hello_pkgconfig
   LD_LIBRARY_PATH="$PWD/build/install-check/lib" ./build/install-check/hello_pkgconfig
+  echo "== the installed pbf-sim finds the installed libpbf by itself (its RUNPATH, no LD_LIBRARY_PATH)"
+  env -u LD_LIBRARY_PATH ./build/install-check/bin/pbf-sim --version
   echo "== all tests passed"
 }
 

@@ -800,6 +800,15 @@ pbf_status pbf_solver_poll(const pbf_solver* solver, int* out_done) {
   });
 }
 
+pbf_status pbf_solver_update_densities(pbf_solver* solver) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_unmapped(solver);
+    solver->impl.update_densities();
+  });
+}
+
 pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");

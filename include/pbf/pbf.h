@@ -462,7 +462,8 @@ PBF_API pbf_status pbf_solver_get_velocities(const pbf_solver* solver, float* ou
 
 /**
  * Copies all densities [kg/m^3], one float per particle, in user order, as
- * evaluated at the end of the last step (0 before the first step).
+ * evaluated at the end of the last step or by pbf_solver_update_densities()
+ * (0 before either).
  */
 PBF_API pbf_status pbf_solver_get_densities(const pbf_solver* solver, float* out, size_t capacity);
 
@@ -701,6 +702,20 @@ PBF_API pbf_status pbf_solver_wait(pbf_solver* solver);
 PBF_API pbf_status pbf_solver_poll(const pbf_solver* solver, int* out_done);
 
 /**
+ * Evaluates every particle's density [kg/m^3] at its current position, as a
+ * step ends (the method's density kernel, boundary particles and the planes'
+ * walls included), without moving a particle or changing its velocity:
+ * afterwards pbf_solver_get_densities() and pbf_solver_write_ply() give the
+ * densities of the state as it is, e.g. before the first step (where they are
+ * otherwise 0) or after positions were written. A particle inside a solid
+ * obstacle or outside a plane is evaluated where the next step's collisions
+ * put it. The statistics of the last step are left alone. Fails with
+ * PBF_ERROR_BUSY while the solver runs an asynchronous step or a field is
+ * mapped.
+ */
+PBF_API pbf_status pbf_solver_update_densities(pbf_solver* solver);
+
+/**
  * Statistics of the last step. out->struct_size must be set (pbf_stats_default());
  * no byte past it is written.
  */
@@ -712,9 +727,11 @@ PBF_API pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out
 
 /**
  * Writes the particles, in user order, as a binary little-endian PLY file with
- * float properties x y z vx vy vz density (Blender, Houdini, MeshLab and
- * ParaView open it). The file appears complete or not at all: it is written
- * to a temporary name beside `path` and renamed.
+ * float properties x y z vx vy vz density (Houdini and Blender keep all of
+ * them; ParaView's PLY reader shows the points without velocity or density).
+ * The file appears complete or not at all: it is written to a unique
+ * temporary name beside `path`, flushed and renamed; only a regular file at
+ * `path` is replaced (PBF_ERROR_IO otherwise).
  */
 PBF_API pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* path);
 

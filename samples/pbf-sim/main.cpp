@@ -63,6 +63,28 @@ void print_progress(int done, int total, double elapsed_s) {
 // The scene's name in the first line: the file, or "dam break" for the built-in one.
 std::string scene_name(const Scene& s, bool builtin) { return builtin ? "dam break" : s.source; }
 
+// A run with no particles and no emitter to add any would only write empty frames: refuse it.
+void require_particles(const SceneRunner& runner, bool builtin) {
+  if (runner.particle_count() > 0 || !runner.emitters().empty()) return;
+  throw pbf_sim::RunError(scene_name(runner.scene(), builtin) +
+                          ": the scene has no particles: no fluid block places any inside the domain and no "
+                          "emitter adds any (check fluid[] against domain, and spacing)");
+}
+
+// --version: the library's version (pbf_version_string()) and which backends can run here.
+int print_version() {
+  std::printf("pbf-sim: pbf library %s (built with pbf.h %s)\n", pbf_version_string(), PBF_VERSION_STRING);
+  std::printf("backends:");
+  for (pbf_backend b : {PBF_BACKEND_CPU, PBF_BACKEND_CUDA}) {
+    int available = 0;
+    if (pbf_backend_available(b, &available) != PBF_OK) available = 0;
+    std::printf(" %s %s%s", pbf_backend_name(b), available ? "available" : "not available",
+                b == PBF_BACKEND_CPU ? "," : "");
+  }
+  std::printf("\n");
+  return 0;
+}
+
 int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
   const Scene& scene = runner.scene();
   const pbf_solver_desc& desc = runner.desc();
@@ -87,7 +109,9 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
     runner.resume(o.resume, o.start_frame);
     n = runner.particle_count();
     std::printf("resumed from '%s' at frame %d: %zu particles\n", o.resume.c_str(), o.start_frame, n);
-  } else {
+  }
+  require_particles(runner, builtin);
+  if (o.resume.empty()) {
     runner.write_output();
   }
   runner.write_stats();
@@ -136,8 +160,14 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
     std::printf(" in %s", scene.output.dir.c_str());
     if (t.vtp_files > 0) std::printf(" (open %s in ParaView)", runner.pvd_path().c_str());
     std::printf("\n");
+    // ParaView's PLY reader keeps positions only: say where velocity and density are for it.
+    if (t.ply_files > 0 && t.vtp_files == 0)
+      std::printf("ParaView shows no velocity or density from PLY files: add --vtp and open frames.pvd\n");
     if (!sheet.empty()) std::printf("contact sheet: %s\n", sheet.c_str());
   }
+  if (t.stale_files > 0)
+    std::printf("removed %zu frame files of an earlier run from %s (frames.json listed them)\n", t.stale_files,
+                scene.output.dir.c_str());
   if (runner.stats_rows() > 0)
     std::printf("statistics: %zu rows in %s\n", runner.stats_rows(), scene.output.stats.c_str());
   if (!o.checkpoint.empty()) {
@@ -155,6 +185,7 @@ double median(std::vector<double> v) {
 }
 
 int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
+  require_particles(runner, builtin);
   pbf_solver* solver = runner.solver();
   const size_t n = runner.particle_count();
   const int steps = static_cast<int>(o.bench_seconds / o.bench_dt + 0.5f);
@@ -246,6 +277,8 @@ int main(int argc, char** argv) {
   app.add_option("--resume", o.resume, "start from a state saved with --checkpoint (same scene and --spacing)");
   app.add_option("--start-frame", o.start_frame, "number of the first frame of a resumed run")
       ->check(CLI::Range(0, 100000000));
+  bool version = false;
+  app.add_flag("--version", version, "print the pbf library's version and the backends available here, and exit");
   app.add_flag("--bench", o.bench, "time the scene's first steps (default: the reference dam break; no output files)");
   app.add_option("--bench-dt", o.bench_dt, "time step of --bench [s]")->check(CLI::Range(1e-5f, 0.1f));
   app.add_option("--bench-seconds", o.bench_seconds, "simulated time of --bench [s]")->check(CLI::Range(0.001f, 100.0f));
@@ -258,6 +291,7 @@ int main(int argc, char** argv) {
       "  pbf-sim --no-output --stats stats.csv          (statistics only; python3 tools/plot_stats.py stats.csv)\n"
       "  pbf-sim --bench                                (the reference benchmark)");
   CLI11_PARSE(app, argc, argv);
+  if (version) return print_version();
 
   try {
     const bool builtin = o.scene.empty();

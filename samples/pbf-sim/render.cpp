@@ -4,6 +4,8 @@
 // simplified API (no setjmp in C++ code).
 #include "render.h"
 
+#include "atomic_file.h"
+
 #include <embree3/rtcore.h>
 #include <png.h>
 #include <tbb/blocked_range.h>
@@ -340,7 +342,6 @@ Image FrameRenderer::render(const float* positions, const float* velocities, siz
 }
 
 void write_png(const std::string& path, const Image& image) {
-  const std::string temp = path + ".partial";
   png_image png;
   std::memset(&png, 0, sizeof png);
   png.version = PNG_IMAGE_VERSION;
@@ -350,18 +351,20 @@ void write_png(const std::string& path, const Image& image) {
   png.flags = PNG_IMAGE_FLAG_FAST;  // a frame is written once: favour speed over size
   if (image.rgb.size() != static_cast<size_t>(image.width) * image.height * 3 || image.width <= 0 || image.height <= 0)
     throw std::runtime_error("cannot write PNG '" + path + "': the picture's size does not match its pixels");
-  errno = 0;
-  if (!png_image_write_to_file(&png, temp.c_str(), 0, image.rgb.data(), 0, nullptr)) {
-    const std::string reason = png.message[0] ? png.message : std::strerror(errno);
+  std::string reason;
+  try {
+    AtomicFile file(path);
+    errno = 0;
+    if (png_image_write_to_stdio(&png, file.stream(), 0, image.rgb.data(), 0, nullptr)) {
+      file.commit();
+      return;
+    }
+    reason = png.message[0] ? png.message : std::strerror(errno);
     png_image_free(&png);
-    std::remove(temp.c_str());
-    throw std::runtime_error("cannot write PNG '" + path + "': " + reason);
+  } catch (const std::runtime_error& e) {
+    reason = e.what();
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temp.c_str());
-    throw std::runtime_error("cannot rename '" + temp + "' onto '" + path + "': " + reason);
-  }
+  throw std::runtime_error("cannot write PNG '" + path + "': " + reason);
 }
 
 Image read_png(const std::string& path) {

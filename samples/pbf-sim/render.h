@@ -74,9 +74,9 @@ class FrameRenderer {
 void speed_color(float t, float rgb[3]);
 
 /**
- * Writes `image` as an 8-bit RGB PNG under `path + ".partial"` and renames
- * it onto `path`. Throws std::runtime_error naming the path; leaves no
- * partial file behind.
+ * Writes `image` as an 8-bit RGB PNG through an AtomicFile (a unique
+ * temporary name, flushed and renamed onto a regular file only). Throws
+ * std::runtime_error naming the path; leaves no partial file behind.
  */
 void write_png(const std::string& path, const Image& image);
 

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "atomic_file.h"
 #include "render.h"
 #include "surface_mesh.h"
 
@@ -77,6 +78,8 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
     }
     for (const EmitterSpec& e : scene_.emitters) emitters_.emplace_back(e, scene_.spacing);
     totals_.initial_particles = particle_count();
+    // Frame 0 is written before any step: its densities are those of the placed fluid, not 0.
+    check(pbf_solver_update_densities(solver_), scene_.source);
   } catch (...) {
     for (pbf_sdf* f : obstacle_fields_) pbf_sdf_destroy(f);
     pbf_solver_destroy(solver_);
@@ -346,6 +349,7 @@ void SceneRunner::write_output() {
     std::error_code ec;
     std::filesystem::create_directories(scene_.output.dir, ec);
     if (ec) throw RunError("cannot create the folder '" + scene_.output.dir + "': " + ec.message());
+    remove_stale_frames();
     output_ready_ = true;
   }
   ManifestEntry written;
@@ -435,6 +439,75 @@ void SceneRunner::write_output() {
     ++totals_.png_files;
   }
   write_manifest(std::move(written));
+}
+
+namespace {
+
+// Whether `name` is a frame file as pbf-sim names them (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply).
+bool frame_file_name(const std::string& name) {
+  size_t digits = 0;
+  if (name.compare(0, 6, "frame_") == 0)
+    digits = 6;
+  else if (name.compare(0, 8, "surface_") == 0)
+    digits = 8;
+  else
+    return false;
+  const size_t dot = name.find('.', digits);
+  if (dot == std::string::npos || dot == digits) return false;
+  if (name.find_first_not_of("0123456789", digits) != dot) return false;
+  const std::string ext = name.substr(dot);
+  return digits == 8 ? ext == ".ply" : ext == ".ply" || ext == ".vtp" || ext == ".png";
+}
+
+}  // namespace
+
+bool SceneRunner::will_write(const std::string& kind, const std::string& name) const {
+  const bool on = kind == "ply" ? scene_.output.ply : kind == "vtp" ? scene_.output.vtp
+                  : kind == "surface" ? scene_.output.surface : kind == "png" && scene_.output.png;
+  const size_t digits = name.find('_') + 1;
+  if (!on || digits == 0) return false;
+  const long f = std::strtol(name.c_str() + digits, nullptr, 10);
+  if (f < first_frame_ || f > last_frame() || !(f % scene_.output.every == 0 || f == first_frame_ || f == last_frame()))
+    return false;
+  const size_t width = std::max<size_t>(4, std::to_string(last_frame()).size());
+  std::string number = std::to_string(f);
+  if (number.size() < width) number.insert(0, width - number.size(), '0');
+  return name == (kind == "surface" ? "surface_" + number + ".ply" : "frame_" + number + "." + kind);
+}
+
+void SceneRunner::remove_stale_frames() {
+  std::ifstream in(manifest_path());
+  if (!in) return;
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (!doc.is_object() || doc.value("format", "") != "pbf-sim frames" || !doc.contains("frames") ||
+      !doc["frames"].is_array())
+    return;
+  // What this run keeps of the earlier one: the frames up to a resumed run's first (resume()).
+  std::vector<std::string> kept;
+  for (const ManifestEntry& e : manifest_)
+    for (const auto& kind_file : e.files) kept.push_back(kind_file.second);
+  bool stale_vtp = false, stale_png = false;
+  for (const nlohmann::json& f : doc["frames"]) {
+    if (!f.is_object()) continue;
+    for (const char* kind : {"ply", "vtp", "surface", "png"}) {
+      if (!f.contains(kind) || !f[kind].is_string()) continue;
+      const std::string name = f[kind].get<std::string>();
+      // Only what the manifest says pbf-sim wrote, named as pbf-sim names frames, and still a regular file.
+      if (!frame_file_name(name) || std::find(kept.begin(), kept.end(), name) != kept.end()) continue;
+      const std::filesystem::path file = std::filesystem::path(scene_.output.dir) / name;
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(file, ec))) continue;
+      if (!std::filesystem::remove(file, ec) || ec) continue;
+      if (!will_write(kind, name)) ++totals_.stale_files;
+      stale_vtp = stale_vtp || std::string(kind) == "vtp";
+      stale_png = stale_png || std::string(kind) == "png";
+    }
+  }
+  // The collection and the contact sheet of the earlier run's frames go with them, unless rewritten.
+  std::error_code ec;
+  if (stale_vtp && !scene_.output.vtp) std::filesystem::remove(pvd_path(), ec);
+  if (stale_png && !(scene_.output.png && scene_.output.contact_sheet))
+    std::filesystem::remove(std::filesystem::path(scene_.output.dir) / "contact_sheet.png", ec);
 }
 
 bool SceneRunner::write_stats() {

@@ -53,6 +53,7 @@ struct RunTotals {
   double surface_ms = 0.0;       ///< wall-clock time building surface meshes [ms]
   size_t png_files = 0;          ///< pictures written
   double render_ms = 0.0;        ///< wall-clock time rendering pictures, without writing them [ms]
+  size_t stale_files = 0;        ///< an earlier run's frame files removed from output.dir and not written again
 };
 
 /**
@@ -114,7 +115,15 @@ class SceneRunner {
   /** Whether the current frame is written: every output.every-th frame, frame 0 and the last. */
   bool output_due() const;
 
-  /** Writes the current frame in every format the scene asks for (none: nothing, no folder). */
+  /**
+   * Writes the current frame in every format the scene asks for (none: nothing, no folder).
+   * The first call of a run first removes the frame files an earlier run into
+   * the same folder wrote and this run does not keep (all of them; a resumed
+   * run keeps those up to its first frame): only files that the earlier
+   * run's frames.json lists and that are named as pbf-sim names frames
+   * (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply), never anything else, and
+   * with them a frames.pvd or contact_sheet.png this run will not rewrite.
+   */
   void write_output();
 
   /**
@@ -181,6 +190,10 @@ class SceneRunner {
   };
   std::vector<ManifestEntry> manifest_;  // in frame order
   void write_manifest(ManifestEntry entry);
+  // Removes the earlier run's frame files that this run does not keep (write_output()).
+  void remove_stale_frames();
+  // Whether this run writes a file of `kind` named `name` (a frame it outputs, named as frame_path() names it).
+  bool will_write(const std::string& kind, const std::string& name) const;
   std::vector<pbf_sdf*> obstacle_fields_;         // one per scene obstacle, owned
   std::vector<SurfaceMesh> obstacle_meshes_;      // their surfaces in their own frames, for pictures
   bool moving_obstacles_ = false;

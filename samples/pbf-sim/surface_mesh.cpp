@@ -14,6 +14,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "atomic_file.h"
 #include "vtp_writer.h"
 
 namespace pbf_sim {

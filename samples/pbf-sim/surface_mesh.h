@@ -71,8 +71,8 @@ double rest_lattice_field(float kernel_radius);
  * Writes `mesh` to `path` as binary little-endian PLY: "element vertex N"
  * with float x y z, then "element face M" with "property list uchar uint
  * vertex_indices" (3 per face). An empty mesh gives a valid file with N = M
- * = 0. Written under `path` + ".partial" and renamed, so the file is complete
- * or absent. Throws std::runtime_error naming the path and the reason.
+ * = 0. Written through an AtomicFile, so the file is complete or
+ * absent. Throws std::runtime_error naming the path and the reason.
  */
 void write_surface_ply(const std::string& path, const SurfaceMesh& mesh);
 

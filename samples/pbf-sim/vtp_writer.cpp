@@ -2,55 +2,17 @@
 #include "vtp_writer.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
+#include "atomic_file.h"
+
 namespace pbf_sim {
 
 namespace {
-
-// A file written under a temporary name and renamed onto its path by
-// commit(); dropped unfinished, it removes the temporary file.
-class AtomicFile {
- public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)), temp_(path_ + ".partial") {
-    file_ = std::fopen(temp_.c_str(), "wb");
-    if (!file_) fail(temp_, "create");
-  }
-  ~AtomicFile() {
-    if (file_) std::fclose(file_);
-    if (!committed_) std::remove(temp_.c_str());
-  }
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-
-  void write(const void* data, size_t bytes) {
-    if (bytes > 0 && std::fwrite(data, 1, bytes, file_) != bytes) fail(temp_, "write");
-  }
-  void write(const std::string& text) { write(text.data(), text.size()); }
-
-  void commit() {
-    std::FILE* f = file_;
-    file_ = nullptr;
-    if (std::fclose(f) != 0) fail(temp_, "write");
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0) fail(path_, "rename onto");
-    committed_ = true;
-  }
-
- private:
-  [[noreturn]] static void fail(const std::string& path, const char* what) {
-    throw std::runtime_error("cannot " + std::string(what) + " '" + path + "': " + std::strerror(errno));
-  }
-
-  std::string path_;
-  std::string temp_;
-  std::FILE* file_ = nullptr;
-  bool committed_ = false;
-};
 
 void store_le32(uint32_t bits, unsigned char* out) {
   for (int b = 0; b < 4; ++b) out[b] = static_cast<unsigned char>(bits >> (8 * b));
@@ -169,12 +131,6 @@ void write_pvd(const std::string& path, const std::vector<PvdEntry>& entries) {
   }
   text += "  </Collection>\n</VTKFile>\n";
   write_text_atomically(path, text);
-}
-
-void write_text_atomically(const std::string& path, const std::string& text) {
-  AtomicFile f(path);
-  f.write(text);
-  f.commit();
 }
 
 }  // namespace pbf_sim

@@ -15,8 +15,8 @@ namespace pbf_sim {
  * [m] as Points, one vertex cell per particle, and the point-data arrays
  * "velocity" [m/s] (3 components), "speed" [m/s] and "density" [kg/m^3].
  * Each array holds 3 or 1 floats per particle as named. The file appears
- * complete or not at all: it is written under `path` + ".partial" and
- * renamed. Throws std::runtime_error naming the path and the reason.
+ * complete or not at all (AtomicFile: a unique temporary name, flushed and
+ * renamed onto a regular file only). Throws std::runtime_error naming the path and the reason.
  */
 void write_vtp(const std::string& path, size_t count, const float* positions, const float* velocities,
                const float* densities);
@@ -34,13 +34,6 @@ struct PvdEntry {
  * like write_vtp(); throws std::runtime_error on failure.
  */
 void write_pvd(const std::string& path, const std::vector<PvdEntry>& entries);
-
-/**
- * Writes `text` to `path` through a temporary file and a rename, so that
- * readers see the old file or the new one, never a part. Throws
- * std::runtime_error naming the path and the system's reason.
- */
-void write_text_atomically(const std::string& path, const std::string& text);
 
 }  // namespace pbf_sim
 

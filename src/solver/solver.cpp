@@ -429,6 +429,42 @@ void Solver::step_projective(float dt, uint32_t substeps) {
   finish_step(s, start);
 }
 
+void Solver::update_densities() {
+  const size_t n = size();
+  if (n == 0) return;
+  std::vector<float> x(3 * n), v(3 * n);
+  backend_->read(Field::Position, x.data());
+  backend_->read(Field::Velocity, v.data());
+  const std::vector<float> still(3 * n, 0.0f);
+  backend_->write(Field::Velocity, still.data());
+  PbfParams p = params_;
+  p.gravity = Vec3{0.0f, 0.0f, 0.0f};
+  const float dt = 1.0f / 240.0f;  // any valid step: nothing moves
+  StepContext ctx{};
+  ctx.constants = make_pbf_constants(config_, p, dt);
+  ctx.planes = planes_.data();
+  ctx.plane_count = static_cast<uint32_t>(planes_.size());
+  ctx.density_planes_first = domain_walls_sampled_ ? kDomainWalls : 0u;
+  ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
+  obstacle_poses_.resize(obstacles_.size());
+  pose_obstacles(0.0f, 0.0f, obstacle_poses_.data());  // where they are now
+  ctx.obstacle_poses = obstacle_poses_.data();
+  backend_->predict(ctx);
+  backend_->build_grid(ctx);
+  backend_->find_neighbors(ctx);
+  if (config_.method == Method::Projective) {
+    ctx.projective = make_projective_constants(config_, p, dt);
+    ctx.constants.mass = ctx.projective.mass;
+    ctx.constants.mass_over_rho0 = ctx.projective.mass_over_rho0;
+    backend_->projective_begin(ctx);
+    backend_->projective_update_velocities(ctx);
+  } else {
+    backend_->update_velocities(ctx);
+  }
+  backend_->write(Field::Position, x.data());
+  backend_->write(Field::Velocity, v.data());
+}
+
 Checkpoint Solver::checkpoint() const {
   Checkpoint c;
   c.config = config_;

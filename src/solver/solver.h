@@ -93,6 +93,11 @@ class Solver {
 
   void step(float dt, uint32_t substeps);
   const StepStats& stats() const { return stats_; }
+  // Evaluates every particle's density at its current position with the
+  // method's kernel, boundary samples included, as a step ends; positions
+  // and velocities stay bit for bit (the stages of a step that moves
+  // nothing: no gravity, velocities zero, both put back after).
+  void update_densities();
 
   // The complete state, for a checkpoint file.
   Checkpoint checkpoint() const;

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <pbf/pbf.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -200,6 +202,143 @@ TEST(FrameOutput, AResumedRunKeepsTheEarlierFramesInThePvd) {
   for (const auto& e : sim_test::read_pvd(dir + "/frames.pvd")) files.push_back(e.second);
   EXPECT_EQ(files, (std::vector<std::string>{"frame_0000.vtp", "frame_0001.vtp", "frame_0002.vtp", "frame_0003.vtp",
                                              "frame_0004.vtp", "frame_0005.vtp"}));
+}
+
+// --- an earlier run into the same folder ---
+
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(FrameOutput, AShorterRunIntoTheSameFolderLeavesOnlyItsOwnFramesAndTheUsersFiles) {
+  const std::string dir = sim_test::fresh_dir();
+  {
+    pbf_sim::SceneRunner first(small_scene(dir));  // frames 0 .. 5
+    run(first);
+  }
+  // Files pbf-sim did not write stay, even when named like its frames.
+  sim_test::write_text(dir + "/notes.txt", "mine");
+  sim_test::write_text(dir + "/frame_0009.ply", "mine too");
+  pbf_sim::Scene s = small_scene(dir);
+  s.time.frames = 2;
+  pbf_sim::SceneRunner second(s);
+  run(second);
+  EXPECT_EQ(names_in(dir), (std::vector<std::string>{"frame_0000.ply", "frame_0000.vtp", "frame_0001.ply",
+                                                     "frame_0001.vtp", "frame_0002.ply", "frame_0002.vtp",
+                                                     "frame_0009.ply", "frames.json", "frames.pvd", "notes.txt"}));
+  EXPECT_EQ(sim_test::read_text(dir + "/frame_0009.ply"), "mine too");
+  EXPECT_EQ(sim_test::read_pvd(dir + "/frames.pvd").size(), 3u);
+  EXPECT_EQ(second.totals().stale_files, 6u) << "frames 3, 4 and 5, as PLY and VTP; the others were written again";
+}
+
+TEST(FrameOutput, ARunWithoutVtpRemovesTheEarlierRunsVtpFramesAndTheirCollection) {
+  const std::string dir = sim_test::fresh_dir();
+  {
+    pbf_sim::Scene s = small_scene(dir);
+    s.time.frames = 2;
+    pbf_sim::SceneRunner first(s);
+    run(first);
+  }
+  pbf_sim::Scene s = small_scene(dir);
+  s.time.frames = 2;
+  s.output.vtp = false;
+  pbf_sim::SceneRunner second(s);
+  run(second);
+  EXPECT_EQ(names_in(dir), (std::vector<std::string>{"frame_0000.ply", "frame_0001.ply", "frame_0002.ply",
+                                                     "frames.json"}));
+}
+
+TEST(FrameOutput, AResumedRunRemovesTheEarlierRunsFramesAfterItsStart) {
+  const std::string dir = sim_test::fresh_dir();
+  const std::string checkpoint = dir + "/state.pbfc";
+  {
+    pbf_sim::Scene s = small_scene(dir);
+    s.time.frames = 2;
+    pbf_sim::SceneRunner first(s);
+    run(first);
+    first.save_checkpoint(checkpoint);
+    for (int k = 0; k < 3; ++k) {  // frames 3 .. 5, which the resumed run below does not reach
+      first.advance();
+      first.write_output();
+    }
+  }
+  pbf_sim::Scene s = small_scene(dir);
+  s.time.frames = 1;
+  pbf_sim::SceneRunner second(s);
+  second.resume(checkpoint, 2);
+  second.advance();
+  second.write_output();
+  EXPECT_EQ(names_in(dir), (std::vector<std::string>{"frame_0000.ply", "frame_0000.vtp", "frame_0001.ply",
+                                                     "frame_0001.vtp", "frame_0002.ply", "frame_0002.vtp",
+                                                     "frame_0003.ply", "frame_0003.vtp", "frames.json", "frames.pvd",
+                                                     "state.pbfc"}));
+}
+
+// --- how files are replaced ---
+
+TEST(FrameOutput, AUsersFileNamedLikeATemporaryFileIsNeitherReadNorMoved) {
+  // The temporary names are unique and created exclusively: "frame_0000.ply.partial" is someone else's.
+  const std::string dir = sim_test::fresh_dir();
+  for (const char* ext : {"ply", "vtp", "png"}) sim_test::write_text(dir + "/frame_0000." + ext + ".partial", "keep");
+  sim_test::write_text(dir + "/frames.json.partial", "keep");
+  pbf_sim::Scene s = small_scene(dir);
+  s.output.png = true;
+  s.output.image_width = 32;
+  s.output.image_height = 18;
+  pbf_sim::SceneRunner r(s);
+  r.write_output();
+  for (const char* ext : {"ply", "vtp", "png"}) {
+    EXPECT_EQ(sim_test::read_text(dir + "/frame_0000." + ext + ".partial"), "keep") << ext;
+    EXPECT_GT(std::filesystem::file_size(dir + "/frame_0000." + ext), 4u) << ext;
+  }
+  EXPECT_EQ(sim_test::read_text(dir + "/frames.json.partial"), "keep");
+  EXPECT_EQ(names_in(dir).size(), 9u) << "three frames, the collection, the manifest and the four files above";
+}
+
+TEST(FrameOutput, AFolderWhereAFrameGoesIsNeverReplaced) {
+  const std::string dir = sim_test::fresh_dir();
+  std::filesystem::create_directories(dir + "/frame_0000.vtp");
+  sim_test::write_text(dir + "/frame_0000.vtp/inside.txt", "kept");
+  const float p[3] = {0.1f, 0.1f, 0.1f};
+  try {
+    pbf_sim::write_vtp(dir + "/frame_0000.vtp", 1, p, p, p);
+    FAIL() << "wrote over a folder";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  std::filesystem::create_directories(dir + "/frame_0000.ply");
+  pbf_sim::SceneRunner r(small_scene(dir));
+  EXPECT_EQ(pbf_solver_write_ply(r.solver(), (dir + "/frame_0000.ply").c_str()), PBF_ERROR_IO);
+  EXPECT_NE(std::string(pbf_last_error()).find("not a regular file"), std::string::npos) << pbf_last_error();
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/frame_0000.ply"));
+  EXPECT_EQ(sim_test::read_text(dir + "/frame_0000.vtp/inside.txt"), "kept");
+  EXPECT_TRUE(sim_test::partial_files(dir).empty());
+}
+
+// ParaView (VTK's vtkPLYReader) reads only normals, colours and texture coordinates of a PLY vertex;
+// the PLY frames are for readers that keep every property, so the header must say what each one is.
+TEST(FrameOutput, PlyFramesNameEachPropertyAndItsUnitInTheHeader) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::SceneRunner r(small_scene(dir));
+  r.write_output();
+  const std::string text = sim_test::read_text(dir + "/frame_0000.ply");
+  const std::string header = text.substr(0, text.find("end_header\n"));
+  std::vector<std::string> elements, properties, comments;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("element ", 0) == 0) elements.push_back(line.substr(8));
+    if (line.rfind("property ", 0) == 0) properties.push_back(line.substr(9));
+    if (line.rfind("comment ", 0) == 0) comments.push_back(line.substr(8));
+  }
+  EXPECT_EQ(elements, (std::vector<std::string>{"vertex " + std::to_string(r.particle_count())}));
+  EXPECT_EQ(properties, (std::vector<std::string>{"float x", "float y", "float z", "float vx", "float vy", "float vz",
+                                                  "float density"}));
+  const std::string units = "x y z: position [m]; vx vy vz: velocity [m/s]; density: [kg/m^3]";
+  EXPECT_NE(std::find(comments.begin(), comments.end(), units), comments.end()) << header;
+  EXPECT_EQ(sim_test::read_ply(dir + "/frame_0000.ply").count, r.particle_count());
 }
 
 }  // namespace
