@@ -54,6 +54,8 @@
 %unignore pbf_solver_get_densities;
 %unignore pbf_solver_set_positions;
 %unignore pbf_solver_set_velocities;
+%unignore pbf_solver_map;
+%unignore pbf_solver_unmap;
 %unignore pbf_solver_add_plane;
 %unignore pbf_solver_clear_planes;
 %unignore pbf_solver_step;

@@ -133,6 +133,37 @@ internal struct NativeStats {
   }
 }
 
+/// <summary>
+/// The bulk copies of pbf.h again, declared by hand with a raw pointer (IntPtr) or a
+/// reference to the first float (a span's) in place of the float[] that SWIG declares:
+/// one C function may have only one generated declaration. Same functions, same ABI.
+/// </summary>
+internal static class NativeCopies {
+  private const string Lib = "pbf";
+
+  [DllImport(Lib, EntryPoint = "pbf_solver_get_positions")]
+  public static extern Status GetPositions(SolverHandle solver, IntPtr out_, UIntPtr capacity);
+  [DllImport(Lib, EntryPoint = "pbf_solver_get_velocities")]
+  public static extern Status GetVelocities(SolverHandle solver, IntPtr out_, UIntPtr capacity);
+  [DllImport(Lib, EntryPoint = "pbf_solver_get_densities")]
+  public static extern Status GetDensities(SolverHandle solver, IntPtr out_, UIntPtr capacity);
+  [DllImport(Lib, EntryPoint = "pbf_solver_set_positions")]
+  public static extern Status SetPositions(SolverHandle solver, IntPtr positions, UIntPtr length);
+  [DllImport(Lib, EntryPoint = "pbf_solver_set_velocities")]
+  public static extern Status SetVelocities(SolverHandle solver, IntPtr velocities, UIntPtr length);
+
+  [DllImport(Lib, EntryPoint = "pbf_solver_get_positions")]
+  public static extern Status GetPositions(SolverHandle solver, ref float out_, UIntPtr capacity);
+  [DllImport(Lib, EntryPoint = "pbf_solver_get_velocities")]
+  public static extern Status GetVelocities(SolverHandle solver, ref float out_, UIntPtr capacity);
+  [DllImport(Lib, EntryPoint = "pbf_solver_get_densities")]
+  public static extern Status GetDensities(SolverHandle solver, ref float out_, UIntPtr capacity);
+  [DllImport(Lib, EntryPoint = "pbf_solver_set_positions")]
+  public static extern Status SetPositions(SolverHandle solver, ref float positions, UIntPtr length);
+  [DllImport(Lib, EntryPoint = "pbf_solver_set_velocities")]
+  public static extern Status SetVelocities(SolverHandle solver, ref float velocities, UIntPtr length);
+}
+
 /// <summary>The library's strings: constant or thread-local, NUL-terminated UTF-8.</summary>
 internal static class Utf8 {
   /// <summary>Copies a C string into a managed one; "" for NULL.</summary>

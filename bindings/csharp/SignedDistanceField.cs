@@ -138,7 +138,7 @@ public sealed class SignedDistanceField : IDisposable {
 
   /// <summary>
   /// Every sample [m] in a new array, x varying fastest (sample (i, j, k) at
-  /// i + Dims[0] * (j + Dims[1] * k)): the layout <see cref="Solver.AddObstacleSdf"/> takes.
+  /// i + Dims[0] * (j + Dims[1] * k)): the layout <see cref="Solver.AddObstacleSdf(float[], uint[], float[], float, float[], float[])"/> takes.
   /// </summary>
   public float[] Values() {
     uint[] dims = Dims;

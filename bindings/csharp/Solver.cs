@@ -28,6 +28,8 @@ namespace Pbf {
 /// </example>
 public sealed class Solver : IDisposable {
   private readonly SolverHandle handle;
+  private readonly MappedField[] mapped = new MappedField[3];  // by Field; keeps live views reachable
+  private bool disposed;  // the handle stays open while a view holds a reference to it
 
   /// <summary>Creates a solver with the default description (see <see cref="SolverDesc"/>).</summary>
   public Solver() : this(new SolverDesc()) {}
@@ -49,10 +51,16 @@ public sealed class Solver : IDisposable {
   }
 
   /// <summary>True once <see cref="Dispose"/> has run.</summary>
-  public bool IsDisposed { get { return handle.IsClosed; } }
+  public bool IsDisposed { get { return disposed || handle.IsClosed; } }
 
-  /// <summary>Destroys the native solver. Calling it again does nothing.</summary>
-  public void Dispose() { handle.Dispose(); }
+  /// <summary>
+  /// Destroys the native solver. Calling it again does nothing. Under a <see cref="MappedField"/> not yet
+  /// disposed, the solver refuses every call at once but its native memory lives until the view is disposed.
+  /// </summary>
+  public void Dispose() {
+    disposed = true;
+    handle.Dispose();
+  }
 
   /// <summary>
   /// The description with every automatic value resolved: the backend chosen for
@@ -132,6 +140,12 @@ public sealed class Solver : IDisposable {
     PbfException.Check(PbfNative.pbf_solver_remove_particles(Live(), indices, (UIntPtr)(uint)indices.Length));
   }
 
+  /// <summary>As <see cref="RemoveParticles(uint[])"/>, with int indices.</summary>
+  /// <exception cref="ArgumentOutOfRangeException">An index is negative (nothing is removed).</exception>
+  public void RemoveParticles(int[] indices) {
+    RemoveParticles(Unsigned(indices, "indices"));
+  }
+
   /// <summary>Removes every particle; planes and parameters stay.</summary>
   public void ClearParticles() { PbfException.Check(PbfNative.pbf_solver_clear_particles(Live())); }
 
@@ -178,6 +192,91 @@ public sealed class Solver : IDisposable {
     PbfException.Check(PbfNative.pbf_solver_get_densities(Live(), destination, (UIntPtr)(uint)destination.Length));
   }
 
+  /// <summary>
+  /// Copies every position into native memory the caller owns: <paramref name="capacity"/> floats at
+  /// <paramref name="destination"/>, at least 3 x count (a Unity <c>NativeArray</c>'s pointer and length,
+  /// a mapped <c>GraphicsBuffer</c>). One copy, no managed array.
+  /// </summary>
+  /// <exception cref="ArgumentOutOfRangeException">capacity is negative.</exception>
+  /// <exception cref="PbfException">BufferTooSmall naming capacity; NullPointer for a zero pointer when
+  /// there are particles.</exception>
+  public void GetPositions(IntPtr destination, int capacity) {
+    PbfException.Check(NativeCopies.GetPositions(Live(), destination, Capacity(capacity, "capacity")));
+  }
+
+  /// <summary>Copies every position into <paramref name="destination"/> (at least 3 x count floats).</summary>
+  /// <exception cref="PbfException">BufferTooSmall.</exception>
+  public void GetPositions(Span<float> destination) {
+    SolverHandle h = Live();
+    float none = 0f;  // an empty span has no first float; the library then says how many it needed
+    if (destination.Length == 0) PbfException.Check(NativeCopies.GetPositions(h, ref none, UIntPtr.Zero));
+    else PbfException.Check(NativeCopies.GetPositions(h, ref destination[0], (UIntPtr)(uint)destination.Length));
+  }
+
+  /// <summary>Copies every velocity [m/s] into caller-owned native memory, as <see cref="GetPositions(IntPtr, int)"/>.</summary>
+  /// <exception cref="ArgumentOutOfRangeException">capacity is negative.</exception>
+  /// <exception cref="PbfException">BufferTooSmall naming capacity.</exception>
+  public void GetVelocities(IntPtr destination, int capacity) {
+    PbfException.Check(NativeCopies.GetVelocities(Live(), destination, Capacity(capacity, "capacity")));
+  }
+
+  /// <summary>Copies every velocity into <paramref name="destination"/> (at least 3 x count floats).</summary>
+  /// <exception cref="PbfException">BufferTooSmall.</exception>
+  public void GetVelocities(Span<float> destination) {
+    SolverHandle h = Live();
+    float none = 0f;  // an empty span has no first float; the library then says how many it needed
+    if (destination.Length == 0) PbfException.Check(NativeCopies.GetVelocities(h, ref none, UIntPtr.Zero));
+    else PbfException.Check(NativeCopies.GetVelocities(h, ref destination[0], (UIntPtr)(uint)destination.Length));
+  }
+
+  /// <summary>Copies every density into caller-owned native memory (at least count floats).</summary>
+  /// <exception cref="ArgumentOutOfRangeException">capacity is negative.</exception>
+  /// <exception cref="PbfException">BufferTooSmall naming capacity.</exception>
+  public void GetDensities(IntPtr destination, int capacity) {
+    PbfException.Check(NativeCopies.GetDensities(Live(), destination, Capacity(capacity, "capacity")));
+  }
+
+  /// <summary>Copies every density into <paramref name="destination"/> (at least count floats).</summary>
+  /// <exception cref="PbfException">BufferTooSmall.</exception>
+  public void GetDensities(Span<float> destination) {
+    SolverHandle h = Live();
+    float none = 0f;  // an empty span has no first float; the library then says how many it needed
+    if (destination.Length == 0) PbfException.Check(NativeCopies.GetDensities(h, ref none, UIntPtr.Zero));
+    else PbfException.Check(NativeCopies.GetDensities(h, ref destination[0], (UIntPtr)(uint)destination.Length));
+  }
+
+  /// <summary>
+  /// Lends one field without a copy until the returned view is disposed (pbf_solver_map): host memory
+  /// that a span, the indexer or a GPU upload reads in place, or (CUDA backend, <see cref="Memory.Device"/>)
+  /// a device pointer. While it is mapped, calls that change particles throw <see cref="PbfException"/>
+  /// with <see cref="Status.Busy"/>. See <see cref="MappedField"/> for the lifetime rules.
+  /// </summary>
+  /// <exception cref="PbfException">InvalidArgument when the field is already mapped or for device memory
+  /// on a CPU solver; Busy during an asynchronous step.</exception>
+  public MappedField Map(Field field, Memory memory = Memory.Host) {
+    SolverHandle h = Live();
+    bool added = false;
+    // The view holds a reference on the handle: a disposed solver is destroyed only once its views are.
+    h.DangerousAddRef(ref added);
+    try {
+      IntPtr data;
+      UIntPtr count;
+      PbfException.Check(PbfNative.pbf_solver_map(h, field, memory, out data, out count));
+      var view = new MappedField(this, h, field, memory, data, checked((int)count.ToUInt64()));
+      mapped[(int)field] = view;
+      added = false;  // the view releases it
+      return view;
+    } finally {
+      if (added) h.DangerousRelease();
+    }
+  }
+
+  /// <summary>Called by a view that ends its loan.</summary>
+  internal void Unmapped(MappedField view) {
+    int f = (int)view.Field;
+    if (f >= 0 && f < mapped.Length && ReferenceEquals(mapped[f], view)) mapped[f] = null;
+  }
+
   /// <summary>Overwrites every position; the array must hold exactly 3 x count floats, all inside the domain.</summary>
   /// <exception cref="PbfException">BufferTooSmall when shorter, InvalidArgument when longer or a value is bad.</exception>
   public void SetPositions(float[] positions) {
@@ -189,6 +288,38 @@ public sealed class Solver : IDisposable {
   public void SetVelocities(float[] velocities) {
     if (velocities == null) throw new ArgumentNullException("velocities");
     PbfException.Check(PbfNative.pbf_solver_set_velocities(Live(), velocities, (UIntPtr)(uint)velocities.Length));
+  }
+
+  /// <summary>Overwrites every position from caller-owned native memory: exactly 3 x count floats at
+  /// <paramref name="source"/>.</summary>
+  /// <exception cref="ArgumentOutOfRangeException">length is negative.</exception>
+  /// <exception cref="PbfException">BufferTooSmall or InvalidArgument naming length; InvalidArgument for a bad value.</exception>
+  public void SetPositions(IntPtr source, int length) {
+    PbfException.Check(NativeCopies.SetPositions(Live(), source, Capacity(length, "length")));
+  }
+
+  /// <summary>Overwrites every position from <paramref name="source"/> (exactly 3 x count floats).</summary>
+  public void SetPositions(ReadOnlySpan<float> source) {
+    SolverHandle h = Live();
+    float none = 0f;
+    if (source.Length == 0) PbfException.Check(NativeCopies.SetPositions(h, ref none, UIntPtr.Zero));
+    else PbfException.Check(NativeCopies.SetPositions(h, ref System.Runtime.InteropServices.MemoryMarshal.GetReference(source),
+                                                      (UIntPtr)(uint)source.Length));
+  }
+
+  /// <summary>Overwrites every velocity [m/s] from caller-owned native memory (exactly 3 x count floats).</summary>
+  /// <exception cref="ArgumentOutOfRangeException">length is negative.</exception>
+  public void SetVelocities(IntPtr source, int length) {
+    PbfException.Check(NativeCopies.SetVelocities(Live(), source, Capacity(length, "length")));
+  }
+
+  /// <summary>Overwrites every velocity [m/s] from <paramref name="source"/> (exactly 3 x count floats).</summary>
+  public void SetVelocities(ReadOnlySpan<float> source) {
+    SolverHandle h = Live();
+    float none = 0f;
+    if (source.Length == 0) PbfException.Check(NativeCopies.SetVelocities(h, ref none, UIntPtr.Zero));
+    else PbfException.Check(NativeCopies.SetVelocities(h, ref System.Runtime.InteropServices.MemoryMarshal.GetReference(source),
+                                                       (UIntPtr)(uint)source.Length));
   }
 
   /// <summary>
@@ -250,6 +381,13 @@ public sealed class Solver : IDisposable {
     PbfException.Check(PbfNative.pbf_solver_add_obstacle_sdf(Live(), values, (UIntPtr)(uint)values.Length, dims,
                                                              origin, cell, rotation, translation, out index));
     return (int)index;
+  }
+
+  /// <summary>As <see cref="AddObstacleSdf(float[], uint[], float[], float, float[], float[])"/>, with int dims.</summary>
+  /// <exception cref="ArgumentOutOfRangeException">A dimension is negative.</exception>
+  public int AddObstacleSdf(float[] values, int[] dims, float[] origin, float cell, float[] rotation = null,
+                            float[] translation = null) {
+    return AddObstacleSdf(values, Unsigned(dims, "dims"), origin, cell, rotation, translation);
   }
 
   /// <summary>
@@ -398,8 +536,15 @@ public sealed class Solver : IDisposable {
     PbfException.Check(PbfNative.pbf_solver_step(Live(), dt, substeps));
   }
 
+  /// <summary>As <see cref="Step(float, uint)"/>, so that <c>Step(dt, n)</c> takes an int.</summary>
+  /// <exception cref="ArgumentOutOfRangeException">substeps is negative.</exception>
+  /// <exception cref="PbfException">InvalidArgument (0 or more than 1000 substeps, a bad dt).</exception>
+  public void Step(float dt, int substeps) {
+    Step(dt, NonNegative(substeps, "substeps"));
+  }
+
   /// <summary>
-  /// Starts the step <see cref="Step"/> would run and returns at once; it runs on a thread the
+  /// Starts the step <see cref="Step(float, uint)"/> would run and returns at once; it runs on a thread the
   /// solver starts (and on its worker threads or GPU). Until <see cref="WaitStep"/> returns, every
   /// other call on this solver throws <see cref="PbfException"/> with <see cref="Status.Busy"/>,
   /// except <see cref="IsStepDone"/>, <see cref="WaitStep"/> and <see cref="Dispose"/> (which waits).
@@ -410,11 +555,17 @@ public sealed class Solver : IDisposable {
     PbfException.Check(PbfNative.pbf_solver_step_async(Live(), dt, substeps));
   }
 
-  /// <summary>Waits for the step started by <see cref="StartStep"/>; returns at once when none was started.</summary>
+  /// <summary>As <see cref="StartStep(float, uint)"/>, with an int substep count.</summary>
+  /// <exception cref="ArgumentOutOfRangeException">substeps is negative.</exception>
+  public void StartStep(float dt, int substeps) {
+    StartStep(dt, NonNegative(substeps, "substeps"));
+  }
+
+  /// <summary>Waits for the step started by <see cref="StartStep(float, uint)"/>; returns at once when none was started.</summary>
   /// <exception cref="PbfException">The status and message of a step that failed.</exception>
   public void WaitStep() { PbfException.Check(PbfNative.pbf_solver_wait(Live())); }
 
-  /// <summary>False while a step started by <see cref="StartStep"/> runs; never blocks.</summary>
+  /// <summary>False while a step started by <see cref="StartStep(float, uint)"/> runs; never blocks.</summary>
   public bool IsStepDone {
     get {
       int done;
@@ -463,7 +614,7 @@ public sealed class Solver : IDisposable {
 
   /// <summary>The handle, or ObjectDisposedException once disposed.</summary>
   private SolverHandle Live() {
-    if (handle.IsClosed) throw new ObjectDisposedException("Solver", "the solver has been disposed");
+    if (IsDisposed) throw new ObjectDisposedException("Solver", "the solver has been disposed");
     return handle;
   }
 
@@ -471,6 +622,29 @@ public sealed class Solver : IDisposable {
   private static void Pose(float[] rotation, float[] translation) {
     if (rotation != null) SignedDistanceField.Quaternion(rotation, "rotation");
     if (translation != null) SolverDesc.Vec3(translation, "translation");
+  }
+
+  /// <summary>An unsigned C count given as an int.</summary>
+  private static uint NonNegative(int value, string name) {
+    if (value < 0) throw new ArgumentOutOfRangeException(name, value, name + " must not be negative");
+    return (uint)value;
+  }
+
+  /// <summary>A length in floats of caller-owned memory, as the C size_t.</summary>
+  private static UIntPtr Capacity(int value, string name) {
+    return (UIntPtr)NonNegative(value, name);
+  }
+
+  /// <summary>An int array as the C uint32_t array, refusing negative values by index.</summary>
+  private static uint[] Unsigned(int[] values, string name) {
+    if (values == null) throw new ArgumentNullException(name);
+    var result = new uint[values.Length];
+    for (int i = 0; i < values.Length; ++i) {
+      if (values[i] < 0)
+        throw new ArgumentOutOfRangeException(name, values[i], name + "[" + i + "] must not be negative");
+      result[i] = (uint)values[i];
+    }
+    return result;
   }
 
   /// <summary>The number of vectors in a flat x, y, z array.</summary>

@@ -2,7 +2,7 @@
 namespace Pbf {
 
 /// <summary>
-/// Statistics of the last <see cref="Solver.Step"/>. Density error is the
+/// Statistics of the last <see cref="Solver.Step(float, uint)"/>. Density error is the
 /// compression (rho - rho0) / rho0 where positive (0.01 = 1 %). Times are
 /// wall-clock milliseconds summed over the substeps. All zero before the first step.
 /// </summary>

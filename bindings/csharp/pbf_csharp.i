@@ -62,6 +62,17 @@ PBF_ENUM_VALUE(PBF_BACKEND_CUDA, Cuda, "An NVIDIA GPU.")
 PBF_ENUM_VALUE(PBF_METHOD_PBF, Pbf, "Position Based Fluids (Macklin and Mueller 2013).")
 PBF_ENUM_VALUE(PBF_METHOD_PROJECTIVE, Projective, "Projective Fluids (Weiler, Koschier and Bender 2016).")
 
+%rename(Field) pbf_field;
+%typemap(csclassmodifiers) pbf_field "/// <summary>A per-particle field that <see cref=\"Solver.Map\"/> lends.</summary>\npublic enum"
+PBF_ENUM_VALUE(PBF_FIELD_POSITIONS, Positions, "3 floats per particle [m].")
+PBF_ENUM_VALUE(PBF_FIELD_VELOCITIES, Velocities, "3 floats per particle [m/s].")
+PBF_ENUM_VALUE(PBF_FIELD_DENSITIES, Densities, "1 float per particle [kg/m^3].")
+
+%rename(Memory) pbf_memory;
+%typemap(csclassmodifiers) pbf_memory "/// <summary>Where <see cref=\"Solver.Map\"/> lends a field.</summary>\npublic enum"
+PBF_ENUM_VALUE(PBF_MEMORY_HOST, Host, "Host memory (page-locked on the CUDA backend, for fast uploads).")
+PBF_ENUM_VALUE(PBF_MEMORY_DEVICE, Device, "Memory of the solver's GPU (CUDA backend only); not readable from C#.")
+
 /* The struct types are mirrored by blittable C# structs (NativeStructs.cs),
  * and their *_default() initialisers are inline in the header, not exported:
  * the C# defaults are checked against them by the tests. */
@@ -124,6 +135,13 @@ PBF_ENUM_VALUE(PBF_METHOD_PROJECTIVE, Projective, "Projective Fluids (Weiler, Ko
 %typemap(cstype) size_t* out_count, size_t* out_added, size_t* out_removed "out global::System.UIntPtr"
 %typemap(csin) size_t* out_count, size_t* out_added, size_t* out_removed "out $csinput"
 %typemap(in) size_t* out_count, size_t* out_added, size_t* out_removed "$1 = $input;"
+
+/* pbf_solver_map lends a pointer: the address only (MappedField wraps it). */
+%typemap(ctype) const float** out_data "const float**"
+%typemap(imtype) const float** out_data "out global::System.IntPtr"
+%typemap(cstype) const float** out_data "out global::System.IntPtr"
+%typemap(csin) const float** out_data "out $csinput"
+%typemap(in) const float** out_data "$1 = $input;"
 
 %apply int* OUTPUT { int* available, int* out_done };
 %apply float* OUTPUT { float* out_mass, float* cell, float* out_distance, float* out_volume };

@@ -56,6 +56,17 @@
 %rename(PBF) PBF_METHOD_PBF;
 %rename(PROJECTIVE) PBF_METHOD_PROJECTIVE;
 
+%rename(Field) pbf_field;
+%rename(POSITIONS) PBF_FIELD_POSITIONS;
+%rename(VELOCITIES) PBF_FIELD_VELOCITIES;
+%rename(DENSITIES) PBF_FIELD_DENSITIES;
+
+%rename(Memory) pbf_memory;
+%rename(HOST) PBF_MEMORY_HOST;
+%rename(DEVICE) PBF_MEMORY_DEVICE;
+
+%typemap(javaclassmodifiers) pbf_field "public enum"
+%typemap(javaclassmodifiers) pbf_memory "public enum"
 %typemap(javaclassmodifiers) pbf_status "public enum"
 %typemap(javaclassmodifiers) pbf_method "public enum"
 %typemap(javaclassmodifiers) pbf_backend "public enum"
@@ -98,7 +109,7 @@
     return $null;
   }
   temp = 0;
-  $1 = &temp;
+  $1 = ($1_ltype)&temp; /* SWIG declares const float** out_data without its const */
 }
 %typemap(argout) CTYPE* NAME {
   JNITYPE value$argnum = TOJNI(temp$argnum);
@@ -122,6 +133,7 @@ PBF_JAVA_OUT_SCALAR(uint32_t, out_count, jlongArray, long, jlong, SetLongArrayRe
 PBF_JAVA_OUT_SCALAR(float, cell, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
 PBF_JAVA_OUT_SCALAR(float, out_distance, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
 PBF_JAVA_OUT_SCALAR(float, out_volume, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
+PBF_JAVA_OUT_SCALAR(const float*, out_data, jlongArray, long, jlong, SetLongArrayRegion, PBF_POINTER_TO_JLONG)
 
 /* --- bulk data ---------------------------------------------------------- */
 
@@ -241,6 +253,28 @@ PBF_JAVA_OUT_VECN(uint32_t, dims, 3, jintArray, int, jint, SetIntArrayRegion)
 %rename("%s") pbf_solver_destroy;
 %rename("%s") pbf_sdf_destroy;
 
+/* --- direct buffers: zero-copy views and copies into caller-owned memory --
+ *
+ * pbf_solver_map gives an address (out_data above); pbf_java_wrap_memory
+ * turns it into a direct ByteBuffer over the lent memory. pbf_java_get_field
+ * and pbf_java_set_field copy between a solver and a direct buffer, from the
+ * float at `offset` (the buffer's position) for `length` floats (its
+ * remaining()); MappedField and Solver check the buffer in Java first. */
+%typemap(in, numinputs=0) JNIEnv* jenv "$1 = jenv;"
+%typemap(jni) jobject buffer "jobject"
+%typemap(jtype) jobject buffer "java.nio.Buffer"
+%typemap(jstype) jobject buffer "java.nio.Buffer"
+%typemap(javain) jobject buffer "$javainput"
+%typemap(in) jobject buffer "$1 = $input;"
+%typemap(jni) jobject "jobject"
+%typemap(jtype) jobject "java.nio.ByteBuffer"
+%typemap(jstype) jobject "java.nio.ByteBuffer"
+%typemap(javaout) jobject { return $jnicall; }
+%typemap(out) jobject "$result = $1;"
+%rename("%s") pbf_java_wrap_memory;
+%rename("%s") pbf_java_get_field;
+%rename("%s") pbf_java_set_field;
+
 /* The header version the glue was compiled against, in place of the version
  * macros (which SWIG would put in a public constants interface). */
 %rename("%s") pbf_binding_version;
@@ -249,4 +283,33 @@ PBF_JAVA_OUT_VECN(uint32_t, dims, 3, jintArray, int, jint, SetIntArrayRegion)
 
 %inline %{
 static uint32_t pbf_binding_version(void) { return PBF_VERSION; }
+
+/* A direct ByteBuffer over `bytes` bytes of lent memory at `address`; NULL (and a pending
+ * exception) when the JVM cannot make one. */
+static jobject pbf_java_wrap_memory(JNIEnv* jenv, int64_t address, int64_t bytes) {
+  return (*jenv)->NewDirectByteBuffer(jenv, (void*)(intptr_t)address, (jlong)bytes);
+}
+
+/* The address of float `offset` of a direct buffer, or NULL for a buffer without one. */
+static float* pbf_java_buffer_floats(JNIEnv* jenv, jobject buffer, int64_t offset) {
+  float* base = (float*)(*jenv)->GetDirectBufferAddress(jenv, buffer);
+  return base ? base + offset : NULL;
+}
+
+/* Copies a field (a pbf_field value) into a direct buffer. */
+static pbf_status pbf_java_get_field(JNIEnv* jenv, const pbf_solver* solver, int field, jobject buffer, int64_t offset,
+                                     int64_t length) {
+  float* out = pbf_java_buffer_floats(jenv, buffer, offset);
+  if (field == PBF_FIELD_POSITIONS) return pbf_solver_get_positions(solver, out, (size_t)length);
+  if (field == PBF_FIELD_VELOCITIES) return pbf_solver_get_velocities(solver, out, (size_t)length);
+  return pbf_solver_get_densities(solver, out, (size_t)length);
+}
+
+/* Overwrites positions or velocities (a pbf_field value) from a direct buffer. */
+static pbf_status pbf_java_set_field(JNIEnv* jenv, pbf_solver* solver, int field, jobject buffer, int64_t offset,
+                                     int64_t length) {
+  const float* in = pbf_java_buffer_floats(jenv, buffer, offset);
+  if (field == PBF_FIELD_POSITIONS) return pbf_solver_set_positions(solver, in, (size_t)length);
+  return pbf_solver_set_velocities(solver, in, (size_t)length);
+}
 %}

@@ -45,7 +45,7 @@ static class DamBreak {
 
         var phases = new double[7];  // total, predict, grid, neighbours, constraints, velocity, vorticity+xsph
         for (int frame = 1; frame <= frames; ++frame) {
-          solver.Step(1.0f / 60.0f, (uint)substeps);
+          solver.Step(1.0f / 60.0f, substeps);
           SolverStats s = solver.GetStats();
           phases[0] += s.TimeTotalMs;
           phases[1] += s.TimePredictMs;
@@ -59,6 +59,13 @@ static class DamBreak {
                               "neighbours avg {5:F1} max {6}  max speed {7:F2} m/s",
                               frame, frame / 60.0, s.TimeTotalMs, 100.0 * s.AvgDensityError, 100.0 * s.MaxDensityError,
                               s.AvgNeighbors, s.MaxNeighbors, s.MaxSpeed);
+        }
+        // The water front, read in place from the solver's memory (no copy); unmapped before any further step.
+        using (MappedField x = solver.Map(Field.Positions)) {
+          ReadOnlySpan<float> xyz = x.AsSpan();
+          float front = 0f;
+          for (int i = 0; i < xyz.Length; i += 3) front = Math.Max(front, xyz[i]);
+          Console.WriteLine("front at x = {0:F3} m", front);
         }
         string[] names = { "predict", "grid", "neighbors", "constraints", "velocity", "vorticity+xsph" };
         Console.WriteLine("mean ms per frame: {0:F3}", phases[0] / frames);

@@ -5,9 +5,12 @@
 //   java -cp pbf.jar:. -Djava.library.path=<dir of libpbf_java> DamBreak
 //        [--frames 120] [--spacing 0.05] [--substeps 4] [--iterations 4] [--backend auto|cpu|cuda]
 
+import java.nio.FloatBuffer;
 import java.util.Locale;
 import pbf.Backend;
+import pbf.Field;
 import pbf.Library;
+import pbf.MappedField;
 import pbf.PbfException;
 import pbf.Solver;
 import pbf.SolverDesc;
@@ -73,6 +76,13 @@ public final class DamBreak {
               frame, frame / 60.0, s.getTimeTotalMs(), 100.0 * s.getAvgDensityError(), 100.0 * s.getMaxDensityError(),
               s.getAvgNeighbors(), s.getMaxNeighbors(), s.getMaxSpeed());
         }
+      }
+      // The water front, read in place from the solver's memory (no copy); unmapped before any further step.
+      try (MappedField x = solver.map(Field.POSITIONS)) {
+        FloatBuffer xyz = x.buffer();
+        float front = 0;
+        for (int i = 0; i < xyz.limit(); i += 3) front = Math.max(front, xyz.get(i));
+        System.out.printf(Locale.ROOT, "front at x = %.3f m%n", front);
       }
       String[] names = {"predict", "grid", "neighbors", "constraints", "velocity", "vorticity+xsph"};
       System.out.printf(Locale.ROOT, "mean ms per frame: %.3f%n", phases[0] / frames);

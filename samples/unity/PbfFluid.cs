@@ -1,14 +1,21 @@
 // PbfFluid.cs - a Unity component that runs a pbf solver and draws its
-// particles with GPU instancing. Put it on an empty GameObject; the fluid's
-// box spans [0, DomainSize] in the object's local space. See README.md.
+// particles with procedural GPU instancing. Put it on an empty GameObject; the
+// fluid's box spans [0, DomainSize] in the object's local space. See README.md.
+// Needs Unity 2021.2 or later (Graphics.RenderMeshPrimitives) and unsafe code
+// (the package's Pbf.Unity.asmdef allows it).
 using Pbf;
+using Unity.Collections;
+using Unity.Collections.LowLevel.Unsafe;
 using UnityEngine;
 
 /// <summary>
 /// Simulates a block of water collapsing in a box (a dam break) with the pbf
-/// native plugin and draws every particle as an instanced mesh. The solver
-/// steps on its own threads while Unity renders: each frame waits for the step
-/// started the frame before, draws its particles and starts the next one.
+/// native plugin and draws every particle as an instance of one mesh. Each
+/// frame the solver lends its positions (Solver.Map), Unity uploads them from
+/// that memory straight into a GraphicsBuffer, and PbfParticles.shader places
+/// instance i at particle i: no managed copy and no per-particle matrix. The
+/// solver steps on its own threads while Unity renders: each frame waits for
+/// the step started the frame before, uploads and draws, and starts the next.
 /// </summary>
 public sealed class PbfFluid : MonoBehaviour {
   [Tooltip("Auto picks CUDA when the plugin has it and a GPU is usable, else the CPU. " +
@@ -33,7 +40,7 @@ public sealed class PbfFluid : MonoBehaviour {
   [Tooltip("Drawn per particle; a sphere when empty.")]
   public Mesh particleMesh;
 
-  [Tooltip("Needs 'Enable GPU Instancing'; a Standard material when empty.")]
+  [Tooltip("A material with the Pbf/Particles shader (it reads the positions buffer); made at run time when empty.")]
   public Material particleMaterial;
 
   [Tooltip("A solid sphere that follows this transform (move it by hand or animate it); none when empty.")]
@@ -43,9 +50,13 @@ public sealed class PbfFluid : MonoBehaviour {
   public float obstacleRadius = 0.3f;
 
   private Solver solver;
-  private float[] positions = new float[0];
-  private readonly Matrix4x4[] batch = new Matrix4x4[1023];  // DrawMeshInstanced's limit per call
+  private GraphicsBuffer positionsBuffer;  // 3 floats per particle, what _Positions reads
+  private int particleCount;
+  private MaterialPropertyBlock properties;
   private bool stepping;
+  private static readonly int PositionsId = Shader.PropertyToID("_Positions");
+  private static readonly int FluidToWorldId = Shader.PropertyToID("_FluidToWorld");
+  private static readonly int ParticleScaleId = Shader.PropertyToID("_ParticleScale");
   private int obstacleIndex = -1;
   private readonly float[] obstacleRotation = new float[4], obstacleTranslation = new float[3];
 
@@ -66,7 +77,7 @@ public sealed class PbfFluid : MonoBehaviour {
       solver = new Solver(desc);
     }
     SolverParams p = solver.GetParams();
-    p.Iterations = (uint)iterations;
+    p.Iterations = (uint)iterations;  // a property: uint, unlike the int overloads of Step
     solver.SetParams(p);
     if (obstacle != null) {
       // The solver copies the field: it is freed at once.
@@ -76,8 +87,9 @@ public sealed class PbfFluid : MonoBehaviour {
       }
     }
     int count = solver.FillBox(new[] { 0.0f, 0.0f, 0.0f }, new[] { blockSize.x, blockSize.y, blockSize.z });
-    positions = new float[3 * count];
-    solver.GetPositions(positions);
+    positionsBuffer = new GraphicsBuffer(GraphicsBuffer.Target.Structured, Mathf.Max(3 * count, 3), sizeof(float));
+    properties = new MaterialPropertyBlock();
+    Upload();
     Debug.Log("pbf " + Library.VersionString + ": " + count + " particles on " +
               Library.BackendName(solver.GetDesc().Backend));
 
@@ -87,7 +99,11 @@ public sealed class PbfFluid : MonoBehaviour {
       Destroy(sphere);
     }
     if (particleMaterial == null) {
-      particleMaterial = new Material(Shader.Find("Standard")) { enableInstancing = true, color = new Color(0.2f, 0.5f, 1.0f) };
+      // A player has the shader only if something references it: assign a material, or list
+      // Pbf/Particles under Project Settings > Graphics > Always Included Shaders.
+      Shader shader = Shader.Find("Pbf/Particles");
+      if (shader == null) Debug.LogError("pbf: the shader Pbf/Particles is not in this build; assign Particle Material");
+      else particleMaterial = new Material(shader);
     }
   }
 
@@ -97,19 +113,20 @@ public sealed class PbfFluid : MonoBehaviour {
     float dt = Mathf.Min(Time.deltaTime, 1.0f / 30.0f);
     if (stepWhileRendering) {
       if (stepping) solver.WaitStep();  // the step started last frame
-      solver.GetPositions(positions);
+      stepping = false;
+      Upload();  // maps and unmaps: the solver refuses to step while its positions are lent
       Draw();
       if (dt > 0.0f) {
         MoveObstacle();
-        solver.StartStep(dt, (uint)substeps);
+        solver.StartStep(dt, substeps);
         stepping = true;
       }
     } else {
       if (dt > 0.0f) {
         MoveObstacle();
-        solver.Step(dt, (uint)substeps);
+        solver.Step(dt, substeps);
       }
-      solver.GetPositions(positions);
+      Upload();
       Draw();
     }
   }
@@ -129,19 +146,53 @@ public sealed class PbfFluid : MonoBehaviour {
     solver.SetObstaclePose(obstacleIndex, obstacleRotation, obstacleTranslation);
   }
 
-  /// <summary>Queues every particle for rendering this frame, 1023 at a time.</summary>
-  private void Draw() {
-    Matrix4x4 toWorld = transform.localToWorldMatrix;
-    Vector3 scale = Vector3.one * particleSpacing;
-    int n = positions.Length / 3, filled = 0;
-    for (int i = 0; i < n; ++i) {
-      Vector3 local = new Vector3(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]);
-      batch[filled++] = toWorld * Matrix4x4.TRS(local, Quaternion.identity, scale);
-      if (filled == batch.Length || i == n - 1) {
-        Graphics.DrawMeshInstanced(particleMesh, 0, particleMaterial, batch, filled);
-        filled = 0;
+  /// <summary>
+  /// Copies the positions from the solver's own memory into the GraphicsBuffer: the mapped memory
+  /// (page-locked on the CUDA backend) is wrapped as a NativeArray without a copy, and SetData
+  /// uploads it. The view ends before the solver steps again.
+  /// </summary>
+  private void Upload() {
+    using (MappedField mapped = solver.Map(Field.Positions, Memory.Host)) {
+      particleCount = mapped.Count;
+      if (particleCount == 0) return;
+      if (mapped.Length > positionsBuffer.count) {
+        positionsBuffer.Release();
+        positionsBuffer = new GraphicsBuffer(GraphicsBuffer.Target.Structured, mapped.Length, sizeof(float));
+      }
+      unsafe {
+        NativeArray<float> view = NativeArrayUnsafeUtility.ConvertExistingDataToNativeArray<float>(
+            (void*)mapped.Pointer, mapped.Length, Allocator.None);
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+        AtomicSafetyHandle safety = AtomicSafetyHandle.Create();
+        NativeArrayUnsafeUtility.SetAtomicSafetyHandle(ref view, safety);
+#endif
+        positionsBuffer.SetData(view, 0, 0, mapped.Length);
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+        AtomicSafetyHandle.Release(safety);
+#endif
       }
     }
+  }
+
+  /// <summary>Draws every particle in one instanced call; the shader reads its position from the buffer.</summary>
+  private void Draw() {
+    if (particleCount == 0 || particleMaterial == null) return;
+    properties.SetBuffer(PositionsId, positionsBuffer);
+    properties.SetMatrix(FluidToWorldId, transform.localToWorldMatrix);
+    properties.SetFloat(ParticleScaleId, particleSpacing);
+    var render = new RenderParams(particleMaterial) { worldBounds = WorldBounds(), matProps = properties };
+    Graphics.RenderMeshPrimitives(render, particleMesh, 0, particleCount);
+  }
+
+  /// <summary>The domain box in world space, for culling: no particle leaves it.</summary>
+  private Bounds WorldBounds() {
+    var bounds = new Bounds(transform.TransformPoint(0.5f * domainSize), Vector3.zero);
+    for (int corner = 0; corner < 8; ++corner) {
+      var local = new Vector3((corner & 1) != 0 ? domainSize.x : 0.0f, (corner & 2) != 0 ? domainSize.y : 0.0f,
+                              (corner & 4) != 0 ? domainSize.z : 0.0f);
+      bounds.Encapsulate(transform.TransformPoint(local));
+    }
+    return bounds;
   }
 
   private void OnDisable() {
@@ -151,6 +202,9 @@ public sealed class PbfFluid : MonoBehaviour {
     solver = null;
     stepping = false;
     obstacleIndex = -1;
+    if (positionsBuffer != null) positionsBuffer.Release();
+    positionsBuffer = null;
+    particleCount = 0;
   }
 
   private void OnDrawGizmos() {

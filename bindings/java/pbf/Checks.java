@@ -31,6 +31,22 @@ final class Checks {
     if (translation != null) vec3(translation, "translation");
   }
 
+  /** A direct FloatBuffer in the native byte order that a C function may read (and write when writable). */
+  static java.nio.FloatBuffer direct(java.nio.FloatBuffer value, String name, boolean writable) {
+    nonNull(value, name);
+    if (!value.isDirect()) {
+      throw new IllegalArgumentException(name + " must be a direct FloatBuffer "
+          + "(ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder()).asFloatBuffer()); "
+          + "use the float[] overload for heap memory");
+    }
+    if (value.order() != java.nio.ByteOrder.nativeOrder()) {
+      throw new IllegalArgumentException(
+          name + " must be in the native byte order (" + java.nio.ByteOrder.nativeOrder() + "), not " + value.order());
+    }
+    if (writable && value.isReadOnly()) throw new IllegalArgumentException(name + " is read-only");
+    return value;
+  }
+
   /** The number of vectors in a flat x, y, z array. */
   static int triples(float[] values, String name) {
     nonNull(values, name);

@@ -6,12 +6,16 @@ import java.util.function.LongConsumer;
 /**
  * One native pointer of a binding object ({@link Solver}, {@link SignedDistanceField}), destroyed
  * once: by the owner's {@code close()}, or by the cleaner once the owner is unreachable. The
- * cleaner's action holds only this handle, never the owner.
+ * cleaner's action holds only this handle, never the owner. While it is pinned (by a {@link
+ * MappedField}, whose buffer points into the solver's memory) closing it refuses further calls at
+ * once but destroys the pointer only when the last pin is released.
  */
 final class NativeHandle implements Runnable {
-  private static final Cleaner CLEANER = Cleaner.create();
+  static final Cleaner CLEANER = Cleaner.create();
 
   private volatile long pointer;
+  private long deferred;  // closed while pinned: destroyed by the last unpin()
+  private int pins;
   private final LongConsumer destroy;
   private final String closedMessage;
   private final Cleaner.Cleanable cleanable;
@@ -33,8 +37,28 @@ final class NativeHandle implements Runnable {
   @Override
   public synchronized void run() {
     if (pointer != 0) {
-      destroy.accept(pointer);
+      long p = pointer;
       pointer = 0;
+      if (pins == 0) {
+        destroy.accept(p);
+      } else {
+        deferred = p;
+      }
+    }
+  }
+
+  /** The live pointer, kept from destruction until {@link #unpin()}. */
+  synchronized long pin() {
+    long p = live();
+    ++pins;
+    return p;
+  }
+
+  /** Releases one {@link #pin()}; destroys the pointer if it was closed meanwhile and this was the last. */
+  synchronized void unpin() {
+    if (pins > 0 && --pins == 0 && deferred != 0) {
+      destroy.accept(deferred);
+      deferred = 0;
     }
   }
 

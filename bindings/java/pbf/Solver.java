@@ -2,6 +2,7 @@
 package pbf;
 
 import java.lang.ref.Reference;
+import java.nio.FloatBuffer;
 
 /**
  * A Position Based Fluids solver: its particles, collision planes, parameters
@@ -26,6 +27,7 @@ import java.lang.ref.Reference;
  */
 public final class Solver implements AutoCloseable {
   private final NativeHandle handle;
+  private final MappedField[] mapped = new MappedField[3];  // by field; keeps open views reachable
 
   /** Creates a solver with the default description (see {@link SolverDesc}). */
   public Solver() {
@@ -282,6 +284,141 @@ public final class Solver implements AutoCloseable {
     } finally {
       Reference.reachabilityFence(this);
     }
+  }
+
+  /**
+   * Copies every position into a direct buffer, from its position on; the position does not move.
+   * One copy, into memory the caller owns (a buffer to upload to the GPU, say).
+   *
+   * @param destination a direct FloatBuffer in the native byte order with at least 3 x count floats
+   *     remaining
+   * @throws IllegalArgumentException for a heap, read-only or non-native-order buffer
+   * @throws PbfException BUFFER_TOO_SMALL
+   */
+  public void getPositions(FloatBuffer destination) {
+    getField(Field.POSITIONS, destination);
+  }
+
+  /**
+   * Copies every velocity [m/s] into a direct buffer, as {@link #getPositions(FloatBuffer)}.
+   *
+   * @param destination a direct native-order FloatBuffer with at least 3 x count floats remaining
+   * @throws IllegalArgumentException for a heap, read-only or non-native-order buffer
+   * @throws PbfException BUFFER_TOO_SMALL
+   */
+  public void getVelocities(FloatBuffer destination) {
+    getField(Field.VELOCITIES, destination);
+  }
+
+  /**
+   * Copies every density into a direct buffer, as {@link #getPositions(FloatBuffer)}.
+   *
+   * @param destination a direct native-order FloatBuffer with at least count floats remaining
+   * @throws IllegalArgumentException for a heap, read-only or non-native-order buffer
+   * @throws PbfException BUFFER_TOO_SMALL
+   */
+  public void getDensities(FloatBuffer destination) {
+    getField(Field.DENSITIES, destination);
+  }
+
+  private void getField(Field field, FloatBuffer destination) {
+    Checks.direct(destination, "destination", true);
+    try {
+      PbfException.check(PbfNative.pbf_java_get_field(
+          live(), field.swigValue(), destination, destination.position(), destination.remaining()));
+    } finally {
+      Reference.reachabilityFence(this);
+      Reference.reachabilityFence(destination);
+    }
+  }
+
+  /**
+   * Overwrites every position from a direct buffer: its remaining floats, from its position on,
+   * exactly 3 x count; the position does not move.
+   *
+   * @param source a direct FloatBuffer in the native byte order
+   * @throws IllegalArgumentException for a heap or non-native-order buffer
+   * @throws PbfException BUFFER_TOO_SMALL or INVALID_ARGUMENT naming the length; INVALID_ARGUMENT for
+   *     a bad value
+   */
+  public void setPositions(FloatBuffer source) {
+    setField(Field.POSITIONS, source);
+  }
+
+  /**
+   * Overwrites every velocity [m/s] from a direct buffer, as {@link #setPositions(FloatBuffer)}.
+   *
+   * @param source a direct FloatBuffer in the native byte order, exactly 3 x count floats remaining
+   * @throws IllegalArgumentException for a heap or non-native-order buffer
+   * @throws PbfException BUFFER_TOO_SMALL or INVALID_ARGUMENT
+   */
+  public void setVelocities(FloatBuffer source) {
+    setField(Field.VELOCITIES, source);
+  }
+
+  private void setField(Field field, FloatBuffer source) {
+    Checks.direct(source, "source", false);
+    try {
+      PbfException.check(
+          PbfNative.pbf_java_set_field(live(), field.swigValue(), source, source.position(), source.remaining()));
+    } finally {
+      Reference.reachabilityFence(this);
+      Reference.reachabilityFence(source);
+    }
+  }
+
+  /**
+   * Lends a field in host memory without a copy; as {@link #map(Field, Memory)} with {@link
+   * Memory#HOST}.
+   *
+   * @param field the field to lend
+   * @return the view; close it before changing particles
+   * @throws PbfException INVALID_ARGUMENT when the field is already mapped; BUSY during an
+   *     asynchronous step
+   */
+  public MappedField map(Field field) {
+    return map(field, Memory.HOST);
+  }
+
+  /**
+   * Lends one field without a copy until the returned view is closed (pbf_solver_map): host memory
+   * that a direct buffer reads in place, or (CUDA backend, {@link Memory#DEVICE}) a device address.
+   * While it is mapped, calls that change particles throw {@link PbfException} with {@link
+   * Status#BUSY}. See {@link MappedField} for the lifetime rules.
+   *
+   * @param field the field to lend
+   * @param memory where
+   * @return the view; close it (try-with-resources) before changing particles
+   * @throws PbfException INVALID_ARGUMENT when the field is already mapped or for device memory on a
+   *     CPU solver; BUSY during an asynchronous step
+   */
+  public MappedField map(Field field, Memory memory) {
+    Checks.nonNull(field, "field");
+    Checks.nonNull(memory, "memory");
+    // The view pins the handle: a solver closed under it is destroyed only once its views are.
+    long p = handle.pin();
+    boolean lent = false;
+    try {
+      long[] data = new long[1];
+      long[] count = new long[1];
+      PbfException.check(PbfNative.pbf_solver_map(p, field, memory, data, count));
+      lent = true;
+      MappedField view = new MappedField(this, handle, field, memory, data[0], Math.toIntExact(count[0]));
+      mapped[field.swigValue()] = view;
+      return view;
+    } catch (RuntimeException | Error e) {
+      if (lent) PbfNative.pbf_solver_unmap(p, field);
+      handle.unpin();
+      throw e;
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Called by a view that ends its loan. */
+  void unmapped(MappedField view) {
+    int f = view.getField().swigValue();
+    if (f >= 0 && f < mapped.length && mapped[f] == view) mapped[f] = null;
   }
 
   /**
