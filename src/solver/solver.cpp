@@ -338,6 +338,15 @@ void Solver::finish_step(StepStats& s, std::chrono::steady_clock::time_point sta
   stats_ = s;
 }
 
+StepContext Solver::step_context() const {
+  StepContext ctx{};
+  ctx.planes = planes_.data();
+  ctx.plane_count = static_cast<uint32_t>(planes_.size());
+  ctx.density_planes_first = domain_walls_sampled_ ? kDomainWalls : 0u;
+  ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
+  return ctx;
+}
+
 void Solver::step(float dt, uint32_t substeps) {
   if (config_.method == Method::Projective) {
     step_projective(dt, substeps);
@@ -355,12 +364,8 @@ void Solver::step(float dt, uint32_t substeps) {
   s.substeps = substeps;
   s.min_substep_dt = s.max_substep_dt = dt / static_cast<float>(substeps);
   if (size() > 0) {
-    StepContext ctx{};
+    StepContext ctx = step_context();
     ctx.constants = make_pbf_constants(config_, params_, dt / static_cast<float>(substeps));
-    ctx.planes = planes_.data();
-    ctx.plane_count = static_cast<uint32_t>(planes_.size());
-    ctx.density_planes_first = domain_walls_sampled_ ? kDomainWalls : 0u;
-    ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
     // Every substep's poses at once, so that a backend can record the whole step.
     const size_t count = obstacles_.size();
     obstacle_poses_.resize(count * substeps);
@@ -381,11 +386,7 @@ void Solver::step_projective(float dt, uint32_t substeps) {
   s.iterations = params_.projective_iterations;
   uint32_t steps = 0;
   if (size() > 0) {
-    StepContext ctx{};
-    ctx.planes = planes_.data();
-    ctx.plane_count = static_cast<uint32_t>(planes_.size());
-    ctx.density_planes_first = domain_walls_sampled_ ? kDomainWalls : 0u;
-    ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
+    StepContext ctx = step_context();
     obstacle_poses_.resize(obstacles_.size());
     ctx.obstacle_poses = obstacle_poses_.data();
     const double interval = static_cast<double>(dt) / substeps;
@@ -440,12 +441,8 @@ void Solver::update_densities() {
   PbfParams p = params_;
   p.gravity = Vec3{0.0f, 0.0f, 0.0f};
   const float dt = 1.0f / 240.0f;  // any valid step: nothing moves
-  StepContext ctx{};
+  StepContext ctx = step_context();
   ctx.constants = make_pbf_constants(config_, p, dt);
-  ctx.planes = planes_.data();
-  ctx.plane_count = static_cast<uint32_t>(planes_.size());
-  ctx.density_planes_first = domain_walls_sampled_ ? kDomainWalls : 0u;
-  ctx.obstacle_count = static_cast<uint32_t>(obstacles_.size());
   obstacle_poses_.resize(obstacles_.size());
   pose_obstacles(0.0f, 0.0f, obstacle_poses_.data());  // where they are now
   ctx.obstacle_poses = obstacle_poses_.data();
