@@ -52,6 +52,7 @@
 %unignore pbf_solver_get_positions;
 %unignore pbf_solver_get_velocities;
 %unignore pbf_solver_get_densities;
+%unignore pbf_solver_update_densities;
 %unignore pbf_solver_set_positions;
 %unignore pbf_solver_set_velocities;
 %unignore pbf_solver_map;

@@ -178,7 +178,13 @@ public sealed class Solver : IDisposable {
     PbfException.Check(PbfNative.pbf_solver_get_velocities(Live(), destination, (UIntPtr)(uint)destination.Length));
   }
 
-  /// <summary>Every particle's density [kg/m^3] at the end of the last step (0 before it), one float each.</summary>
+  /// <summary>Evaluates every particle's density at its current position, moving nothing, so that
+  /// GetDensities() describes the state as it is (e.g. before the first step); pbf_solver_update_densities().</summary>
+  public void UpdateDensities() {
+    PbfException.Check(PbfNative.pbf_solver_update_densities(Live()));
+  }
+
+  /// <summary>Every particle's density [kg/m^3] at the end of the last step (0 before it, unless UpdateDensities() ran), one float each.</summary>
   public float[] GetDensities() {
     var result = new float[ParticleCount];
     GetDensities(result);

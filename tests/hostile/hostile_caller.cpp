@@ -1065,7 +1065,7 @@ void Caller::call_destroy() {
 void Caller::call_getters(Slot* s) {
   pbf_solver* h = s ? s->solver : nullptr;
   const bool null_out = rng_.chance(0.1);
-  switch (rng_.below(8)) {
+  switch (rng_.below(9)) {
     case 0: {
       pbf_solver_desc d = pbf_solver_desc_default();
       if (rng_.chance(0.2)) d.struct_size = poison_struct_size(rng_, sizeof d);
@@ -1114,6 +1114,11 @@ void Caller::call_getters(Slot* s) {
       size_t n = 0;
       Check c = begin("pbf_solver_get_boundary_particle_count", s, name(s));
       end(c, pbf_solver_get_boundary_particle_count(h, null_out ? nullptr : &n));
+      break;
+    }
+    case 7: {
+      Check c = begin("pbf_solver_update_densities", s, name(s));
+      end(c, pbf_solver_update_densities(h));
       break;
     }
     default: {

@@ -264,7 +264,20 @@ public final class Solver implements AutoCloseable {
     }
   }
 
-  /** @return every particle's density [kg/m^3] at the end of the last step (0 before it) */
+  /**
+   * Evaluates every particle's density at its current position, moving nothing, so that
+   * getDensities() describes the state as it is (e.g. before the first step);
+   * pbf_solver_update_densities().
+   */
+  public void updateDensities() {
+    try {
+      PbfException.check(PbfNative.pbf_solver_update_densities(live()));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** @return every particle's density [kg/m^3] at the end of the last step (0 before it, unless updateDensities() ran) */
   public float[] getDensities() {
     float[] result = new float[getParticleCount()];
     getDensities(result);

@@ -41,6 +41,18 @@ class ParticleTest {
   }
 
   @Test
+  void densitiesCanBeEvaluatedBeforeTheFirstStep() {
+    try (Solver solver = empty()) {
+      solver.fillBox(new float[] {0, 0, 0}, new float[] {1, 1, 1}, null);  // the whole domain
+      float[] x = solver.getPositions();
+      solver.updateDensities();
+      // The placed lattice with the walls' own density: rest density within 2.5 % everywhere.
+      for (float r : solver.getDensities()) assertTrue(Math.abs(r - 1000f) < 25f, "density " + r);
+      assertArrayEquals(x, solver.getPositions());
+    }
+  }
+
+  @Test
   void positionsAndVelocitiesCanBeOverwritten() {
     try (Solver solver = empty()) {
       assertEquals(8, solver.fillBox(new float[] {0, 0, 0}, new float[] {0.2f, 0.2f, 0.2f}, new float[] {1, 0, 0}));
