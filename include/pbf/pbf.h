@@ -515,10 +515,13 @@ PBF_API pbf_status pbf_solver_set_velocities(pbf_solver* solver, const float* ve
 
 /**
  * Adds a static plane {x : dot(normal, x) + offset = 0}; the fluid is kept on
- * the side where dot(normal, x) + offset >= particle radius. `normal` must be
- * finite and non-zero (it is normalised). The plane's index (0, 1, ...) goes
- * to *out_index when it is not NULL. A solver holds at most 64 planes; the
- * 65th fails with PBF_ERROR_CAPACITY_EXCEEDED.
+ * the side where dot(normal, x) + offset >= particle radius. Like the domain's
+ * walls, the plane is the face of a solid: fluid within a kernel radius of it
+ * gets the density of water at rest behind it, so that water resting on it
+ * has its full density without boundary particles. `normal` must be finite
+ * and non-zero (it is normalised). The plane's index (0, 1, ...) goes to
+ * *out_index when it is not NULL. A solver holds at most 64 planes; the 65th
+ * fails with PBF_ERROR_CAPACITY_EXCEEDED.
  */
 PBF_API pbf_status pbf_solver_add_plane(pbf_solver* solver, const float normal[3], float offset,
                                         uint32_t* out_index);
@@ -599,9 +602,10 @@ PBF_API pbf_status pbf_solver_clear_obstacles(pbf_solver* solver);
  * to the density of the fluid within the kernel radius. The static ones
  * form one body; the samples of each obstacle form another, so an
  * obstacle's pseudo-masses do not change as it moves past a wall.
- * Fluid resting on a sampled wall then has its full density, instead of
+ * Fluid resting on a sampled solid then has its full density, instead of
  * being under-dense there (and drawn into the wall by its neighbours) or
- * stacking up. Sample a surface evenly at about the particle spacing, one
+ * stacking up; planes and the domain's walls give it that density without
+ * samples (pbf_solver_add_plane()), obstacles only with them. Sample a surface evenly at about the particle spacing, one
  * layer thick. Boundary particles only add density: collisions with the
  * domain, planes and obstacles still keep particles where they belong, so a
  * solid needs both its collision shape and its samples. Static ones do not
@@ -631,7 +635,8 @@ PBF_API pbf_status pbf_solver_clear_obstacles(pbf_solver* solver);
 PBF_API pbf_status pbf_solver_add_boundary_particles(pbf_solver* solver, const float* positions, size_t count);
 
 /**
- * Switches on boundary particles for the six walls of the domain box: adds a
+ * Switches on boundary particles for the six walls of the domain box (which
+ * then stop adding their own density, see pbf_solver_add_plane()): adds a
  * layer of samples at about the particle spacing on each wall, set back
  * behind the wall (by about 0.66 spacings at the default kernel radius) so
  * that fluid resting against the wall at the collision distance of half a

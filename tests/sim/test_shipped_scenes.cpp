@@ -95,7 +95,8 @@ TEST_P(ShippedScene, RunsThreeFramesAndWritesThem) {
   }
   EXPECT_EQ(sim_test::read_pvd(runner.pvd_path()).size(), 4u);
   EXPECT_TRUE(sim_test::partial_files(s.output.dir).empty());
-  EXPECT_EQ(runner.totals().substeps, 3u * static_cast<unsigned>(s.time.substeps));
+  // The substeps taken: at least those asked for (the CFL split and adaptive steps may take more).
+  EXPECT_GE(runner.totals().substeps, 3u * static_cast<unsigned>(s.time.substeps));
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, ShippedScene, ::testing::ValuesIn(kScenes),
