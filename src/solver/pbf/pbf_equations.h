@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "core/hd.h"
 #include "core/lattice.h"
+#include "core/neighbor_lists.h"
 #include "core/obstacle.h"
 #include "core/sph_kernels.h"
 #include "solver/boundary/boundary_equations.h"
@@ -119,14 +120,6 @@ inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfPara
   return c;
 }
 
-// Neighbour lists, particle-major: the neighbours of i are
-// index[i * stride + 0 .. count[i] - 1], self excluded.
-struct NeighborLists {
-  const uint32_t* index;
-  const uint32_t* count;
-  uint32_t stride;
-};
-
 // v shortened to max_speed where it is faster. A velocity whose square
 // overflows (a caller may set any finite velocity) is measured in units of its
 // largest component instead, so it is clamped too, to a finite vector.
@@ -180,8 +173,7 @@ PBF_HD Vec3 collide(const PbfConstants& c, const Plane* planes, uint32_t plane_c
 PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x) {
   const Vec3 xi = x[i];
   float sum = poly6(c.kernel, 0.0f);
-  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
-  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) sum += poly6(c.kernel, length_squared(xi - x[list[k]]));
+  nb.for_each(i, [&](uint32_t j) { sum += poly6(c.kernel, length_squared(xi - x[j])); });
   return c.mass * sum;
 }
 
@@ -239,16 +231,14 @@ PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborList
   float sum_w = poly6(c.kernel, 0.0f);
   Vec3 grad_i{0.0f, 0.0f, 0.0f};
   float sum_grad2 = 0.0f;
-  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
-  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) {
-    const uint32_t j = list[k];
+  nb.for_each(i, [&](uint32_t j) {
     const Vec3 r = xi - x[j];
     const float r2 = length_squared(r);
     sum_w += poly6(c.kernel, r2);
     const Vec3 g = pair_gradient(c.kernel, r, r2, i, j) * c.mass_over_rho0;  // -grad_{p_j} C_i
     grad_i += g;
     sum_grad2 += length_squared(g);
-  }
+  });
   float rho_b = 0.0f;
   if (boundary_scan(boundary, i)) {
     Vec3 grad_b;
@@ -286,14 +276,12 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
   const Vec3 xi = x[i];
   const float li = lambda[i];
   Vec3 dp{0.0f, 0.0f, 0.0f};
-  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
-  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) {
-    const uint32_t j = list[k];
+  nb.for_each(i, [&](uint32_t j) {
     const Vec3 r = xi - x[j];
     const float r2 = length_squared(r);
-    if (r2 >= c.kernel.h2) continue;
+    if (r2 >= c.kernel.h2) return;
     dp += pair_gradient(c.kernel, r, r2, i, j) * (li + lambda[j] + artificial_pressure(c, r2));
-  }
+  });
   return dp * c.mass_over_rho0;
 }
 
@@ -358,12 +346,10 @@ PBF_HD Vec3 vorticity(const PbfConstants& c, uint32_t i, const NeighborLists& nb
   const Vec3 xi = x[i];
   const Vec3 vi = v[i];
   Vec3 w{0.0f, 0.0f, 0.0f};
-  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
-  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) {
-    const uint32_t j = list[k];
+  nb.for_each(i, [&](uint32_t j) {
     const Vec3 g = spiky_gradient(c.kernel, xi - x[j]);
     w += cross(g, v[j] - vi) * (c.mass / rho[j]);
-  }
+  });
   return w;
 }
 
@@ -376,15 +362,13 @@ PBF_HD Vec3 vorticity_viscosity(const PbfConstants& c, uint32_t i, const Neighbo
   const float wi = length(omega[i]);
   Vec3 eta{0.0f, 0.0f, 0.0f};
   Vec3 blend{0.0f, 0.0f, 0.0f};
-  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
-  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) {
-    const uint32_t j = list[k];
+  nb.for_each(i, [&](uint32_t j) {
     const Vec3 r = xi - x[j];
     const float r2 = length_squared(r);
     const float volume = c.mass / rho[j];
     if (c.vorticity > 0.0f) eta += r * (spiky_gradient_scale(c.kernel, r2) * (volume * (length(omega[j]) - wi)));
     if (c.xsph > 0.0f) blend += (v[j] - vi) * (volume * poly6(c.kernel, r2));
-  }
+  });
   Vec3 result = vi + blend * c.xsph;
   const float eta_len = length(eta);
   if (c.vorticity > 0.0f && eta_len > 1e-12f) {
