@@ -89,7 +89,16 @@
 %unignore pbf_solver_add_sdf_boundary_particles;
 %unignore pbf_solver_add_obstacle_boundary_particles;
 %unignore pbf_solver_remove_obstacle_boundary_particles;
-/* pbf_solver_destroy and pbf_sdf_destroy are named by each language file: C# binds them to raw pointers. */
+%unignore pbf_surface_create;
+%unignore pbf_solver_build_surface;
+%unignore pbf_sdf_build_surface;
+%unignore pbf_surface_get_counts;
+%unignore pbf_surface_get_vertices;
+%unignore pbf_surface_get_normals;
+%unignore pbf_surface_get_triangles;
+%unignore pbf_surface_write_ply;
+/* pbf_solver_destroy, pbf_sdf_destroy and pbf_surface_destroy are named by each language file: C# binds them
+ * to raw pointers. */
 
 %include "pbf/pbf_version.h"
 %include "pbf/pbf.h"

@@ -50,6 +50,15 @@ struct Layouts<pbf_stats> {
   static pbf_stats defaults() { return pbf_stats_default(); }
 };
 
+template <>
+struct Layouts<pbf_surface_params> {
+  static constexpr const char* type = "pbf_surface_params";
+  static constexpr size_t sizes[] = {
+      sizeof(pbf_surface_params),  // the first layout: ends at iso_level
+  };
+  static pbf_surface_params defaults() { return pbf_surface_params_default(); }
+};
+
 // Sizes grow, start past struct_size itself and end at sizeof(T).
 template <class T>
 constexpr bool layouts_well_formed() {
@@ -62,11 +71,13 @@ constexpr bool layouts_well_formed() {
 static_assert(layouts_well_formed<pbf_solver_desc>(), "Layouts<pbf_solver_desc>::sizes");
 static_assert(layouts_well_formed<pbf_params>(), "Layouts<pbf_params>::sizes");
 static_assert(layouts_well_formed<pbf_stats>(), "Layouts<pbf_stats>::sizes");
+static_assert(layouts_well_formed<pbf_surface_params>(), "Layouts<pbf_surface_params>::sizes");
 
 // A released size never changes: a field inserted before the end of an old layout fails here.
 static_assert(sizeof(size_t) != 8 || Layouts<pbf_solver_desc>::sizes[0] == 64, "pbf_solver_desc 0.1 was 64 bytes");
 static_assert(sizeof(size_t) != 8 || Layouts<pbf_params>::sizes[0] == 64, "pbf_params 0.1 was 64 bytes");
 static_assert(sizeof(size_t) != 8 || Layouts<pbf_stats>::sizes[0] == 104, "pbf_stats 0.1 was 104 bytes");
+static_assert(sizeof(size_t) != 8 || Layouts<pbf_surface_params>::sizes[0] == 24, "pbf_surface_params was 24 bytes");
 
 // `got` if it is the size of one of T's layouts; any other size is refused
 // with a message naming `name` and the sizes this library accepts.

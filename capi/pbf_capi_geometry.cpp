@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "capi/capi_guard.h"
+#include "capi/capi_sdf.h"
 #include "capi/capi_solver.h"
 #include "core/sdf_grid.h"
 #include "geometry/mesh_loader.h"
@@ -15,10 +16,6 @@
 #include "geometry/signed_distance_field.h"
 #include "pbf/pbf.h"
 #include "solver/boundary/boundary_sampling.h"
-
-struct pbf_sdf {
-  pbf::SignedDistanceField field;
-};
 
 namespace pbf::capi {
 namespace {

@@ -39,6 +39,28 @@ internal sealed class SdfHandle : SafeHandleZeroOrMinusOneIsInvalid {
   }
 }
 
+/// <summary>
+/// Owns a native pbf_surface, as <see cref="SdfHandle"/> owns a field.
+/// </summary>
+internal sealed class SurfaceHandle : SafeHandleZeroOrMinusOneIsInvalid {
+  /// <summary>Called by the marshaller for the out parameter of pbf_surface_create.</summary>
+  public SurfaceHandle() : base(true) {}
+
+  /// <summary>Destroys the surface; runs once, on Dispose or on finalization.</summary>
+  protected override bool ReleaseHandle() {
+    return PbfNative.pbf_surface_destroy(handle) == Status.Ok;
+  }
+}
+
+/// <summary>pbf_surface_params, field for field (24 bytes on 64-bit platforms).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct NativeSurfaceParams {
+  public UIntPtr struct_size;
+  public float cell_size;
+  public float smoothing_radius;
+  public float iso_level;
+}
+
 /// <summary>pbf_solver_desc, field for field (72 bytes on 64-bit platforms).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct NativeSolverDesc {

@@ -619,7 +619,7 @@ public sealed class Solver : IDisposable {
   }
 
   /// <summary>The handle, or ObjectDisposedException once disposed.</summary>
-  private SolverHandle Live() {
+  internal SolverHandle Live() {
     if (IsDisposed) throw new ObjectDisposedException("Solver", "the solver has been disposed");
     return handle;
   }

@@ -79,6 +79,7 @@ PBF_ENUM_VALUE(PBF_MEMORY_DEVICE, Device, "Memory of the solver's GPU (CUDA back
 %ignore pbf_solver_desc;
 %ignore pbf_params;
 %ignore pbf_stats;
+%ignore pbf_surface_params;
 
 /* --- the opaque solver: a SafeHandle, so that a call in flight keeps it alive */
 
@@ -122,6 +123,26 @@ PBF_ENUM_VALUE(PBF_MEMORY_DEVICE, Device, "Memory of the solver's GPU (CUDA back
 %typemap(csin) pbf_sdf* released "$csinput"
 %typemap(in) pbf_sdf* released "$1 = $input;"
 
+/* --- the opaque surface mesh: a SafeHandle too ------------------------- */
+
+%typemap(ctype) pbf_surface*, const pbf_surface* "pbf_surface*"
+%typemap(imtype) pbf_surface*, const pbf_surface* "SurfaceHandle"
+%typemap(cstype) pbf_surface*, const pbf_surface* "SurfaceHandle"
+%typemap(csin) pbf_surface*, const pbf_surface* "$csinput"
+%typemap(in) pbf_surface*, const pbf_surface* "$1 = $input;"
+
+%typemap(ctype) pbf_surface** out_surface "pbf_surface**"
+%typemap(imtype) pbf_surface** out_surface "out SurfaceHandle"
+%typemap(cstype) pbf_surface** out_surface "out SurfaceHandle"
+%typemap(csin) pbf_surface** out_surface "out $csinput"
+%typemap(in) pbf_surface** out_surface "$1 = $input;"
+
+%typemap(ctype) pbf_surface* released "pbf_surface*"
+%typemap(imtype) pbf_surface* released "global::System.IntPtr"
+%typemap(cstype) pbf_surface* released "global::System.IntPtr"
+%typemap(csin) pbf_surface* released "$csinput"
+%typemap(in) pbf_surface* released "$1 = $input;"
+
 /* --- size_t is pointer-sized: UIntPtr, never uint ------------------------ */
 
 %typemap(ctype) size_t "size_t"
@@ -130,11 +151,13 @@ PBF_ENUM_VALUE(PBF_MEMORY_DEVICE, Device, "Memory of the solver's GPU (CUDA back
 %typemap(csin) size_t "$csinput"
 %typemap(in) size_t "$1 = $input;"
 
-%typemap(ctype) size_t* out_count, size_t* out_added, size_t* out_removed "size_t*"
-%typemap(imtype) size_t* out_count, size_t* out_added, size_t* out_removed "out global::System.UIntPtr"
-%typemap(cstype) size_t* out_count, size_t* out_added, size_t* out_removed "out global::System.UIntPtr"
-%typemap(csin) size_t* out_count, size_t* out_added, size_t* out_removed "out $csinput"
-%typemap(in) size_t* out_count, size_t* out_added, size_t* out_removed "$1 = $input;"
+%define PBF_SIZE_OUT size_t* out_count, size_t* out_added, size_t* out_removed, size_t* out_vertex_count,
+  size_t* out_triangle_count %enddef
+%typemap(ctype) PBF_SIZE_OUT "size_t*"
+%typemap(imtype) PBF_SIZE_OUT "out global::System.UIntPtr"
+%typemap(cstype) PBF_SIZE_OUT "out global::System.UIntPtr"
+%typemap(csin) PBF_SIZE_OUT "out $csinput"
+%typemap(in) PBF_SIZE_OUT "$1 = $input;"
 
 /* pbf_solver_map lends a pointer: the address only (MappedField wraps it). */
 %typemap(ctype) const float** out_data "const float**"
@@ -159,6 +182,7 @@ PBF_ENUM_VALUE(PBF_MEMORY_DEVICE, Device, "Memory of the solver's GPU (CUDA back
 PBF_STRUCT_REF(pbf_solver_desc, NativeSolverDesc)
 PBF_STRUCT_REF(pbf_params, NativeParams)
 PBF_STRUCT_REF(pbf_stats, NativeStats)
+PBF_STRUCT_REF(pbf_surface_params, NativeSurfaceParams)
 
 /* --- bulk data: whole managed arrays, pinned by the marshaller ---------- */
 
@@ -170,7 +194,7 @@ PBF_STRUCT_REF(pbf_stats, NativeStats)
 };
 %apply float OUTPUT[] { float* out, float origin[3] };
 %apply unsigned int INPUT[] { const uint32_t* indices, const uint32_t dims[3] };
-%apply unsigned int OUTPUT[] { uint32_t dims[3] };
+%apply unsigned int OUTPUT[] { uint32_t dims[3], uint32_t* out };
 
 /* --- strings: the library's constant, NUL-terminated UTF-8 -------------- */
 
@@ -190,8 +214,10 @@ PBF_STRUCT_REF(pbf_stats, NativeStats)
 
 %include "../pbf.i"
 
-/* pbf_solver_destroy and pbf_sdf_destroy, declared again with the raw-pointer parameter. */
+/* pbf_solver_destroy, pbf_sdf_destroy and pbf_surface_destroy, declared again with the raw-pointer parameter. */
 %unignore pbf_solver_destroy;
 pbf_status pbf_solver_destroy(pbf_solver* released);
 %unignore pbf_sdf_destroy;
 pbf_status pbf_sdf_destroy(pbf_sdf* released);
+%unignore pbf_surface_destroy;
+pbf_status pbf_surface_destroy(pbf_surface* released);

@@ -79,6 +79,8 @@
 %rename("%s") pbf_solver_desc_default;  /* wrapped here only: the tests compare the defaults */
 %rename("%s") pbf_params_default;
 %rename("%s") pbf_stats_default;
+%rename(NativeSurfaceParams) pbf_surface_params;
+%rename("%s") pbf_surface_params_default;  /* SurfaceParams starts from it */
 
 /* --- the opaque solver: its address as a Java long ---------------------- */
 
@@ -95,6 +97,14 @@
 %typemap(jstype) pbf_sdf*, const pbf_sdf* "long"
 %typemap(javain) pbf_sdf*, const pbf_sdf* "$javainput"
 %typemap(in) pbf_sdf*, const pbf_sdf* %{ $1 = ($1_ltype)(intptr_t)$input; %}
+
+/* --- the opaque surface mesh, likewise --------------------------------- */
+
+%typemap(jni) pbf_surface*, const pbf_surface* "jlong"
+%typemap(jtype) pbf_surface*, const pbf_surface* "long"
+%typemap(jstype) pbf_surface*, const pbf_surface* "long"
+%typemap(javain) pbf_surface*, const pbf_surface* "$javainput"
+%typemap(in) pbf_surface*, const pbf_surface* %{ $1 = ($1_ltype)(intptr_t)$input; %}
 
 /* One-element out arrays for the outputs the C functions return by pointer;
  * TOJNI converts the C value (a pointer goes through intptr_t). */
@@ -133,6 +143,9 @@ PBF_JAVA_OUT_SCALAR(uint32_t, out_count, jlongArray, long, jlong, SetLongArrayRe
 PBF_JAVA_OUT_SCALAR(float, cell, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
 PBF_JAVA_OUT_SCALAR(float, out_distance, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
 PBF_JAVA_OUT_SCALAR(float, out_volume, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
+PBF_JAVA_OUT_SCALAR(pbf_surface*, out_surface, jlongArray, long, jlong, SetLongArrayRegion, PBF_POINTER_TO_JLONG)
+PBF_JAVA_OUT_SCALAR(size_t, out_vertex_count, jlongArray, long, jlong, SetLongArrayRegion, PBF_TO_JLONG)
+PBF_JAVA_OUT_SCALAR(size_t, out_triangle_count, jlongArray, long, jlong, SetLongArrayRegion, PBF_TO_JLONG)
 PBF_JAVA_OUT_SCALAR(const float*, out_data, jlongArray, long, jlong, SetLongArrayRegion, PBF_POINTER_TO_JLONG)
 
 /* --- bulk data ---------------------------------------------------------- */
@@ -157,6 +170,7 @@ PBF_JAVA_OUT_SCALAR(const float*, out_data, jlongArray, long, jlong, SetLongArra
 }
 %enddef
 PBF_JAVA_PINNED(float*, out, capacity, jfloatArray, float, 0)
+PBF_JAVA_PINNED(uint32_t*, out, capacity, jintArray, int, 0)
 PBF_JAVA_PINNED(const float*, positions, length, jfloatArray, float, JNI_ABORT)
 PBF_JAVA_PINNED(const float*, velocities, length, jfloatArray, float, JNI_ABORT)
 PBF_JAVA_PINNED(const uint32_t*, indices, count, jintArray, int, JNI_ABORT)
@@ -252,6 +266,7 @@ PBF_JAVA_OUT_VECN(uint32_t, dims, 3, jintArray, int, jint, SetIntArrayRegion)
 
 %rename("%s") pbf_solver_destroy;
 %rename("%s") pbf_sdf_destroy;
+%rename("%s") pbf_surface_destroy;
 
 /* --- direct buffers: zero-copy views and copies into caller-owned memory --
  *

@@ -995,6 +995,134 @@ PBF_API pbf_status pbf_solver_add_obstacle_boundary_particles(pbf_solver* solver
 PBF_API pbf_status pbf_solver_remove_obstacle_boundary_particles(pbf_solver* solver, uint32_t index,
                                                                  size_t* out_removed);
 
+/* ------------------------------------------------------------------------ */
+/* Surfaces                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A pbf_surface holds a closed triangle mesh built by marching cubes
+ * (Lorensen & Cline 1987): the liquid's surface, from a solver's particles
+ * (pbf_solver_build_surface()), or a solid's, from a signed distance field
+ * (pbf_sdf_build_surface()). Vertices are in metres, one unit normal per
+ * vertex points out of the liquid (or solid), and triangles are
+ * counter-clockwise seen from outside. Every edge is shared by exactly two
+ * triangles that run along it in opposite directions, so a mesh has no holes
+ * and encloses a volume. A surface is rebuilt in place, keeping its memory
+ * from frame to frame; it is read with pbf_surface_get_counts() and the
+ * copy-out getters, or written with pbf_surface_write_ply(). A surface is
+ * used by one thread at a time; any number may exist.
+ */
+
+/** The most grid points a liquid surface is sampled on: 2^27 (512^3), 5 bytes each. */
+#define PBF_MAX_SURFACE_GRID_POINTS 134217728u
+
+/**
+ * How a liquid surface is built. The liquid is the region where the smoothed
+ * particle density phi(x) = sum_i (1 - |x - x_i|^2 / R^2)^3 (for |x - x_i| < R)
+ * exceeds iso_level times the value phi takes inside a block of particles at
+ * rest spacing. Every length is in particle spacings (pbf_solver_desc's
+ * particle_spacing), so one set of parameters suits every resolution.
+ */
+typedef struct pbf_surface_params {
+  size_t struct_size;       /**< sizeof(pbf_surface_params); set by pbf_surface_params_default() */
+  float cell_size;          /**< edge of the sampling grid's cells [spacings], 0.05 .. 4; default 0.5.
+                                 Smaller is finer and slower: the work grows as its inverse cube. */
+  float smoothing_radius;   /**< R, the reach of each particle's contribution [spacings], 1 .. 5;
+                                 default 2. Larger is smoother and rounds corners more. */
+  float iso_level;          /**< the surface's level as a fraction of the field inside the liquid at
+                                 rest, strictly between 0 and 1; default 0.5, at which a block or
+                                 ball of N particles at rest encloses N x spacing^3 to within 2 %.
+                                 Lower levels give a larger, rounder liquid. */
+} pbf_surface_params;
+
+/** Surface parameters with every default filled in. */
+static inline pbf_surface_params pbf_surface_params_default(void) {
+  pbf_surface_params p;
+  p.struct_size = sizeof(pbf_surface_params);
+  p.cell_size = 0.5f;
+  p.smoothing_radius = 2.0f;
+  p.iso_level = 0.5f;
+  return p;
+}
+
+/** An opaque surface mesh. */
+typedef struct pbf_surface pbf_surface;
+
+/** Creates an empty surface (no vertices, no triangles) into *out_surface; NULL there on failure. */
+PBF_API pbf_status pbf_surface_create(pbf_surface** out_surface);
+
+/** Destroys a surface. NULL is accepted and ignored. */
+PBF_API pbf_status pbf_surface_destroy(pbf_surface* surface);
+
+/**
+ * Replaces the mesh of `surface` by the liquid surface of the particles of
+ * `solver` at their current positions (read back from the device on CUDA),
+ * built as `params` says (NULL: pbf_surface_params_default()). The field is
+ * sampled on a grid over the particles' bounds grown by the smoothing radius
+ * and two cells, so the mesh is closed even where the liquid touches the
+ * domain's walls. A solver with no particles gives an empty mesh. The mesh
+ * does not depend on the solver's thread count or backend; the work runs on
+ * the CPU, on up to the solver's thread_count threads.
+ * Fails, leaving the surface as it was: PBF_ERROR_INVALID_ARGUMENT naming
+ * the field for a parameter out of range; PBF_ERROR_VERSION_MISMATCH for an
+ * unknown params->struct_size; PBF_ERROR_CAPACITY_EXCEEDED, naming
+ * params->cell_size, when the grid would hold more than
+ * PBF_MAX_SURFACE_GRID_POINTS points (particles spread far apart, or a small
+ * cell_size); PBF_ERROR_BUSY during an asynchronous step.
+ */
+PBF_API pbf_status pbf_solver_build_surface(const pbf_solver* solver, const pbf_surface_params* params,
+                                            pbf_surface* surface);
+
+/**
+ * Replaces the mesh of `surface` by the zero level set of `sdf`, in the
+ * field's own frame (place it as the obstacle's pose places the solid),
+ * sampled on the field's own grid; normals point out of the solid. Closed
+ * wherever the solid does not reach the grid's faces (solids built by this
+ * library never do). Fails, leaving the surface as it was, only for a NULL
+ * argument or when memory runs out.
+ */
+PBF_API pbf_status pbf_sdf_build_surface(const pbf_sdf* sdf, pbf_surface* surface);
+
+/**
+ * The number of vertices and of triangles of the mesh into
+ * *out_vertex_count and *out_triangle_count; either pointer may be NULL.
+ */
+PBF_API pbf_status pbf_surface_get_counts(const pbf_surface* surface, size_t* out_vertex_count,
+                                          size_t* out_triangle_count);
+
+/**
+ * Copies the vertex positions [m], x y z per vertex, into `out`, which holds
+ * `capacity` floats, at least 3 x the vertex count (PBF_ERROR_BUFFER_TOO_SMALL,
+ * saying how many are needed, otherwise). `out` may be NULL for an empty mesh.
+ */
+PBF_API pbf_status pbf_surface_get_vertices(const pbf_surface* surface, float* out, size_t capacity);
+
+/**
+ * Copies the unit normals, x y z per vertex in the order of the vertices,
+ * pointing out of the liquid (minus the field's gradient), into `out`, as
+ * for pbf_surface_get_vertices().
+ */
+PBF_API pbf_status pbf_surface_get_normals(const pbf_surface* surface, float* out, size_t capacity);
+
+/**
+ * Copies the triangles, 3 vertex indices each, counter-clockwise seen from
+ * outside, into `out`, which holds `capacity` indices, at least 3 x the
+ * triangle count (PBF_ERROR_BUFFER_TOO_SMALL, saying how many are needed,
+ * otherwise). `out` may be NULL for an empty mesh.
+ */
+PBF_API pbf_status pbf_surface_get_triangles(const pbf_surface* surface, uint32_t* out, size_t capacity);
+
+/**
+ * Writes the mesh to `path` as a binary little-endian PLY file: "element
+ * vertex" with float x y z nx ny nz, then "element face" with "property list
+ * uchar uint vertex_indices", 3 per face (Blender, Houdini, MeshLab and
+ * ParaView read it with its normals). An empty mesh gives a valid file with
+ * no vertices and no faces. The file appears complete or not at all, as for
+ * pbf_solver_write_ply(); PBF_ERROR_IO, naming the path and the reason, when
+ * it cannot be written or `path` is not a regular file.
+ */
+PBF_API pbf_status pbf_surface_write_ply(const pbf_surface* surface, const char* path);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -20,6 +20,9 @@ namespace pbf_sim {
 
 namespace {
 
+// The kinds of frame file frames.json lists: particles, liquid surface, pictures.
+constexpr const char* kFrameKinds[] = {"ply", "vtp", "surface", "surface_vtp", "png"};
+
 std::string block_key(const char* list, size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
 
 // The field's grid cell: the obstacle's own, or half the particle spacing.
@@ -89,7 +92,13 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
 
 SceneRunner::~SceneRunner() {
   for (pbf_sdf* f : obstacle_fields_) pbf_sdf_destroy(f);
+  pbf_surface_destroy(surface_);
   pbf_solver_destroy(solver_);
+}
+
+pbf_surface* SceneRunner::surface() {
+  if (!surface_) check(pbf_surface_create(&surface_), "");
+  return surface_;
 }
 
 void SceneRunner::add_obstacles(double t) {
@@ -111,13 +120,8 @@ void SceneRunner::add_obstacles(double t) {
       obstacle_fields_.push_back(field);
       if (!o.path.empty()) moving_obstacles_ = true;
       if (scene_.output.png) {
-        uint32_t dims[3];
-        float origin[3], c = 0.0f;
-        check(pbf_sdf_get_grid(field, dims, origin, &c), key);
-        std::vector<float> values(static_cast<size_t>(dims[0]) * dims[1] * dims[2]);
-        check(pbf_sdf_get_values(field, values.data(), values.size()), key);
-        const int n[3] = {static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2])};
-        obstacle_meshes_.push_back(iso_surface(values.data(), n, origin, c, 0.0f, false));
+        check(pbf_sdf_build_surface(field, surface()), key);
+        obstacle_meshes_.push_back(copy_surface(surface_));
       }
     }
     const Pose pose = obstacle_pose(o, t);
@@ -145,7 +149,11 @@ std::vector<SurfaceMesh> SceneRunner::obstacle_surfaces(double t) const {
     SurfaceMesh m = obstacle_meshes_[i];
     for (size_t v = 0; v < m.vertex_count(); ++v) {
       const Vec3 p = rotate(pose.rotation, {m.vertices[3 * v], m.vertices[3 * v + 1], m.vertices[3 * v + 2]});
-      for (int a = 0; a < 3; ++a) m.vertices[3 * v + a] = p[a] + pose.position[a];
+      const Vec3 n = rotate(pose.rotation, {m.normals[3 * v], m.normals[3 * v + 1], m.normals[3 * v + 2]});
+      for (int a = 0; a < 3; ++a) {
+        m.vertices[3 * v + a] = p[a] + pose.position[a];
+        m.normals[3 * v + a] = n[a];
+      }
     }
     out.push_back(std::move(m));
   }
@@ -223,7 +231,7 @@ void SceneRunner::resume(const std::string& checkpoint, int start_frame) {
         if (e.frame > start_frame) continue;
         if (f.contains("time") && f["time"].is_number()) e.time = f["time"].get<double>();
         if (f.contains("particles") && f["particles"].is_number_unsigned()) e.particles = f["particles"].get<size_t>();
-        for (const char* kind : {"ply", "vtp", "surface", "png"})
+        for (const char* kind : kFrameKinds)
           if (f.contains(kind) && f[kind].is_string()) e.files.emplace_back(kind, f[kind].get<std::string>());
         manifest_.push_back(std::move(e));
       }
@@ -238,14 +246,20 @@ void SceneRunner::resume(const std::string& checkpoint, int start_frame) {
   if (scene_.output.vtp && std::filesystem::is_directory(scene_.output.dir, ec)) {
     for (const auto& entry : std::filesystem::directory_iterator(scene_.output.dir, ec)) {
       const std::string name = entry.path().filename().string();
-      if (name.size() < 11 || name.compare(0, 6, "frame_") != 0 || name.compare(name.size() - 4, 4, ".vtp") != 0)
+      // frame_NNNN.vtp is part 0 of its time, surface_NNNN.vtp part 1.
+      const int part = name.compare(0, 8, "surface_") == 0 ? 1 : 0;
+      const size_t prefix = part == 1 ? 8 : 6;
+      if (name.size() < prefix + 5 || name.compare(0, prefix, part == 1 ? "surface_" : "frame_") != 0 ||
+          name.compare(name.size() - 4, 4, ".vtp") != 0)
         continue;
-      const std::string digits = name.substr(6, name.size() - 10);
+      const std::string digits = name.substr(prefix, name.size() - prefix - 4);
       if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
       const int number = std::atoi(digits.c_str());
-      if (number <= start_frame) pvd_.push_back({number / static_cast<double>(scene_.time.fps), name});
+      if (number <= start_frame) pvd_.push_back({number / static_cast<double>(scene_.time.fps), name, part});
     }
-    std::sort(pvd_.begin(), pvd_.end(), [](const PvdEntry& a, const PvdEntry& b) { return a.time < b.time; });
+    std::sort(pvd_.begin(), pvd_.end(), [](const PvdEntry& a, const PvdEntry& b) {
+      return a.time != b.time ? a.time < b.time : a.part < b.part;
+    });
   }
 }
 
@@ -375,12 +389,7 @@ void SceneRunner::write_output() {
     const std::string path = frame_path("vtp");
     try {
       write_vtp(path, n, positions_.data(), velocities_.data(), densities_.data());
-      const std::string file = std::filesystem::path(path).filename().string();
-      // A resumed run may rewrite a frame already listed: replace, never duplicate.
-      pvd_.erase(std::remove_if(pvd_.begin(), pvd_.end(), [&](const PvdEntry& e) { return e.file == file; }),
-                 pvd_.end());
-      pvd_.push_back({time(), file});
-      write_pvd(pvd_path(), pvd_);
+      add_to_pvd(std::filesystem::path(path).filename().string(), 0);
     } catch (const std::runtime_error& e) {
       throw RunError(e.what());
     }
@@ -388,24 +397,30 @@ void SceneRunner::write_output() {
     ++totals_.vtp_files;
   }
   if (scene_.output.surface) {
-    const size_t n = particle_count();
-    positions_.resize(3 * n);
-    if (n > 0) check(pbf_solver_get_positions(solver_, positions_.data(), positions_.size()), "");
-    // surface_NNNN.ply beside frame_NNNN.ply, numbered the same way.
+    // surface_NNNN.ply (and .vtp) beside frame_NNNN.ply, numbered the same way.
     const std::filesystem::path frame(frame_path("ply"));
-    const std::string path = (frame.parent_path() / ("surface_" + frame.filename().string().substr(6))).string();
-    try {
-      const auto start = std::chrono::steady_clock::now();
-      SurfaceMeshOptions options;
-      options.cell_size = scene_.output.surface_resolution;
-      const SurfaceMesh mesh = build_surface_mesh(positions_.data(), n, scene_.spacing, options);
-      totals_.surface_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      write_surface_ply(path, mesh);
-    } catch (const std::exception& e) {
-      throw RunError(std::string("surface mesh: ") + e.what());
-    }
+    const std::string stem = (frame.parent_path() / ("surface_" + frame.filename().string().substr(6, frame.filename().string().size() - 10))).string();
+    const std::string path = stem + ".ply";
+    pbf_surface_params params = pbf_surface_params_default();
+    params.cell_size = scene_.output.surface_resolution;
+    const auto start = std::chrono::steady_clock::now();
+    if (pbf_solver_build_surface(solver_, &params, surface()) != PBF_OK)
+      throw RunError(std::string("surface mesh: ") + pbf_last_error());
+    totals_.surface_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (pbf_surface_write_ply(surface_, path.c_str()) != PBF_OK)
+      throw RunError(std::string("surface mesh: ") + pbf_last_error());
     written.files.emplace_back("surface", name_of(path));
     ++totals_.surface_files;
+    if (scene_.output.vtp) {
+      const std::string vtp = stem + ".vtp";
+      try {
+        write_surface_vtp(vtp, copy_surface(surface_));
+        add_to_pvd(std::filesystem::path(vtp).filename().string(), 1);
+      } catch (const std::runtime_error& e) {
+        throw RunError(std::string("surface mesh: ") + e.what());
+      }
+      written.files.emplace_back("surface_vtp", name_of(vtp));
+    }
   }
   if (scene_.output.png) {
     const size_t n = particle_count();
@@ -443,7 +458,7 @@ void SceneRunner::write_output() {
 
 namespace {
 
-// Whether `name` is a frame file as pbf-sim names them (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply).
+// Whether `name` is a frame file as pbf-sim names them (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply/.vtp).
 bool frame_file_name(const std::string& name) {
   size_t digits = 0;
   if (name.compare(0, 6, "frame_") == 0)
@@ -456,15 +471,17 @@ bool frame_file_name(const std::string& name) {
   if (dot == std::string::npos || dot == digits) return false;
   if (name.find_first_not_of("0123456789", digits) != dot) return false;
   const std::string ext = name.substr(dot);
-  return digits == 8 ? ext == ".ply" : ext == ".ply" || ext == ".vtp" || ext == ".png";
+  return digits == 8 ? ext == ".ply" || ext == ".vtp" : ext == ".ply" || ext == ".vtp" || ext == ".png";
 }
 
 }  // namespace
 
 bool SceneRunner::will_write(const std::string& kind, const std::string& name) const {
   const bool on = kind == "ply" ? scene_.output.ply : kind == "vtp" ? scene_.output.vtp
-                  : kind == "surface" ? scene_.output.surface : kind == "png" && scene_.output.png;
-  const size_t digits = name.find('_') + 1;
+                  : kind == "surface" ? scene_.output.surface
+                  : kind == "surface_vtp" ? scene_.output.surface && scene_.output.vtp
+                                          : kind == "png" && scene_.output.png;
+  const size_t digits = name.find('_') + 1;  // surface_NNNN or frame_NNNN
   if (!on || digits == 0) return false;
   const long f = std::strtol(name.c_str() + digits, nullptr, 10);
   if (f < first_frame_ || f > last_frame() || !(f % scene_.output.every == 0 || f == first_frame_ || f == last_frame()))
@@ -472,7 +489,9 @@ bool SceneRunner::will_write(const std::string& kind, const std::string& name) c
   const size_t width = std::max<size_t>(4, std::to_string(last_frame()).size());
   std::string number = std::to_string(f);
   if (number.size() < width) number.insert(0, width - number.size(), '0');
-  return name == (kind == "surface" ? "surface_" + number + ".ply" : "frame_" + number + "." + kind);
+  if (kind == "surface") return name == "surface_" + number + ".ply";
+  if (kind == "surface_vtp") return name == "surface_" + number + ".vtp";
+  return name == "frame_" + number + "." + kind;
 }
 
 void SceneRunner::remove_stale_frames() {
@@ -489,7 +508,7 @@ void SceneRunner::remove_stale_frames() {
   bool stale_vtp = false, stale_png = false;
   for (const nlohmann::json& f : doc["frames"]) {
     if (!f.is_object()) continue;
-    for (const char* kind : {"ply", "vtp", "surface", "png"}) {
+    for (const char* kind : kFrameKinds) {
       if (!f.contains(kind) || !f[kind].is_string()) continue;
       const std::string name = f[kind].get<std::string>();
       // Only what the manifest says pbf-sim wrote, named as pbf-sim names frames, and still a regular file.
@@ -499,7 +518,7 @@ void SceneRunner::remove_stale_frames() {
       if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(file, ec))) continue;
       if (!std::filesystem::remove(file, ec) || ec) continue;
       if (!will_write(kind, name)) ++totals_.stale_files;
-      stale_vtp = stale_vtp || std::string(kind) == "vtp";
+      stale_vtp = stale_vtp || std::string(kind) == "vtp" || std::string(kind) == "surface_vtp";
       stale_png = stale_png || std::string(kind) == "png";
     }
   }
@@ -524,6 +543,13 @@ bool SceneRunner::write_stats() {
 
 std::string SceneRunner::manifest_path() const {
   return (std::filesystem::path(scene_.output.dir) / "frames.json").string();
+}
+
+void SceneRunner::add_to_pvd(const std::string& file, int part) {
+  // A resumed run may rewrite a frame already listed: replace, never duplicate.
+  pvd_.erase(std::remove_if(pvd_.begin(), pvd_.end(), [&](const PvdEntry& e) { return e.file == file; }), pvd_.end());
+  pvd_.push_back({time(), file, part});
+  write_pvd(pvd_path(), pvd_);
 }
 
 void SceneRunner::write_manifest(ManifestEntry entry) {

@@ -121,7 +121,7 @@ class SceneRunner {
    * the same folder wrote and this run does not keep (all of them; a resumed
    * run keeps those up to its first frame): only files that the earlier
    * run's frames.json lists and that are named as pbf-sim names frames
-   * (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply), never anything else, and
+   * (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply/.vtp), never anything else, and
    * with them a frames.pvd or contact_sheet.png this run will not rewrite.
    */
   void write_output();
@@ -146,7 +146,7 @@ class SceneRunner {
   /**
    * The path of the manifest (output.dir/frames.json): every frame written,
    * with its number, time, particle count and the file of each kind ("ply",
-   * "vtp", "surface", "png"), rewritten atomically after each frame. A
+   * "vtp", "surface", "surface_vtp", "png"), rewritten atomically after each frame. A
    * resumed run keeps the earlier run's frames up to its first one.
    */
   std::string manifest_path() const;
@@ -182,6 +182,8 @@ class SceneRunner {
   bool capacity_notice_ = false;
   bool output_ready_ = false;
   std::vector<PvdEntry> pvd_;
+  // Lists `file` (in output.dir) at the current time as `part` of frames.pvd and rewrites it.
+  void add_to_pvd(const std::string& file, int part);
   struct ManifestEntry {
     int frame = 0;
     double time = 0.0;
@@ -196,6 +198,9 @@ class SceneRunner {
   bool will_write(const std::string& kind, const std::string& name) const;
   std::vector<pbf_sdf*> obstacle_fields_;         // one per scene obstacle, owned
   std::vector<SurfaceMesh> obstacle_meshes_;      // their surfaces in their own frames, for pictures
+  pbf_surface* surface_ = nullptr;                // owned; meshes the liquid and the obstacles (surface())
+  // The scratch surface, created at its first use.
+  pbf_surface* surface();
   bool moving_obstacles_ = false;
   bool obstacle_samples_added_ = false;  // static obstacles' boundary particles are in the solver
   std::unique_ptr<FrameRenderer> renderer_;  // created at the first picture

@@ -118,6 +118,57 @@ void write_vtp(const std::string& path, size_t count, const float* positions, co
   f.commit();
 }
 
+void write_surface_vtp(const std::string& path, const SurfaceMesh& mesh) {
+  const size_t nv = mesh.vertex_count(), nt = mesh.triangle_count();
+  if (nv > 0x7fffffffu || 3 * nt > 0x7fffffffu)
+    throw std::runtime_error("cannot write '" + path + "': too large a mesh for Int32 cells");
+  const uint64_t vec = 8 + 12 * static_cast<uint64_t>(nv);
+  const uint64_t off_points = 0;
+  const uint64_t off_normals = off_points + vec;
+  const uint64_t off_connectivity = off_normals + vec;
+  const uint64_t off_offsets = off_connectivity + 8 + 12 * static_cast<uint64_t>(nt);
+  auto array = [](const char* type, const char* name, int components, uint64_t offset) {
+    return std::string("        <DataArray type=\"") + type + "\" Name=\"" + name + "\"" +
+           (components > 1 ? " NumberOfComponents=\"" + std::to_string(components) + "\"" : std::string()) +
+           " format=\"appended\" offset=\"" + std::to_string(offset) + "\"/>\n";
+  };
+  const std::string header =
+      "<?xml version=\"1.0\"?>\n"
+      "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+      "  <PolyData>\n"
+      "    <Piece NumberOfPoints=\"" + std::to_string(nv) +
+      "\" NumberOfVerts=\"0\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"" + std::to_string(nt) +
+      "\">\n"
+      "      <PointData Normals=\"Normals\">\n" +
+      array("Float32", "Normals", 3, off_normals) +
+      "      </PointData>\n"
+      "      <Points>\n" +
+      array("Float32", "Points", 3, off_points) +
+      "      </Points>\n"
+      "      <Polys>\n" +
+      array("Int32", "connectivity", 1, off_connectivity) + array("Int32", "offsets", 1, off_offsets) +
+      "      </Polys>\n"
+      "    </Piece>\n"
+      "  </PolyData>\n"
+      "  <AppendedData encoding=\"raw\">\n"
+      "   _";
+  AtomicFile f(path);
+  f.write(header);
+  write_block(f, nv, 3, [&](size_t i, unsigned char* out) {
+    for (int a = 0; a < 3; ++a) store_le(mesh.vertices[3 * i + a], out + 4 * a);
+  });
+  write_block(f, nv, 3, [&](size_t i, unsigned char* out) {
+    for (int a = 0; a < 3; ++a) store_le(mesh.normals[3 * i + a], out + 4 * a);
+  });
+  write_block(f, nt, 3, [&](size_t t, unsigned char* out) {
+    for (int c = 0; c < 3; ++c) store_le32(mesh.triangles[3 * t + c], out + 4 * c);
+  });
+  // Offsets: the end of each triangle's three indices.
+  write_block(f, nt, 1, [](size_t t, unsigned char* out) { store_le32(static_cast<uint32_t>(3 * (t + 1)), out); });
+  f.write("\n  </AppendedData>\n</VTKFile>\n");
+  f.commit();
+}
+
 void write_pvd(const std::string& path, const std::vector<PvdEntry>& entries) {
   std::string text =
       "<?xml version=\"1.0\"?>\n"
@@ -126,8 +177,8 @@ void write_pvd(const std::string& path, const std::vector<PvdEntry>& entries) {
   char time[32];
   for (const PvdEntry& e : entries) {
     std::snprintf(time, sizeof time, "%.9g", e.time);
-    text += std::string("    <DataSet timestep=\"") + time + "\" group=\"\" part=\"0\" file=\"" + xml_escape(e.file) +
-            "\"/>\n";
+    text += std::string("    <DataSet timestep=\"") + time + "\" group=\"\" part=\"" + std::to_string(e.part) +
+            "\" file=\"" + xml_escape(e.file) + "\"/>\n";
   }
   text += "  </Collection>\n</VTKFile>\n";
   write_text_atomically(path, text);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "surface_mesh.h"
+
 namespace pbf_sim {
 
 /**
@@ -21,16 +23,31 @@ namespace pbf_sim {
 void write_vtp(const std::string& path, size_t count, const float* positions, const float* velocities,
                const float* densities);
 
-/** One frame of a .pvd collection: its time [s] and its file, relative to the .pvd. */
+/**
+ * Writes a triangle mesh to `path` as VTK XML PolyData (the same encoding as
+ * write_vtp()): the vertices [m] as Points, one polygon cell per triangle,
+ * and the point-data array "Normals" (3 components, unit length, the active
+ * normals, so ParaView shades the surface smoothly). An empty mesh gives a
+ * valid file with no points. Atomic like write_vtp(); throws
+ * std::runtime_error naming the path and the reason.
+ */
+void write_surface_vtp(const std::string& path, const SurfaceMesh& mesh);
+
+/**
+ * One file of a .pvd collection: its time [s], its file relative to the .pvd
+ * and its part (0 the particles, 1 the liquid surface: ParaView shows each
+ * part as its own block of one time series).
+ */
 struct PvdEntry {
   double time = 0.0;
   std::string file;
+  int part = 0;
 };
 
 /**
  * Writes the collection file that ParaView (and importers that follow it)
  * opens as one time series: a VTKFile of type "Collection" with a DataSet
- * (timestep, file) per entry. Written under a temporary name and renamed,
+ * (timestep, part, file) per entry. Written under a temporary name and renamed,
  * like write_vtp(); throws std::runtime_error on failure.
  */
 void write_pvd(const std::string& path, const std::vector<PvdEntry>& entries);

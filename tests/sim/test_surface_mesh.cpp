@@ -1,10 +1,10 @@
-// test_surface_mesh.cpp - the liquid surface meshes: closed, oriented outward,
-// enclosing the water's volume, and written to PLY files that read back as built.
+// test_surface_mesh.cpp - pbf-sim's liquid surface output: the library's meshes
+// (tests/surface checks the meshes themselves) written as PLY files with
+// normals and, with VTP output, as surface_NNNN.vtp listed in frames.pvd.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
-#include <random>
 #include <regex>
 #include <utility>
 
@@ -16,33 +16,6 @@
 namespace {
 
 using pbf_sim::SurfaceMesh;
-
-// Particles on the rest lattice (centres at corner + (i + 1/2) s) of an nx x ny x nz block.
-std::vector<float> lattice_box(int nx, int ny, int nz, float s, const float corner[3]) {
-  std::vector<float> p;
-  for (int k = 0; k < nz; ++k)
-    for (int j = 0; j < ny; ++j)
-      for (int i = 0; i < nx; ++i) {
-        p.push_back(corner[0] + (i + 0.5f) * s);
-        p.push_back(corner[1] + (j + 0.5f) * s);
-        p.push_back(corner[2] + (k + 0.5f) * s);
-      }
-  return p;
-}
-
-// Lattice points (centre + (i + 1/2) s) within r of the centre, as pbf-sim places a sphere.
-std::vector<float> lattice_sphere(float r, float s, const float centre[3]) {
-  std::vector<float> p;
-  const int m = static_cast<int>(std::ceil(r / s)) + 1;
-  for (int k = -m; k < m; ++k)
-    for (int j = -m; j < m; ++j)
-      for (int i = -m; i < m; ++i) {
-        const double o[3] = {(i + 0.5) * s, (j + 0.5) * s, (k + 0.5) * s};
-        if (o[0] * o[0] + o[1] * o[1] + o[2] * o[2] > static_cast<double>(r) * r) continue;
-        for (int a = 0; a < 3; ++a) p.push_back(static_cast<float>(centre[a] + o[a]));
-      }
-  return p;
-}
 
 // Every directed edge appears once and its reverse once: each edge is shared by exactly two
 // triangles that traverse it in opposite directions. Returns the first problem, or "".
@@ -79,7 +52,7 @@ double signed_volume(const SurfaceMesh& m) {
   return v / 6.0;
 }
 
-// An independent reader of the surface PLY: header fields, vertices and triangle faces.
+// An independent reader of the surface PLY: header fields, vertices with normals and triangle faces.
 SurfaceMesh read_surface_ply(const std::string& path) {
   SurfaceMesh m;
   const std::vector<unsigned char> bytes = sim_test::read_bytes(path);
@@ -91,79 +64,24 @@ SurfaceMesh read_surface_ply(const std::string& path) {
   EXPECT_EQ(header.rfind("ply\nformat binary_little_endian 1.0\n", 0), 0u);
   std::smatch v, f;
   EXPECT_TRUE(std::regex_search(header, v, std::regex("element vertex ([0-9]+)\nproperty float x\nproperty float y\n"
-                                                      "property float z\n")));
+                                                      "property float z\nproperty float nx\nproperty float ny\n"
+                                                      "property float nz\n")));
   EXPECT_TRUE(
       std::regex_search(header, f, std::regex("element face ([0-9]+)\nproperty list uchar uint vertex_indices\n")));
   if (v.empty() || f.empty()) return m;
   const size_t nv = std::stoul(v[1]), nf = std::stoul(f[1]);
   const size_t base = end + 11;
-  EXPECT_EQ(bytes.size() - base, 12 * nv + 13 * nf) << "payload of " << path;
-  if (bytes.size() - base != 12 * nv + 13 * nf) return m;
-  for (size_t i = 0; i < 3 * nv; ++i) m.vertices.push_back(sim_test::load_f32(&bytes[base + 4 * i]));
+  EXPECT_EQ(bytes.size() - base, 24 * nv + 13 * nf) << "payload of " << path;
+  if (bytes.size() - base != 24 * nv + 13 * nf) return m;
+  for (size_t i = 0; i < nv; ++i)
+    for (int a = 0; a < 6; ++a)
+      (a < 3 ? m.vertices : m.normals).push_back(sim_test::load_f32(&bytes[base + 24 * i + 4 * a]));
   for (size_t t = 0; t < nf; ++t) {
-    const unsigned char* rec = &bytes[base + 12 * nv + 13 * t];
+    const unsigned char* rec = &bytes[base + 24 * nv + 13 * t];
     EXPECT_EQ(rec[0], 3) << "face " << t << " is a triangle";
     for (int c = 0; c < 3; ++c) m.triangles.push_back(static_cast<uint32_t>(sim_test::load_le(rec + 1 + 4 * c, 4)));
   }
   return m;
-}
-
-TEST(SurfaceMesh, BoxOnTheLatticeIsClosedAndEnclosesTheWatersVolume) {
-  const float s = 0.025f, corner[3] = {0.1f, 0.2f, 0.3f};
-  const std::vector<float> p = lattice_box(20, 16, 12, s, corner);
-  const SurfaceMesh m = pbf_sim::build_surface_mesh(p.data(), p.size() / 3, s);
-  ASSERT_GT(m.triangle_count(), 0u);
-  EXPECT_EQ(closure_problem(m), "");
-  const double water = (p.size() / 3) * static_cast<double>(s) * s * s;
-  // 3%: the iso-surface rounds the block's edges and corners by about a kernel radius.
-  EXPECT_NEAR(signed_volume(m), water, 0.03 * water) << "positive: the normals point out of the water";
-}
-
-TEST(SurfaceMesh, SphereIsClosedWithItsVolumeAndRadius) {
-  const float s = 0.02f, r = 0.2f, centre[3] = {1.0f, 1.0f, 1.0f};
-  const std::vector<float> p = lattice_sphere(r, s, centre);
-  const SurfaceMesh m = pbf_sim::build_surface_mesh(p.data(), p.size() / 3, s);
-  ASSERT_GT(m.triangle_count(), 0u);
-  EXPECT_EQ(closure_problem(m), "");
-  const double sphere = 4.0 / 3.0 * M_PI * r * r * r;
-  EXPECT_NEAR(signed_volume(m), sphere, 0.03 * sphere) << "within 3% of 4/3 pi r^3";
-  double worst = 0.0;
-  for (size_t i = 0; i < m.vertex_count(); ++i) {
-    const float* v = &m.vertices[3 * i];
-    const double d = std::sqrt((v[0] - centre[0]) * (v[0] - centre[0]) + (v[1] - centre[1]) * (v[1] - centre[1]) +
-                               (v[2] - centre[2]) * (v[2] - centre[2]));
-    worst = std::max(worst, std::fabs(d - r));
-  }
-  EXPECT_LT(worst, 0.5 * s) << "every vertex within half a spacing of the radius (the lattice's own roughness)";
-}
-
-TEST(SurfaceMesh, ScatteredParticlesGiveClosedSurfacesInEveryCase) {
-  // Random clouds at a fine cell size exercise the ambiguous cases of the table:
-  // the surface stays closed however the field crosses the cells.
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> u(0.0f, 0.3f);
-  std::vector<float> p(3 * 400);
-  for (float& x : p) x = u(rng);
-  pbf_sim::SurfaceMeshOptions o;
-  o.cell_size = 0.3f;
-  const SurfaceMesh m = pbf_sim::build_surface_mesh(p.data(), p.size() / 3, 0.025f, o);
-  ASSERT_GT(m.triangle_count(), 0u);
-  EXPECT_EQ(closure_problem(m), "");
-  EXPECT_GT(signed_volume(m), 0.0);
-}
-
-TEST(SurfaceMesh, NoParticlesGiveAnEmptyMesh) {
-  const SurfaceMesh m = pbf_sim::build_surface_mesh(nullptr, 0, 0.025f);
-  EXPECT_EQ(m.vertex_count(), 0u);
-  EXPECT_EQ(m.triangle_count(), 0u);
-}
-
-TEST(SurfaceMesh, RejectsANonPositiveSpacingOrCellSize) {
-  const float p[3] = {0, 0, 0};
-  EXPECT_THROW(pbf_sim::build_surface_mesh(p, 1, 0.0f), std::invalid_argument);
-  pbf_sim::SurfaceMeshOptions o;
-  o.cell_size = 0.0f;
-  EXPECT_THROW(pbf_sim::build_surface_mesh(p, 1, 0.025f, o), std::invalid_argument);
 }
 
 pbf_sim::Scene tank_scene(const std::string& dir) {
@@ -193,11 +111,17 @@ TEST(SurfaceMesh, RunnerWritesClosedMeshesThatReadBackAsBuilt) {
   for (const char* name : {"surface_0000.ply", "surface_0001.ply"})
     EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / name)) << name;
 
-  std::vector<float> p(3 * runner.particle_count());
-  ASSERT_EQ(pbf_solver_get_positions(runner.solver(), p.data(), p.size()), PBF_OK);
-  const SurfaceMesh built = pbf_sim::build_surface_mesh(p.data(), p.size() / 3, runner.scene().spacing);
+  pbf_surface* surface = nullptr;
+  ASSERT_EQ(pbf_surface_create(&surface), PBF_OK);
+  pbf_surface_params params = pbf_surface_params_default();
+  params.cell_size = runner.scene().output.surface_resolution;
+  ASSERT_EQ(pbf_solver_build_surface(runner.solver(), &params, surface), PBF_OK) << pbf_last_error();
+  const SurfaceMesh built = pbf_sim::copy_surface(surface);
+  pbf_surface_destroy(surface);
   const SurfaceMesh read = read_surface_ply((std::filesystem::path(dir) / "surface_0001.ply").string());
+  ASSERT_GT(built.triangle_count(), 0u);
   EXPECT_EQ(read.vertices, built.vertices) << "floats round-trip bit for bit";
+  EXPECT_EQ(read.normals, built.normals) << "with the library's normals";
   EXPECT_EQ(read.triangles, built.triangles);
   EXPECT_EQ(closure_problem(read), "") << "closed where the water touches the walls";
   EXPECT_GT(signed_volume(read), 0.0);
@@ -216,6 +140,75 @@ TEST(SurfaceMesh, EmptySolverWritesAValidEmptyFile) {
   EXPECT_EQ(m.triangle_count(), 0u);
   EXPECT_NE(sim_test::read_text(path).find("element vertex 0\n"), std::string::npos);
   EXPECT_TRUE(sim_test::partial_files(dir).empty());
+}
+
+TEST(SurfaceMesh, WithVtpOutputTheSurfaceIsAVtpWithNormalsListedAsPartOneOfTheCollection) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::Scene s = tank_scene(dir);
+  s.output.vtp = true;
+  pbf_sim::SceneRunner runner(s);
+  runner.write_output();
+  runner.advance();
+  runner.write_output();
+  EXPECT_TRUE(sim_test::partial_files(dir).empty());
+
+  const SurfaceMesh ply = read_surface_ply((std::filesystem::path(dir) / "surface_0001.ply").string());
+  const sim_test::VtpData vtp = sim_test::read_vtp((std::filesystem::path(dir) / "surface_0001.vtp").string());
+  ASSERT_GT(ply.triangle_count(), 0u);
+  EXPECT_EQ(vtp.points, ply.vertex_count());
+  EXPECT_EQ(vtp.verts, 0u);
+  EXPECT_NE(vtp.header.find("NumberOfPolys=\"" + std::to_string(ply.triangle_count()) + "\""), std::string::npos);
+  EXPECT_NE(vtp.header.find("<PointData Normals=\"Normals\">"), std::string::npos) << "the active normals";
+  ASSERT_EQ(vtp.arrays.count("Normals"), 1u);
+  EXPECT_EQ(vtp.arrays.at("Normals").components, 3);
+  EXPECT_EQ(vtp.arrays.at("Points").floats, ply.vertices) << "the same mesh as the PLY, bit for bit";
+  EXPECT_EQ(vtp.arrays.at("Normals").floats, ply.normals);
+  const std::vector<int32_t>& connectivity = vtp.arrays.at("connectivity").ints;
+  ASSERT_EQ(connectivity.size(), ply.triangles.size());
+  for (size_t i = 0; i < connectivity.size(); ++i) ASSERT_EQ(static_cast<uint32_t>(connectivity[i]), ply.triangles[i]);
+  const std::vector<int32_t>& offsets = vtp.arrays.at("offsets").ints;
+  ASSERT_EQ(offsets.size(), ply.triangle_count());
+  EXPECT_EQ(offsets.back(), static_cast<int32_t>(3 * ply.triangle_count())) << "three indices a triangle";
+
+  // frames.pvd: each time's particles as part 0 and its surface as part 1.
+  const std::string pvd = sim_test::read_text(runner.pvd_path());
+  for (const char* entry : {"part=\"0\" file=\"frame_0000.vtp\"", "part=\"1\" file=\"surface_0000.vtp\"",
+                            "part=\"0\" file=\"frame_0001.vtp\"", "part=\"1\" file=\"surface_0001.vtp\""})
+    EXPECT_NE(pvd.find(entry), std::string::npos) << entry << " in\n" << pvd;
+  EXPECT_EQ(sim_test::read_pvd(runner.pvd_path()).size(), 4u);
+
+  // frames.json lists them, so that a later run into the folder removes them.
+  const std::string manifest = sim_test::read_text(runner.manifest_path());
+  EXPECT_NE(manifest.find("\"surface_vtp\": \"surface_0001.vtp\""), std::string::npos) << manifest;
+  pbf_sim::Scene again = tank_scene(dir);
+  again.output.surface = false;
+  again.output.ply = true;
+  pbf_sim::SceneRunner rerun(again);
+  rerun.write_output();
+  for (const char* gone : {"surface_0000.vtp", "surface_0001.vtp", "surface_0001.ply", "frames.pvd"})
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(dir) / gone)) << gone << " is stale";
+}
+
+TEST(SurfaceMesh, ResumedRunsKeepTheEarlierSurfacesInTheCollection) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::Scene s = tank_scene(dir);
+  s.output.vtp = true;
+  const std::string checkpoint = dir + "/at1.ckpt";
+  {
+    pbf_sim::SceneRunner runner(s);
+    runner.write_output();
+    runner.advance();
+    runner.write_output();
+    runner.save_checkpoint(checkpoint);
+  }
+  pbf_sim::SceneRunner resumed(s);
+  resumed.resume(checkpoint, 1);
+  resumed.advance();
+  resumed.write_output();
+  const std::string pvd = sim_test::read_text(resumed.pvd_path());
+  for (const char* file : {"surface_0000.vtp", "surface_0001.vtp", "surface_0002.vtp"})
+    EXPECT_NE(pvd.find(std::string("part=\"1\" file=\"") + file + "\""), std::string::npos) << file << " in\n" << pvd;
+  EXPECT_EQ(sim_test::read_pvd(resumed.pvd_path()).size(), 6u);
 }
 
 TEST(SurfaceMesh, SceneKeysAreReadAndChecked) {

@@ -868,7 +868,7 @@ public final class Solver implements AutoCloseable {
   }
 
   /** The native pointer, or IllegalStateException once closed. */
-  private long live() {
+  long live() {
     return handle.live();
   }
 }
