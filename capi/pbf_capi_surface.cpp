@@ -83,9 +83,9 @@ pbf_status pbf_solver_build_surface(const pbf_solver* solver, const pbf_surface_
                                     pbf_surface* surface) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");
+    require_idle(solver);  // busy before any other argument, as every solver call
     require_not_null(surface, "surface");
     const ParticleSurfaceOptions options = surface_options(params);
-    require_idle(solver);
     const size_t n = solver->impl.size();
     std::vector<float> positions(3 * n);
     if (n > 0) solver->impl.read(Field::Position, positions.data());

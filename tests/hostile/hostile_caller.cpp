@@ -1065,7 +1065,7 @@ void Caller::call_destroy() {
 void Caller::call_getters(Slot* s) {
   pbf_solver* h = s ? s->solver : nullptr;
   const bool null_out = rng_.chance(0.1);
-  switch (rng_.below(9)) {
+  switch (rng_.below(10)) {
     case 0: {
       pbf_solver_desc d = pbf_solver_desc_default();
       if (rng_.chance(0.2)) d.struct_size = poison_struct_size(rng_, sizeof d);
@@ -1119,6 +1119,44 @@ void Caller::call_getters(Slot* s) {
     case 7: {
       Check c = begin("pbf_solver_update_densities", s, name(s));
       end(c, pbf_solver_update_densities(h));
+      break;
+    }
+    case 8: {
+      // The liquid's surface with the defaults or one poisoned parameter (never a valid tiny
+      // cell, whose grid could take gigabytes), then its getters with poisoned capacities.
+      pbf_surface* mesh = nullptr;
+      if (pbf_surface_create(&mesh) != PBF_OK) {
+        failure("surface-create-failed", pbf_last_error());
+        break;
+      }
+      pbf_surface_params p = pbf_surface_params_default();
+      const float bad[] = {0.0f, -1.0f, 1e30f, std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity()};
+      switch (rng_.below(5)) {
+        case 0: p.cell_size = bad[rng_.below(5)]; break;
+        case 1: p.smoothing_radius = bad[rng_.below(5)]; break;
+        case 2: p.iso_level = rng_.chance(0.5) ? 1.0f : bad[rng_.below(5)]; break;
+        case 3: p.struct_size = poison_struct_size(rng_, sizeof p); break;
+        default: break;
+      }
+      Check c = begin("pbf_solver_build_surface", s, name(s));
+      end(c, pbf_solver_build_surface(h, rng_.chance(0.2) ? nullptr : &p, null_out ? nullptr : mesh));
+      size_t vertices = 0, triangles = 0;
+      if (pbf_surface_get_counts(mesh, &vertices, &triangles) != PBF_OK) failure("surface-counts-failed", pbf_last_error());
+      const size_t capacity = rng_.chance(0.5) ? 3 * vertices : rng_.below(64);
+      std::vector<float> out(capacity + 1);
+      std::vector<uint32_t> tris(3 * triangles + 1);
+      const pbf_status got = pbf_surface_get_vertices(mesh, out.data(), capacity);
+      if (got != PBF_OK && got != PBF_ERROR_BUFFER_TOO_SMALL) failure("surface-vertices", pbf_last_error());
+      const pbf_status normals = pbf_surface_get_normals(mesh, out.data(), capacity);
+      if (normals != got) failure("surface-normals", pbf_last_error());
+      for (size_t k = 0; got == PBF_OK && k < 3 * vertices; ++k)
+        if (!std::isfinite(out[k])) failure("surface-normal-not-finite", std::to_string(out[k]));
+      if (pbf_surface_get_triangles(mesh, tris.data(), 3 * triangles) != PBF_OK)
+        failure("surface-triangles", pbf_last_error());
+      for (size_t k = 0; k < 3 * triangles; ++k)
+        if (tris[k] >= vertices) failure("surface-triangle-index", std::to_string(tris[k]));
+      pbf_surface_destroy(mesh);
       break;
     }
     default: {
