@@ -1,5 +1,5 @@
 // PbfFluid.cs - a Unity component that runs a pbf solver and draws its
-// particles with procedural GPU instancing. Put it on an empty GameObject; the
+// particles with procedural GPU instancing, or the liquid's surface. Put it on an empty GameObject; the
 // fluid's box spans [0, DomainSize] in the object's local space. See README.md.
 // Needs Unity 2021.2 or later (Graphics.RenderMeshPrimitives) and unsafe code
 // (the package's Pbf.Unity.asmdef allows it).
@@ -7,6 +7,7 @@ using Pbf;
 using Unity.Collections;
 using Unity.Collections.LowLevel.Unsafe;
 using UnityEngine;
+using UnityEngine.Rendering;
 
 /// <summary>
 /// Simulates a block of water collapsing in a box (a dam break) with the pbf
@@ -49,6 +50,15 @@ public sealed class PbfFluid : MonoBehaviour {
   [Tooltip("The obstacle sphere's radius [m].")]
   public float obstacleRadius = 0.3f;
 
+  [Tooltip("Draw the liquid's surface (a mesh the plugin builds each frame) instead of the particles.")]
+  public bool drawSurface = false;
+
+  [Tooltip("A material for the liquid's surface (any lit, e.g. transparent, material); made at run time when empty.")]
+  public Material surfaceMaterial;
+
+  [Tooltip("The surface grid's cell [particle spacings]: smaller is finer and slower (the work grows as its inverse cube).")]
+  [Range(0.25f, 2.0f)] public float surfaceCellSize = 0.75f;
+
   private Solver solver;
   private GraphicsBuffer positionsBuffer;  // 3 floats per particle, what _Positions reads
   private int particleCount;
@@ -57,6 +67,10 @@ public sealed class PbfFluid : MonoBehaviour {
   private static readonly int PositionsId = Shader.PropertyToID("_Positions");
   private static readonly int FluidToWorldId = Shader.PropertyToID("_FluidToWorld");
   private static readonly int ParticleScaleId = Shader.PropertyToID("_ParticleScale");
+  private Surface surface;        // the liquid's surface, rebuilt each frame while drawSurface is on
+  private Mesh surfaceMesh;
+  private float[] surfaceVertices = new float[0], surfaceNormals = new float[0];
+  private uint[] surfaceTriangles = new uint[0];
   private int obstacleIndex = -1;
   private readonly float[] obstacleRotation = new float[4], obstacleTranslation = new float[3];
 
@@ -115,6 +129,7 @@ public sealed class PbfFluid : MonoBehaviour {
       if (stepping) solver.WaitStep();  // the step started last frame
       stepping = false;
       Upload();  // maps and unmaps: the solver refuses to step while its positions are lent
+      BuildSurface();  // between steps: the solver refuses to mesh while it steps
       Draw();
       if (dt > 0.0f) {
         MoveObstacle();
@@ -127,8 +142,46 @@ public sealed class PbfFluid : MonoBehaviour {
         solver.Step(dt, substeps);
       }
       Upload();
+      BuildSurface();
       Draw();
     }
+  }
+
+  /// <summary>
+  /// Rebuilds the liquid's surface from the particles (the plugin meshes them on the CPU, with
+  /// per-vertex normals) and copies it into a Unity mesh through the advanced Mesh API: positions
+  /// in stream 0, normals in stream 1, 32-bit indices. The plugin's triangles run counter-clockwise
+  /// seen from outside in its right-handed frame; read as Unity's left-handed local coordinates the
+  /// same points wind clockwise from outside, which is Unity's front face, so no index is swapped.
+  /// </summary>
+  private void BuildSurface() {
+    if (!drawSurface) return;
+    if (surface == null) surface = new Surface();
+    if (surfaceMesh == null) {
+      surfaceMesh = new Mesh { name = "pbf liquid surface" };
+      surfaceMesh.MarkDynamic();
+    }
+    surface.Build(solver, new SurfaceParams { CellSize = surfaceCellSize });
+    int vertices = surface.VertexCount, triangles = surface.TriangleCount;
+    if (surfaceVertices.Length < 3 * vertices) {
+      surfaceVertices = new float[3 * vertices];
+      surfaceNormals = new float[3 * vertices];
+    }
+    if (surfaceTriangles.Length < 3 * triangles) surfaceTriangles = new uint[3 * triangles];
+    surface.GetVertices(surfaceVertices);
+    surface.GetNormals(surfaceNormals);
+    surface.GetTriangles(surfaceTriangles);
+    const MeshUpdateFlags quiet = MeshUpdateFlags.DontValidateIndices | MeshUpdateFlags.DontRecalculateBounds;
+    surfaceMesh.SetVertexBufferParams(vertices,
+        new VertexAttributeDescriptor(VertexAttribute.Position, VertexAttributeFormat.Float32, 3, 0),
+        new VertexAttributeDescriptor(VertexAttribute.Normal, VertexAttributeFormat.Float32, 3, 1));
+    surfaceMesh.SetVertexBufferData(surfaceVertices, 0, 0, 3 * vertices, 0, quiet);
+    surfaceMesh.SetVertexBufferData(surfaceNormals, 0, 0, 3 * vertices, 1, quiet);
+    surfaceMesh.SetIndexBufferParams(3 * triangles, IndexFormat.UInt32);
+    surfaceMesh.SetIndexBufferData(surfaceTriangles, 0, 0, 3 * triangles, quiet);
+    surfaceMesh.subMeshCount = 1;
+    surfaceMesh.SetSubMesh(0, new SubMeshDescriptor(0, 3 * triangles), quiet);
+    surfaceMesh.bounds = new Bounds(0.5f * domainSize, domainSize);  // local space: no vertex leaves the domain
   }
 
   /// <summary>The obstacle's transform in the domain's frame, into obstacleRotation and obstacleTranslation.</summary>
@@ -174,8 +227,19 @@ public sealed class PbfFluid : MonoBehaviour {
     }
   }
 
-  /// <summary>Draws every particle in one instanced call; the shader reads its position from the buffer.</summary>
+  /// <summary>Draws the liquid's surface, or every particle in one instanced call (the shader reads
+  /// its position from the buffer).</summary>
   private void Draw() {
+    if (drawSurface) {
+      if (surfaceMesh == null) return;
+      if (surfaceMaterial == null) {
+        Shader lit = Shader.Find("Standard");
+        if (lit != null) surfaceMaterial = new Material(lit) { color = new Color(0.25f, 0.55f, 0.85f) };
+      }
+      if (surfaceMaterial != null)
+        Graphics.RenderMesh(new RenderParams(surfaceMaterial), surfaceMesh, 0, transform.localToWorldMatrix);
+      return;
+    }
     if (particleCount == 0 || particleMaterial == null) return;
     properties.SetBuffer(PositionsId, positionsBuffer);
     properties.SetMatrix(FluidToWorldId, transform.localToWorldMatrix);
@@ -204,6 +268,10 @@ public sealed class PbfFluid : MonoBehaviour {
     obstacleIndex = -1;
     if (positionsBuffer != null) positionsBuffer.Release();
     positionsBuffer = null;
+    if (surface != null) surface.Dispose();
+    surface = null;
+    if (surfaceMesh != null) Destroy(surfaceMesh);
+    surfaceMesh = null;
     particleCount = 0;
   }
 
