@@ -253,10 +253,11 @@ typedef struct pbf_params {
                                       default 1e-4 (0.01 %). 0 runs every iteration: single
                                       particles can stay compressed well above the mean (docs/API.md
                                       §3.3 "Accuracy" keeps every particle under 0.1 %) */
-  uint32_t cg_max_iterations;    /**< Projective Fluids: conjugate-gradient iterations per global step
-                                      at most, 1 .. 10000; default 100 */
-  float cg_tolerance;            /**< Projective Fluids: a global solve stops once its residual is this
-                                      fraction of the first, 0 .. 1 (exclusive of 0); default 1e-4 */
+  uint32_t cg_max_iterations;    /**< Projective Fluids: checked (1 .. 10000; default 100) and kept,
+                                      no longer used: the global system is diagonal and solved in
+                                      closed form (docs/PHYSICS.md §7) */
+  float cg_tolerance;            /**< Projective Fluids: checked (0 .. 1, exclusive of 0; default
+                                      1e-4) and kept, no longer used, as cg_max_iterations */
   uint32_t newton_iterations;    /**< Projective Fluids: Newton steps per constraint projection at most,
                                       1 .. 100; default 5 */
   float newton_tolerance;        /**< Projective Fluids: a projection stops once the constraint
@@ -346,10 +347,11 @@ typedef struct pbf_stats {
   double time_vorticity_viscosity_ms; /**< vorticity confinement and XSPH viscosity */
   uint32_t local_global_iterations; /**< Projective Fluids: local/global iterations, summed over the
                                          substeps (0 for PBF) */
-  uint32_t cg_iterations;        /**< Projective Fluids: conjugate-gradient iterations, summed over
-                                      every global step */
-  float cg_residual;             /**< Projective Fluids: residual of the last global solve relative to
-                                      its first */
+  uint32_t cg_iterations;        /**< Projective Fluids: global solves, summed over the substeps; each
+                                      is one closed-form pass counted as one iteration, so this
+                                      equals local_global_iterations */
+  float cg_residual;             /**< Projective Fluids: 0: the diagonal global system is solved
+                                      exactly (up to float round-off, about 1e-7 relative) */
   float min_substep_dt;          /**< smallest substep taken [s] (adaptive_dt) */
   float max_substep_dt;          /**< largest substep taken [s] */
 } pbf_stats;

@@ -36,6 +36,14 @@ struct StepContext {
   uint32_t obstacle_count;
 };
 
+// What a backend's Projective Fluids stages report, summed since the last
+// Backend::projective_tally().
+struct ProjectiveTally {
+  uint32_t global_steps = 0;     // global steps run (local steps that found the iterate compressed)
+  float mean_compression = 0.0f;  // of the last local step that ran
+  float max_compression = 0.0f;   // of the last local step that ran
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -99,12 +107,13 @@ class Backend {
   // Density error, neighbour counts and speeds of the current state.
   virtual void measure(StepStats& stats) const = 0;
 
-  // --- recording a PBF step (solver/pbf/pbf_step.h) ---
+  // --- recording a step (solver/pbf/pbf_step.h, solver/projective/projective_step.h) ---
   // A backend may record the stages of a whole step instead of running them
   // as they are called, and run the recording as one unit of work (CUDA: one
   // graph launch, so that small scenes are not bound by launch latency).
   // begin_recording() returns false when the backend runs stages as they come;
-  // when it returns true, the stages of `substeps` PBF substeps follow, substep k
+  // when it returns true, the stages of `substeps` substeps of the solver's method
+  // (PBF or Projective Fluids) follow, substep k
   // with ctx.obstacle_poses = poses + k * ctx.obstacle_count (the backend
   // takes every pose here), and only enqueue their work. run_recording() then
   // runs it, waits, and adds the time of each phase on the device to `timing`;
@@ -118,22 +127,30 @@ class Backend {
   virtual bool run_recording(StepStats& /*timing*/) { return false; }
   virtual void abandon_recording() noexcept {}
 
-  // --- the stages of a Projective Fluids substep (solver/projective/) ---
+  // --- the stages of a Projective Fluids substep (solver/projective/projective_step.h) ---
+  // Their control logic is the solver's; a stage asks the host nothing, so
+  // that a backend can record a whole step of them (begin_recording()).
   // After predict, build_grid and find_neighbors: keeps the predicted
-  // positions as the inertial target s and as the first iterate.
+  // positions as the inertial target s and as the first iterate, and starts
+  // the substep's local/global iterations.
   virtual void projective_begin(const StepContext& ctx) = 0;
   // Local step: projects every density constraint at the current iterate.
-  // Returns the mean compression there (deterministic for any thread count)
-  // and its largest value in *max_compression.
-  virtual float projective_local_step(const StepContext& ctx, float* max_compression) = 0;
-  // Global step: the system of eq. 5 by matrix-free conjugate gradients from
-  // the current iterate y_k, giving y; then the Chebyshev extrapolation
-  // y_k-1 + omega (y - y_k-1) (omega = 1: none) and collisions. Reports the
-  // CG iterations and the final residual relative to the first.
-  virtual void projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
-                                      uint32_t* iterations, float* residual) = 0;
+  // When the mean compression there (deterministic for any thread count) is
+  // at most `tolerance`, the substep's iterations have converged: this and
+  // every later local and global step of the substep do nothing. The backend
+  // decides that itself (CUDA: on the device).
+  virtual void projective_local_step(const StepContext& ctx, float tolerance) = 0;
+  // Global step: the diagonal system of eq. 5 solved in closed form from the
+  // current iterate y_k (global_step_position()), then the Chebyshev
+  // extrapolation y_k-1 + omega (y - y_k-1) (omega = 1: none) and collisions.
+  // Nothing once the substep has converged.
+  virtual void projective_global_step(const StepContext& ctx, float omega) = 0;
   // v = (x - x_n) / dt with restitution, x_n+1 = x, cubic-spline density.
   virtual void projective_update_velocities(const StepContext& ctx) = 0;
+  // What the local steps found since the previous call, which starts a new
+  // tally. Called once the stages (or their recording) have run; CUDA's
+  // stages copy it to host memory as they go, so it waits for nothing.
+  virtual ProjectiveTally projective_tally() = 0;
 };
 
 // The one place that knows which backends exist. Throws Error with

@@ -379,24 +379,51 @@ void Solver::step(float dt, uint32_t substeps) {
 // Projective Fluids: each of the `substeps` intervals is one implicit Euler
 // step, or, with adaptive_dt, as many equal steps as the CFL condition asks
 // for (re-evaluated after every step from the largest speed), each at most
-// max_dt. Obstacles move a fraction of the way per step, as in PBF.
+// max_dt. Obstacles move a fraction of the way per step, as in PBF. Without
+// adaptive_dt the steps are known in advance and run as one
+// projective_step() (one recording on CUDA); with it, each step is one,
+// since the next one's size waits for the speeds this one leaves.
 void Solver::step_projective(float dt, uint32_t substeps) {
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
   s.iterations = params_.projective_iterations;
   uint32_t steps = 0;
-  if (size() > 0) {
+  const auto context = [&](double h) {
     StepContext ctx = step_context();
-    obstacle_poses_.resize(obstacles_.size());
-    ctx.obstacle_poses = obstacle_poses_.data();
-    const double interval = static_cast<double>(dt) / substeps;
+    const float step_dt = static_cast<float>(h);
+    ctx.constants = make_pbf_constants(config_, params_, step_dt);
+    ctx.projective = make_projective_constants(config_, params_, step_dt);
+    // The method's own mass and density kernel; vorticity confinement belongs to PBF.
+    ctx.constants.mass = ctx.projective.mass;
+    ctx.constants.mass_over_rho0 = ctx.projective.mass_over_rho0;
+    ctx.constants.vorticity = 0.0f;
+    // Its settling is measured with XSPH blending c per step, whatever the step's length.
+    ctx.constants.xsph = params_.xsph_viscosity;
+    return ctx;
+  };
+  const auto count_steps = [&](uint32_t n, float step_dt) {
+    s.min_substep_dt = steps == 0 ? step_dt : std::min(s.min_substep_dt, step_dt);
+    s.max_substep_dt = std::max(s.max_substep_dt, step_dt);
+    steps += n;
+  };
+  const double interval = static_cast<double>(dt) / substeps;
+  const size_t count = obstacles_.size();
+  if (size() > 0 && !params_.adaptive_dt) {
+    obstacle_poses_.resize(count * substeps);
+    for (uint32_t k = 0; k < substeps; ++k)
+      pose_obstacles(static_cast<float>(double(k) / substeps), static_cast<float>((k + 1.0) / substeps),
+                     obstacle_poses_.data() + k * count);
+    projective_step(*backend_, context(interval), obstacle_poses_.data(), substeps, params_, s);
+    count_steps(substeps, static_cast<float>(interval));
+  } else if (size() > 0) {
+    obstacle_poses_.resize(count);
     const float gravity = length(params_.gravity);
     for (uint32_t k = 0; k < substeps; ++k) {
       double used = 0.0;
       // At most 1000 steps per interval, whatever the speeds.
       for (uint32_t piece = 0; used < interval; ++piece) {
         double h = interval - used;
-        if (params_.adaptive_dt && piece < 999) {
+        if (piece < 999) {
           StepStats now;
           backend_->measure(now);
           const float speed = now.max_speed + gravity * params_.max_dt;
@@ -410,19 +437,8 @@ void Solver::step_projective(float dt, uint32_t substeps) {
         used = (h == interval - used) ? interval : used + h;
         const float s1 = static_cast<float>((k + used / interval) / substeps);
         pose_obstacles(s0, s1, obstacle_poses_.data());
-        const float step_dt = static_cast<float>(h);
-        ctx.constants = make_pbf_constants(config_, params_, step_dt);
-        ctx.projective = make_projective_constants(config_, params_, step_dt);
-        // The method's own mass and density kernel; vorticity confinement belongs to PBF.
-        ctx.constants.mass = ctx.projective.mass;
-        ctx.constants.mass_over_rho0 = ctx.projective.mass_over_rho0;
-        ctx.constants.vorticity = 0.0f;
-        // Its settling is measured with XSPH blending c per step, whatever the step's length.
-        ctx.constants.xsph = params_.xsph_viscosity;
-        projective_substep(*backend_, ctx, params_, s);
-        s.min_substep_dt = steps == 0 ? step_dt : std::min(s.min_substep_dt, step_dt);
-        s.max_substep_dt = std::max(s.max_substep_dt, step_dt);
-        ++steps;
+        projective_step(*backend_, context(h), obstacle_poses_.data(), 1, params_, s);
+        count_steps(1, static_cast<float>(h));
       }
     }
   }

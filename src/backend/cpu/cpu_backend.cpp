@@ -77,8 +77,8 @@ void CpuBackend::resize(size_t n) {
   const bool projective = config_.method == Method::Projective;
   const size_t slots = static_cast<size_t>(stride_) + 1;
   if (projective) {
-    for (auto* a : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) a->reserve(n);
-    for (auto* a : {&pf_diag_, &pf_compression_}) a->reserve(n);
+    for (auto* a : {&pf_s_, &pf_prev_}) a->reserve(n);
+    pf_compression_.reserve(n);
     pf_active_.reserve(n);
     pf_touching_.reserve(n);
     pf_disp_.reserve(n * slots);
@@ -95,8 +95,8 @@ void CpuBackend::resize(size_t n) {
   boundary_near_.assign(n, 1u);
   nb_index_.resize(n * static_cast<size_t>(stride_));
   if (projective) {
-    for (auto* a : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) a->resize(n);
-    for (auto* a : {&pf_diag_, &pf_compression_}) a->resize(n);
+    for (auto* a : {&pf_s_, &pf_prev_}) a->resize(n);
+    pf_compression_.resize(n);
     pf_active_.resize(n);
     pf_touching_.resize(n);
     pf_disp_.resize(n * slots);
@@ -459,9 +459,11 @@ void CpuBackend::projective_begin(const StepContext&) {
     pf_prev_[i] = xp_[i];
     fill_back_slots(nb, i, pf_back_.data());
   });
+  pf_converged_ = false;
 }
 
-float CpuBackend::projective_local_step(const StepContext& ctx, float* max_compression) {
+void CpuBackend::projective_local_step(const StepContext& ctx, float tolerance) {
+  if (pf_converged_) return;
   const ProjectiveConstants& c = ctx.projective;
   const NeighborLists nb = neighbor_lists();
   const float contact = wall_contact_distance(ctx.constants.particle_radius);
@@ -479,58 +481,35 @@ float CpuBackend::projective_local_step(const StepContext& ctx, float* max_compr
   const size_t n = x_.size();
   float largest = 0.0f;
   for (size_t i = 0; i < n; ++i) largest = std::max(largest, pf_compression_[i]);  // max is order-free
-  if (max_compression) *max_compression = largest;
   const double sum = deterministic_sum([&](uint32_t i) { return static_cast<double>(pf_compression_[i]); });
-  return n > 0 ? static_cast<float>(sum / static_cast<double>(n)) : 0.0f;
+  const float mean = n > 0 ? static_cast<float>(sum / static_cast<double>(n)) : 0.0f;
+  pf_tally_.mean_compression = mean;
+  pf_tally_.max_compression = largest;
+  pf_converged_ = mean <= tolerance;
 }
 
-void CpuBackend::projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
-                                        uint32_t* iterations, float* residual) {
+void CpuBackend::projective_global_step(const StepContext& ctx, float omega) {
+  if (pf_converged_) return;
   const ProjectiveConstants& c = ctx.projective;
   const NeighborLists nb = neighbor_lists();
   const BoundarySamples boundary = boundary_samples();
   const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
-  // Conjugate gradients (Shewchuk 1994) with the Jacobi preconditioner on
-  // A delta = r0 for the correction delta of the current iterate; A is
-  // applied row by row, never stored.
-  for_each_particle([&](uint32_t l) {
-    global_row(c, l, nb, pf_back_.data(), boundary, solid, pf_s_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(),
-               pf_r_[l], pf_diag_[l]);
-    pf_delta_[l] = Vec3{0.0f, 0.0f, 0.0f};
-    pf_p_[l] = pf_r_[l] * (1.0f / pf_diag_[l]);
-  });
-  const double rr0 = deterministic_sum([&](uint32_t l) { return static_cast<double>(length_squared(pf_r_[l])); });
-  double rz = deterministic_sum([&](uint32_t l) { return static_cast<double>(dot(pf_r_[l], pf_p_[l])); });
-  double rr = rr0;
-  uint32_t k = 0;
-  while (rr0 > 0.0 && k < max_iterations && rr > double(tolerance) * tolerance * rr0) {
-    for_each_particle([&](uint32_t l) { pf_q_[l] = pf_p_[l] * pf_diag_[l]; });
-    const double pq = deterministic_sum([&](uint32_t l) { return static_cast<double>(dot(pf_p_[l], pf_q_[l])); });
-    if (!(pq > 0.0)) break;
-    const float alpha = static_cast<float>(rz / pq);
-    for_each_particle([&](uint32_t l) {
-      pf_delta_[l] += pf_p_[l] * alpha;
-      pf_r_[l] -= pf_q_[l] * alpha;
-    });
-    rr = deterministic_sum([&](uint32_t l) { return static_cast<double>(length_squared(pf_r_[l])); });
-    ++k;
-    if (rr <= double(tolerance) * tolerance * rr0) break;
-    const double rz_next =
-        deterministic_sum([&](uint32_t l) { return static_cast<double>(dot(pf_r_[l], pf_r_[l] * (1.0f / pf_diag_[l]))); });
-    const float beta = static_cast<float>(rz_next / rz);
-    rz = rz_next;
-    for_each_particle([&](uint32_t l) { pf_p_[l] = pf_r_[l] * (1.0f / pf_diag_[l]) + pf_p_[l] * beta; });
-  }
-  *iterations = k;
-  *residual = rr0 > 0.0 ? static_cast<float>(std::sqrt(rr / rr0)) : 0.0f;
   const PbfConstants& pc = ctx.constants;
   const Obstacle* obstacles = obstacles_for(ctx);
+  // One pass: the system is diagonal, and a particle's row reads only its own iterate.
   for_each_particle([&](uint32_t l) {
-    const Vec3 solved = xp_[l] + pf_delta_[l];
-    const Vec3 extrapolated = pf_prev_[l] + (solved - pf_prev_[l]) * omega;
+    const Vec3 moved = global_step_position(c, l, nb, pf_back_.data(), boundary, solid, pf_s_.data(), xp_.data(),
+                                            pf_disp_.data(), pf_active_.data(), pf_prev_[l], omega);
     pf_prev_[l] = xp_[l];
-    xp_[l] = collide(pc, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, extrapolated, x_[l]);
+    xp_[l] = collide(pc, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x_[l]);
   });
+  ++pf_tally_.global_steps;
+}
+
+ProjectiveTally CpuBackend::projective_tally() {
+  const ProjectiveTally t = pf_tally_;
+  pf_tally_ = ProjectiveTally{};
+  return t;
 }
 
 void CpuBackend::projective_update_velocities(const StepContext& ctx) {

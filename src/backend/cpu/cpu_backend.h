@@ -41,10 +41,10 @@ class CpuBackend final : public Backend {
   void measure(StepStats& stats) const override;
 
   void projective_begin(const StepContext& ctx) override;
-  float projective_local_step(const StepContext& ctx, float* max_compression) override;
-  void projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
-                              uint32_t* iterations, float* residual) override;
+  void projective_local_step(const StepContext& ctx, float tolerance) override;
+  void projective_global_step(const StepContext& ctx, float omega) override;
   void projective_update_velocities(const StepContext& ctx) override;
+  ProjectiveTally projective_tally() override;
 
   // Internal state in cell order, for tests of single stages.
   const std::vector<Vec3>& predicted_positions() const { return xp_; }
@@ -103,16 +103,18 @@ class CpuBackend final : public Backend {
   // Places the samples that move with obstacles at the substep's end poses and sorts the set again.
   void move_boundary(const StepContext& ctx);
 
-  // Projective Fluids only (empty for PBF): inertial target s, CG vectors,
-  // the global system's diagonal, each constraint's compression and
-  // displacements (max_neighbors + 1 slots per constraint), and per
-  // neighbour slot the particle's place in that neighbour's list
-  // (fill_back_slots(), once per step).
-  std::vector<Vec3> pf_s_, pf_prev_, pf_delta_, pf_r_, pf_p_, pf_q_, pf_disp_;
+  // Projective Fluids only (empty for PBF): inertial target s, previous
+  // iterate (Chebyshev), each constraint's compression and displacements
+  // (max_neighbors + 1 slots per constraint), and per neighbour slot the
+  // particle's place in that neighbour's list (fill_back_slots(), once per
+  // step); whether the substep's iterations have converged, and the tally.
+  std::vector<Vec3> pf_s_, pf_prev_, pf_disp_;
   std::vector<uint32_t> pf_back_;
-  std::vector<float> pf_diag_, pf_compression_;
+  std::vector<float> pf_compression_;
   std::vector<uint8_t> pf_active_;
   std::vector<uint8_t> pf_touching_;  // per particle: rests on a plane (projective_equations.h)
+  bool pf_converged_ = false;
+  ProjectiveTally pf_tally_;
 };
 
 }  // namespace pbf

@@ -252,7 +252,21 @@ __device__ void block_reduce(double value, float largest, double* partials, floa
   }
 }
 
-__global__ void k_pf_touching(size_t n, PlaneSet planes, float contact, const Vec3* xp, uint8_t* touching) {
+// Starts a substep's iterations: the prediction is the inertial target and
+// the first (and previous) iterate; the iterations are open again.
+__global__ void k_pf_begin(size_t n, const Vec3* xp, Vec3* s, Vec3* prev, ProjectiveDeviceState* state) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i == 0) state->converged = 0;
+  if (i >= n) return;
+  s[i] = xp[i];
+  prev[i] = xp[i];
+}
+
+// The kernels below return at once when the substep's iterations have
+// converged: every thread reads the same flag, set before the kernel began.
+__global__ void k_pf_touching(size_t n, PlaneSet planes, float contact, const Vec3* xp, uint8_t* touching,
+                              const ProjectiveDeviceState* state) {
+  if (state->converged) return;
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i < n) touching[i] = touches_wall(planes.plane, planes.count, contact, xp[i]) ? 1 : 0;
 }
@@ -260,7 +274,8 @@ __global__ void k_pf_touching(size_t n, PlaneSet planes, float contact, const Ve
 __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary,
                            PlaneSet planes, float contact,
                            const uint8_t* touching, const Vec3* xp, Vec3* disp, uint8_t* active, float* rho,
-                           double* partials, float* partial_max) {
+                           double* partials, float* partial_max, const ProjectiveDeviceState* state) {
+  if (state->converged) return;
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   float e = 0.0f;
   if (i < n) {
@@ -275,72 +290,55 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
   block_reduce(e, e, partials, partial_max);
 }
 
-__global__ void k_pf_rows(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary,
-                          PlaneSet planes, const Vec3* s,
-                          const Vec3* xp, const Vec3* disp, const uint8_t* active, Vec3* r, float* diag, Vec3* delta,
-                          Vec3* p, double* partials) {
-  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  double rr = 0.0;
-  if (l < n) {
-    Vec3 row;
-    float d;
-    const DensityWalls solid = projective_density_walls(c, planes.plane, planes.count, planes.density_first);
-    global_row(c, static_cast<uint32_t>(l), nb, nullptr, boundary, solid, s, xp, disp, active, row, d);  // slots by search
-    r[l] = row;
-    diag[l] = d;
-    delta[l] = Vec3{0.0f, 0.0f, 0.0f};
-    p[l] = row * (1.0f / d);  // the Jacobi-preconditioned residual
-    rr = length_squared(row);
+// One block: the local step's mean and largest compression from its
+// per-block partials, summed in a fixed order (deterministic), and whether
+// they end the substep's iterations. The host never waits for it.
+__global__ void k_pf_gate(unsigned blocks, size_t n, float tolerance, const double* partials,
+                          const float* partial_max, ProjectiveDeviceState* state) {
+  if (state->converged) return;
+  __shared__ double sum[kBlock];
+  __shared__ float top[kBlock];
+  const unsigned t = threadIdx.x;
+  double acc = 0.0;
+  float largest = 0.0f;
+  for (unsigned k = t; k < blocks; k += kBlock) {
+    acc += partials[k];
+    largest = fmaxf(largest, partial_max[k]);
   }
-  block_reduce(rr, 0.0f, partials, nullptr);
-}
-
-// r . M^-1 r with the Jacobi preconditioner M = diag(A).
-__global__ void k_pf_rz(size_t n, const Vec3* r, const float* diag, double* partials) {
-  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  double rz = 0.0;
-  if (l < n) rz = dot(r[l], r[l] * (1.0f / diag[l]));
-  block_reduce(rz, 0.0f, partials, nullptr);
-}
-
-__global__ void k_pf_apply(size_t n, const Vec3* p, const float* diag, Vec3* q, double* partials) {
-  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  double pq = 0.0;
-  if (l < n) {
-    const Vec3 a = p[l] * diag[l];
-    q[l] = a;
-    pq = dot(p[l], a);
+  sum[t] = acc;
+  top[t] = largest;
+  __syncthreads();
+  for (unsigned half = kBlock / 2; half > 0; half /= 2) {
+    if (t < half) {
+      sum[t] += sum[t + half];
+      top[t] = fmaxf(top[t], top[t + half]);
+    }
+    __syncthreads();
   }
-  block_reduce(pq, 0.0f, partials, nullptr);
-}
-
-__global__ void k_pf_update(size_t n, float alpha, const Vec3* p, const Vec3* q, Vec3* delta, Vec3* r,
-                            double* partials) {
-  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  double rr = 0.0;
-  if (l < n) {
-    delta[l] += p[l] * alpha;
-    const Vec3 next = r[l] - q[l] * alpha;
-    r[l] = next;
-    rr = length_squared(next);
+  if (t == 0) {
+    const float mean = n > 0 ? static_cast<float>(sum[0] / static_cast<double>(n)) : 0.0f;
+    state->mean_compression = mean;
+    state->max_compression = top[0];
+    if (mean <= tolerance) state->converged = 1;
   }
-  block_reduce(rr, 0.0f, partials, nullptr);
 }
 
-__global__ void k_pf_direction(size_t n, float beta, const Vec3* r, const float* diag, Vec3* p) {
+// The global step in one pass (global_step_position()): the diagonal system
+// solved row by row, Chebyshev extrapolation, collisions. A row reads only
+// its own particle's iterate, so the iterate is overwritten in place.
+__global__ void k_pf_global(size_t n, ProjectiveConstants c, PbfConstants pc, NeighborLists nb,
+                            BoundarySamples boundary, PlaneSet planes, const Obstacle* obstacles,
+                            uint32_t obstacle_count, float omega, const Vec3* s, const Vec3* x, const Vec3* disp,
+                            const uint8_t* active, Vec3* prev, Vec3* xp, ProjectiveDeviceState* state) {
+  if (state->converged) return;
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (l < n) p[l] = r[l] * (1.0f / diag[l]) + p[l] * beta;
-}
-
-__global__ void k_pf_finish(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
-                            uint32_t obstacle_count, float omega, const Vec3* delta, const Vec3* x, Vec3* prev,
-                            Vec3* xp) {
-  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (l == 0) state->global_steps += 1;
   if (l >= n) return;
-  const Vec3 solved = xp[l] + delta[l];
-  const Vec3 extrapolated = prev[l] + (solved - prev[l]) * omega;
+  const DensityWalls solid = projective_density_walls(c, planes.plane, planes.count, planes.density_first);
+  const Vec3 moved = global_step_position(c, static_cast<uint32_t>(l), nb, nullptr, boundary, solid, s, xp, disp,
+                                          active, prev[l], omega);  // slots by search
   prev[l] = xp[l];
-  xp[l] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, extrapolated, x[l]);
+  xp[l] = collide(pc, planes.plane, planes.count, obstacles, obstacle_count, moved, x[l]);
 }
 
 __global__ void k_pf_velocity(size_t n, PbfConstants c, PlaneSet planes, Vec3* x, const Vec3* xp, Vec3* v) {
@@ -422,7 +420,15 @@ CudaBackend::CudaBackend(const SolverConfig& config)
     overflows_.reserve(1, 0);
     cuda_check(cudaMallocHost(reinterpret_cast<void**>(&overflow_host_), sizeof(uint32_t)), "cudaMallocHost");
     *overflow_host_ = 0;
+    if (config_.method == Method::Projective) {
+      pf_state_.reserve(1, 0);
+      cuda_check(cudaMemset(pf_state_.data(), 0, sizeof(ProjectiveDeviceState)), "cudaMemset (tally)");
+      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&pf_state_host_), sizeof(ProjectiveDeviceState)),
+                 "cudaMallocHost");
+      *pf_state_host_ = ProjectiveDeviceState{};
+    }
   } catch (...) {
+    if (overflow_host_) cudaFreeHost(overflow_host_);
     cudaStreamDestroy(stream_);
     throw;
   }
@@ -439,6 +445,7 @@ CudaBackend::~CudaBackend() {
   for (float* p : mapped_host_)
     if (p) cudaFreeHost(p);
   if (overflow_host_) cudaFreeHost(overflow_host_);
+  if (pf_state_host_) cudaFreeHost(pf_state_host_);
 }
 
 void CudaBackend::use_device() const { cuda_check(cudaSetDevice(config_.device_index), "cudaSetDevice"); }
@@ -463,16 +470,13 @@ void CudaBackend::reserve(size_t n) {
   partials_.reserve(blocks, 0);
   if (host_partials_.size() < blocks) host_partials_.resize(blocks);
   if (config_.method == Method::Projective) {
-    for (auto* b : {&pf_s_, &pf_prev_, &pf_delta_, &pf_r_, &pf_p_, &pf_q_}) b->reserve(n, 0);
-    pf_diag_.reserve(n, 0);
+    for (auto* b : {&pf_s_, &pf_prev_}) b->reserve(n, 0);
     pf_active_.reserve(n, 0);
     pf_touching_.reserve(n, 0);
     pf_disp_.reserve(n * (static_cast<size_t>(stride_) + 1), 0);
     const size_t pf_blocks = std::max<size_t>(1, blocks_for(n));
     pf_partials_.reserve(pf_blocks, 0);
     pf_partial_max_.reserve(pf_blocks, 0);
-    if (pf_host_partials_.size() < pf_blocks) pf_host_partials_.resize(pf_blocks);
-    if (pf_host_partial_max_.size() < pf_blocks) pf_host_partial_max_.resize(pf_blocks);
   }
   // CUB's scratch for the sort of n keys and the scan of the cell counts.
   size_t sort_bytes = 0, scan_bytes = 0;
@@ -1138,99 +1142,71 @@ bool CudaBackend::run_recording(StepStats& timing) {
 
 // ---------------------------------------------------------------- Projective Fluids
 
-double CudaBackend::sum_partials(unsigned blocks) const {
-  cuda_check(cudaMemcpyAsync(pf_host_partials_.data(), pf_partials_.data(), blocks * sizeof(double),
-                             cudaMemcpyDeviceToHost, stream_),
-             "cudaMemcpy (partial sums)");
-  finish("projective reduction");
-  double total = 0.0;
-  for (unsigned k = 0; k < blocks; ++k) total += pf_host_partials_[k];
-  return total;
-}
-
 void CudaBackend::projective_begin(const StepContext&) {
   use_device();
-  cuda_check(cudaMemcpyAsync(pf_s_.data(), xp_.data(), n_ * sizeof(Vec3), cudaMemcpyDeviceToDevice, stream_),
-             "cudaMemcpy (inertial target)");
-  cuda_check(cudaMemcpyAsync(pf_prev_.data(), xp_.data(), n_ * sizeof(Vec3), cudaMemcpyDeviceToDevice, stream_),
-             "cudaMemcpy (previous iterate)");
+  begin_stage(&StepStats::time_constraints_ms);
+  k_pf_begin<<<std::max(1u, blocks_for(n_)), kBlock, 0, stream_>>>(n_, xp_.data(), pf_s_.data(), pf_prev_.data(),
+                                                                   pf_state_.data());
+  check_launch("k_pf_begin");
   finish("projective_begin");
 }
 
-float CudaBackend::projective_local_step(const StepContext& ctx, float* max_compression) {
+void CudaBackend::projective_local_step(const StepContext& ctx, float tolerance) {
   use_device();
+  begin_stage(&StepStats::time_constraints_ms);
   const unsigned b = blocks_for(n_);
   const PlaneSet planes = plane_set(ctx);
   const float contact = wall_contact_distance(ctx.constants.particle_radius);
-  k_pf_touching<<<b, kBlock, 0, stream_>>>(n_, planes, contact, xp_.data(), pf_touching_.data());
+  k_pf_touching<<<b, kBlock, 0, stream_>>>(n_, planes, contact, xp_.data(), pf_touching_.data(), pf_state_.data());
   check_launch("k_pf_touching");
   k_pf_local<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), boundary_samples(), planes, contact,
-                                         pf_touching_.data(),
-                                         xp_.data(), pf_disp_.data(), pf_active_.data(), rho_.data(),
-                                         pf_partials_.data(), pf_partial_max_.data());
+                                         pf_touching_.data(), xp_.data(), pf_disp_.data(), pf_active_.data(),
+                                         rho_.data(), pf_partials_.data(), pf_partial_max_.data(), pf_state_.data());
   check_launch("k_pf_local");
-  cuda_check(cudaMemcpyAsync(pf_host_partial_max_.data(), pf_partial_max_.data(), b * sizeof(float),
-                             cudaMemcpyDeviceToHost, stream_),
-             "cudaMemcpy (partial maxima)");
-  const double sum = sum_partials(b);
-  float largest = 0.0f;
-  for (unsigned k = 0; k < b; ++k) largest = std::max(largest, pf_host_partial_max_[k]);
-  if (max_compression) *max_compression = largest;
-  return n_ > 0 ? static_cast<float>(sum / static_cast<double>(n_)) : 0.0f;
+  k_pf_gate<<<1, kBlock, 0, stream_>>>(b, n_, tolerance, pf_partials_.data(), pf_partial_max_.data(),
+                                        pf_state_.data());
+  check_launch("k_pf_gate");
+  finish("projective_local_step");
 }
 
-void CudaBackend::projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
-                                         uint32_t* iterations, float* residual) {
+void CudaBackend::projective_global_step(const StepContext& ctx, float omega) {
   use_device();
-  const unsigned b = blocks_for(n_);
-  k_pf_rows<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, neighbor_lists(), boundary_samples(), plane_set(ctx),
-                                        pf_s_.data(),
-                                        xp_.data(), pf_disp_.data(), pf_active_.data(), pf_r_.data(), pf_diag_.data(),
-                                        pf_delta_.data(), pf_p_.data(), pf_partials_.data());
-  check_launch("k_pf_rows");
-  const double rr0 = sum_partials(b);
-  k_pf_rz<<<b, kBlock, 0, stream_>>>(n_, pf_r_.data(), pf_diag_.data(), pf_partials_.data());
-  check_launch("k_pf_rz");
-  double rz = sum_partials(b);
-  double rr = rr0;
-  uint32_t k = 0;
-  while (rr0 > 0.0 && k < max_iterations && rr > double(tolerance) * tolerance * rr0) {
-    k_pf_apply<<<b, kBlock, 0, stream_>>>(n_, pf_p_.data(), pf_diag_.data(), pf_q_.data(), pf_partials_.data());
-    check_launch("k_pf_apply");
-    const double pq = sum_partials(b);
-    if (!(pq > 0.0)) break;
-    const float alpha = static_cast<float>(rz / pq);
-    k_pf_update<<<b, kBlock, 0, stream_>>>(n_, alpha, pf_p_.data(), pf_q_.data(), pf_delta_.data(), pf_r_.data(),
-                                            pf_partials_.data());
-    check_launch("k_pf_update");
-    rr = sum_partials(b);
-    ++k;
-    if (rr <= double(tolerance) * tolerance * rr0) break;
-    k_pf_rz<<<b, kBlock, 0, stream_>>>(n_, pf_r_.data(), pf_diag_.data(), pf_partials_.data());
-    check_launch("k_pf_rz");
-    const double rz_next = sum_partials(b);
-    const float beta = static_cast<float>(rz_next / rz);
-    rz = rz_next;
-    k_pf_direction<<<b, kBlock, 0, stream_>>>(n_, beta, pf_r_.data(), pf_diag_.data(), pf_p_.data());
-    check_launch("k_pf_direction");
-  }
-  *iterations = k;
-  *residual = rr0 > 0.0 ? static_cast<float>(std::sqrt(rr / rr0)) : 0.0f;
+  begin_stage(&StepStats::time_constraints_ms);
   const Obstacle* obstacles = obstacles_for(ctx);
-  k_pf_finish<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), obstacles, ctx.obstacle_count, omega,
-                                          pf_delta_.data(), x_.data(), pf_prev_.data(), xp_.data());
-  check_launch("k_pf_finish");
+  k_pf_global<<<blocks_for(n_), kBlock, 0, stream_>>>(
+      n_, ctx.projective, ctx.constants, neighbor_lists(), boundary_samples(), plane_set(ctx), obstacles,
+      ctx.obstacle_count, omega, pf_s_.data(), x_.data(), pf_disp_.data(), pf_active_.data(), pf_prev_.data(),
+      xp_.data(), pf_state_.data());
+  check_launch("k_pf_global");
   finish("projective_global_step");
+}
+
+ProjectiveTally CudaBackend::projective_tally() {
+  // Copied to host memory by the last substep's update of velocities, which its stage or graph waited for.
+  const ProjectiveDeviceState now = *pf_state_host_;
+  *pf_state_host_ = ProjectiveDeviceState{};
+  use_device();
+  cuda_check(cudaMemsetAsync(pf_state_.data(), 0, sizeof(ProjectiveDeviceState), stream_), "cudaMemset (tally)");
+  ProjectiveTally t;
+  t.global_steps = now.global_steps;
+  t.mean_compression = now.mean_compression;
+  t.max_compression = now.max_compression;
+  return t;
 }
 
 void CudaBackend::projective_update_velocities(const StepContext& ctx) {
   use_device();
+  begin_stage(&StepStats::time_velocity_ms);
   const unsigned b = blocks_for(n_);
   k_pf_velocity<<<b, kBlock, 0, stream_>>>(n_, ctx.constants, plane_set(ctx), x_.data(), xp_.data(), v_.data());
   check_launch("k_pf_velocity");
   k_pf_density<<<b, kBlock, 0, stream_>>>(n_, ctx.projective, plane_set(ctx), neighbor_lists(), boundary_samples(),
                                            xp_.data(), rho_.data());
   check_launch("k_pf_density");
+  // The tally so far, to host memory in stream order (a node of the graph when recorded).
+  cuda_check(cudaMemcpyAsync(pf_state_host_, pf_state_.data(), sizeof(ProjectiveDeviceState), cudaMemcpyDeviceToHost,
+                             stream_),
+             "cudaMemcpy (tally)");
   finish("projective_update_velocities");
 }
 

@@ -26,6 +26,16 @@ struct CudaMeasures {
   uint32_t neighbor_max;
 };
 
+// Projective Fluids' iterations on the GPU, so that a substep needs no
+// answer from the host (Backend::projective_local_step): whether the
+// substep's iterations have ended, and the tally since it was last read.
+struct ProjectiveDeviceState {
+  uint32_t converged;
+  uint32_t global_steps;
+  float mean_compression;
+  float max_compression;
+};
+
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const SolverConfig& config);
@@ -59,10 +69,10 @@ class CudaBackend final : public Backend {
   void abandon_recording() noexcept override;
 
   void projective_begin(const StepContext& ctx) override;
-  float projective_local_step(const StepContext& ctx, float* max_compression) override;
-  void projective_global_step(const StepContext& ctx, uint32_t max_iterations, float tolerance, float omega,
-                              uint32_t* iterations, float* residual) override;
+  void projective_local_step(const StepContext& ctx, float tolerance) override;
+  void projective_global_step(const StepContext& ctx, float omega) override;
   void projective_update_velocities(const StepContext& ctx) override;
+  ProjectiveTally projective_tally() override;
 
  private:
   void use_device() const;
@@ -81,9 +91,6 @@ class CudaBackend final : public Backend {
   NeighborLists neighbor_lists() const;
   // The boundary samples on the GPU (count 0 when there are none).
   BoundarySamples boundary_samples() const;
-  // The per-block partial sums of the last reduction kernel, added on the
-  // host in block order (deterministic).
-  double sum_partials(unsigned blocks) const;
   // Uploads the obstacles of the substep `ctx` describes; returns them on the GPU.
   const Obstacle* obstacles_for(const StepContext& ctx);
   // Copies the obstacles to the GPU with `substeps` sets of poses (substep after substep) from `poses`.
@@ -151,15 +158,16 @@ class CudaBackend final : public Backend {
   size_t marks_ = 0;
   Vec3* swapped_vec3_[4] = {nullptr, nullptr, nullptr, nullptr};  // x_, v_, xp_, scratch_
   uint32_t* swapped_id_[2] = {nullptr, nullptr};                   // id_, id_scratch_
-  // Projective Fluids only (empty for PBF): inertial target, CG vectors,
-  // diagonal, compression and displacements (max_neighbors + 1 slots each),
-  // and per-block partial sums with their host copies.
-  DeviceBuffer<Vec3> pf_s_, pf_prev_, pf_delta_, pf_r_, pf_p_, pf_q_, pf_disp_;
-  DeviceBuffer<float> pf_diag_, pf_partial_max_;
+  // Projective Fluids only (empty for PBF): inertial target, previous
+  // iterate, displacements (max_neighbors + 1 slots per constraint), the
+  // local step's per-block partial sums and maxima of the compression, and
+  // the iterations' state on the GPU with its page-locked host copy.
+  DeviceBuffer<Vec3> pf_s_, pf_prev_, pf_disp_;
+  DeviceBuffer<float> pf_partial_max_;
   DeviceBuffer<uint8_t> pf_active_, pf_touching_;
   DeviceBuffer<double> pf_partials_;
-  mutable std::vector<double> pf_host_partials_;
-  mutable std::vector<float> pf_host_partial_max_;
+  DeviceBuffer<ProjectiveDeviceState> pf_state_;
+  ProjectiveDeviceState* pf_state_host_ = nullptr;
 };
 
 }  // namespace pbf

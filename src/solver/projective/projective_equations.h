@@ -9,7 +9,9 @@
 // clamped to compression). Local step: project every constraint with a few
 // Newton steps (Algorithm 1). Global step: solve
 //   (M/dt^2 + sum_i w S_i^T S_i) x = M/dt^2 s + sum_i w S_i^T p_i    (eq. 5)
-// by matrix-free conjugate gradients. Every function below writes only to
+// With D = P = I the matrix is diagonal (global_row()), so the global step
+// solves it in closed form, row by row (global_correction()): one pass over
+// the particles, no reduction. Every function below writes only to
 // its own particle (or its own constraint's slots), so results do not depend
 // on the order or the thread count.
 #pragma once
@@ -243,7 +245,8 @@ PBF_HD void fill_back_slots(const NeighborLists& nb, uint32_t l, uint32_t* back)
 // Row l of the global system (eq. 5) as a residual at the current iterate
 // x: r_l = m/dt^2 (s_l - x_l) + w sum_{i : l in C_i} (p_{i,l} - x_l), and the
 // diagonal A_ll = m/dt^2 + w |{i : l in C_i}|. With D = P = I every S_i^T S_i
-// is diagonal, so A is too; it is never assembled. Writing the right-hand
+// is diagonal, so A is too; it is never assembled, and r_l depends on no
+// other particle's iterate (a test holds it to that). Writing the right-hand
 // side relative to x (a warm start at the previous iterate) keeps the large
 // terms w x_l from cancelling in float. Constraint l itself holds l; so does
 // the constraint of each neighbour whose list holds l. `d` holds the
@@ -293,6 +296,31 @@ PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborL
     held = c.rest_members;
   diagonal = c.inertia + c.stiffness * held;
   residual = members > 0 ? (s[l] - x[l]) * c.inertia + pull * c.stiffness : Vec3{0.0f, 0.0f, 0.0f};
+}
+
+// The global step's correction of particle l from its row of eq. 5
+// (global_row()): A is diagonal, so A delta = r is solved row by row,
+// delta_l = r_l / A_ll, exact up to float round-off (a relative residual of
+// about 1e-7). Written as r * (1 / A_ll), the Jacobi-preconditioned residual
+// that the first conjugate-gradient iteration scales by its step length
+// alpha: where alpha rounds to 1 (it does but for float round-off of its
+// sums), one CG iteration gives these bits.
+PBF_HD Vec3 global_correction(Vec3 residual, float diagonal) { return residual * (1.0f / diagonal); }
+
+// The global step of particle l before collisions: the solution y of eq. 5
+// from the iterate y_k = x[l], then the Chebyshev extrapolation
+// y_k-1 + omega (y - y_k-1) from the previous iterate `previous` (omega = 1:
+// none). Reads only particle l's iterate, so a backend may write the result
+// over it in the same pass.
+PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,
+                                 const uint32_t* back, const BoundarySamples& boundary, const DensityWalls& solid,
+                                 const Vec3* s, const Vec3* x, const Vec3* d, const uint8_t* active, Vec3 previous,
+                                 float omega) {
+  Vec3 residual;
+  float diagonal;
+  global_row(c, l, nb, back, boundary, solid, s, x, d, active, residual, diagonal);
+  const Vec3 solved = x[l] + global_correction(residual, diagonal);
+  return previous + (solved - previous) * omega;
 }
 
 // Largest stable substep by the CFL condition: a particle may travel

@@ -77,7 +77,8 @@ TEST_F(CudaBackend, TheFirstStepsAgreeWithTheCpuWithinRoundOff) {
 }
 
 // Projective Fluids on both backends: the same local/global iterations and
-// block-ordered CG sums, so the first steps agree within round-off too.
+// the same closed-form global steps, so the first steps agree within
+// round-off too.
 TEST_F(CudaBackend, ProjectiveFluidsAgreesWithTheCpuOverTheFirstSteps) {
   auto make = [](pbf_backend backend) {
     pbf_solver_desc desc = pbf_solver_desc_default();
@@ -312,6 +313,84 @@ TEST_F(CudaBackend, AGraphStepFollowsParticlesAddedAndRemoved) {
     }
     ASSERT_EQ(positions_of(graph.get()), positions_of(stages.get())) << "step " << step;
   }
+}
+
+// A Projective Fluids dam break on the GPU: 10 local/global iterations at
+// most, with the default early stop, so that some substeps end their
+// iterations on the device; adaptive_dt as given.
+SolverPtr gpu_projective_dam_break(bool adaptive_dt) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CUDA;
+  desc.method = PBF_METHOD_PROJECTIVE;
+  desc.particle_spacing = 0.04f;
+  for (int a = 0; a < 3; ++a) desc.domain_max[a] = kBox[a];
+  desc.max_particles = 20000;
+  SolverPtr s = make_solver(desc);
+  const float lo[3] = {0.0f, 0.0f, 0.0f};
+  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, kBlock, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  pbf_params p = pbf_params_default();
+  p.adaptive_dt = adaptive_dt ? 1 : 0;
+  p.projective_iterations = 10;
+  EXPECT_EQ(pbf_solver_set_params(s.get(), &p), PBF_OK) << pbf_last_error();
+  return s;
+}
+
+SolverPtr gpu_projective_fixed() { return gpu_projective_dam_break(false); }
+SolverPtr gpu_projective_adaptive() { return gpu_projective_dam_break(true); }
+
+// Without adaptive_dt a Projective Fluids step is one graph of all its
+// substeps: the early stop of the iterations is decided on the GPU and the
+// iterations are counted there, so the graph gives the stages' bits and counts.
+TEST_F(CudaBackend, AProjectiveStepRunAsAGraphEqualsTheStagesOneByOne) {
+  SolverPtr graph = with_graphs(true, gpu_projective_fixed), stages = with_graphs(false, gpu_projective_fixed);
+  uint32_t iterations = 0, stopped_early = 0;
+  for (int step = 1; step <= 20; ++step) {
+    // 2 substeps, then 3 (a new graph), then 2 again (updated in place).
+    const uint32_t substeps = step > 8 && step <= 12 ? 3u : 2u;
+    PBF_ASSERT_OK(pbf_solver_step(graph.get(), 1.0f / 60.0f, substeps));
+    PBF_ASSERT_OK(pbf_solver_step(stages.get(), 1.0f / 60.0f, substeps));
+    ASSERT_EQ(positions_of(graph.get()), positions_of(stages.get())) << "step " << step;
+    const pbf_stats a = stats_of(graph.get()), b = stats_of(stages.get());
+    ASSERT_EQ(a.local_global_iterations, b.local_global_iterations) << "step " << step;
+    EXPECT_EQ(a.cg_iterations, b.cg_iterations) << "step " << step;
+    EXPECT_EQ(a.substeps, substeps);
+    iterations += a.local_global_iterations;
+    if (a.local_global_iterations < 10u * substeps) ++stopped_early;
+  }
+  EXPECT_GT(iterations, 0u);
+  EXPECT_GT(stopped_early, 0u) << "some substeps end their iterations early";
+  EXPECT_EQ(velocities_of(graph.get()), velocities_of(stages.get()));
+  const pbf_stats a = stats_of(graph.get()), b = stats_of(stages.get());
+  EXPECT_EQ(a.avg_density_error, b.avg_density_error);
+  EXPECT_EQ(a.cg_residual, 0.0f);
+  // The graph's phases are timed on the GPU; they lie within the whole step.
+  const double phases[] = {a.time_predict_ms,     a.time_grid_ms,     a.time_neighbors_ms,
+                           a.time_constraints_ms, a.time_velocity_ms, a.time_vorticity_viscosity_ms};
+  double sum = 0.0;
+  for (double t : phases) {
+    EXPECT_GT(t, 0.0);
+    sum += t;
+  }
+  EXPECT_LE(sum, a.time_total_ms);
+}
+
+// With adaptive_dt each of a step's pieces is a graph of its own (the next
+// piece's size waits for the speeds this one leaves): the same pieces, the
+// same bits as stage by stage.
+TEST_F(CudaBackend, AnAdaptiveProjectiveStepRunsPieceByPieceAsTheStagesDo) {
+  SolverPtr graph = with_graphs(true, gpu_projective_adaptive), stages = with_graphs(false, gpu_projective_adaptive);
+  uint32_t pieces = 0;
+  for (int step = 1; step <= 12; ++step) {
+    PBF_ASSERT_OK(pbf_solver_step(graph.get(), 1.0f / 60.0f, 1));
+    PBF_ASSERT_OK(pbf_solver_step(stages.get(), 1.0f / 60.0f, 1));
+    ASSERT_EQ(positions_of(graph.get()), positions_of(stages.get())) << "step " << step;
+    const pbf_stats a = stats_of(graph.get()), b = stats_of(stages.get());
+    ASSERT_EQ(a.substeps, b.substeps) << "step " << step;
+    ASSERT_EQ(a.local_global_iterations, b.local_global_iterations) << "step " << step;
+    pieces += a.substeps;
+  }
+  EXPECT_GT(pieces, 12u) << "the CFL condition splits some steps";
+  EXPECT_EQ(velocities_of(graph.get()), velocities_of(stages.get()));
 }
 
 }  // namespace

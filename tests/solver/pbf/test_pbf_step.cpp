@@ -102,9 +102,10 @@ class LoggingBackend final : public Backend {
   }
   void measure(StepStats& s) const override { inner_->measure(s); }
   void projective_begin(const StepContext&) override {}
-  float projective_local_step(const StepContext&, float*) override { return 0.0f; }
-  void projective_global_step(const StepContext&, uint32_t, float, float, uint32_t*, float*) override {}
+  void projective_local_step(const StepContext&, float) override {}
+  void projective_global_step(const StepContext&, float) override {}
   void projective_update_velocities(const StepContext&) override {}
+  pbf::ProjectiveTally projective_tally() override { return {}; }
 
   bool begin_recording(const StepContext&, const ObstaclePose*, uint32_t substeps) override {
     if (mode_ == Recording::None) return false;

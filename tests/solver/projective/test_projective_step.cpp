@@ -1,0 +1,230 @@
+// How projective_step() (solver/projective/projective_step.h) drives a
+// backend: the same stage sequence for every substep, with no answer taken
+// from the backend inside the step (the early stop is the backend's), the
+// iteration tally read once at the end, and, for a backend that records a
+// step (the CUDA backend's graphs), the whole step offered as one recording,
+// with the stages one by one as the fallback giving the same result.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "core/error.h"
+#include "solver/projective/projective_equations.h"
+#include "solver/projective/projective_step.h"
+
+namespace {
+
+using pbf::Backend;
+using pbf::Field;
+using pbf::ObstaclePose;
+using pbf::Plane;
+using pbf::SolverConfig;
+using pbf::StepContext;
+using pbf::StepStats;
+using pbf::Vec3;
+
+SolverConfig make_config() {
+  SolverConfig config;
+  config.backend = pbf::BackendKind::Cpu;
+  config.method = pbf::Method::Projective;
+  config.max_particles = 4096;
+  config.particle_spacing = 0.05f;
+  config.kernel_radius = 0.1f;
+  config.domain_min = Vec3{0.0f, 0.0f, 0.0f};
+  config.domain_max = Vec3{1.0f, 1.0f, 1.0f};
+  config.rest_density = 1000.0f;
+  config.max_neighbors = 64;
+  config.thread_count = 1;
+  return config;
+}
+
+// A block of water 6 x 6 x 6 spacings, squeezed to 0.9 spacings, above the floor.
+std::unique_ptr<Backend> make_block(const SolverConfig& config) {
+  std::unique_ptr<Backend> backend = pbf::create_backend(config);
+  std::vector<float> x;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j)
+      for (int k = 0; k < 6; ++k) {
+        x.push_back(0.3f + 0.045f * i);
+        x.push_back(0.02f + 0.045f * j);
+        x.push_back(0.3f + 0.045f * k);
+      }
+  backend->append(x.data(), nullptr, x.size() / 3);
+  return backend;
+}
+
+std::vector<float> positions(const Backend& backend) {
+  std::vector<float> x(3 * backend.size());
+  backend.read(Field::Position, x.data());
+  return x;
+}
+
+// Forwards every stage to a CPU backend and logs it; as a recording backend
+// it only logs while recording (nothing runs), and can be told to refuse the
+// recording at its end.
+class LoggingBackend final : public Backend {
+ public:
+  enum class Recording { None, Runs, CannotRun };
+
+  LoggingBackend(const SolverConfig& config, Recording mode) : inner_(make_block(config)), mode_(mode) {}
+
+  std::vector<std::string> log;
+  uint32_t recorded_substeps = 0;
+
+  pbf::BackendKind kind() const override { return pbf::BackendKind::Cpu; }
+  size_t size() const override { return inner_->size(); }
+  void append(const float* p, const float* v, size_t n) override { inner_->append(p, v, n); }
+  void remove(const std::vector<uint8_t>& r) override { inner_->remove(r); }
+  void read(Field f, float* out) const override { inner_->read(f, out); }
+  void write(Field f, const float* in) override { inner_->write(f, in); }
+  const float* map(Field f, bool device) override { return inner_->map(f, device); }
+  void export_state(pbf::ParticleState& out) const override { inner_->export_state(out); }
+  void import_state(const pbf::ParticleState& in) override { inner_->import_state(in); }
+  void set_obstacle_fields(const pbf::SdfGridView* f, uint32_t n) override { inner_->set_obstacle_fields(f, n); }
+  void set_boundary_particles(const Vec3* p, const uint32_t* b, const Vec3* l, size_t n) override {
+    inner_->set_boundary_particles(p, b, l, n);
+  }
+
+  void predict(const StepContext& ctx) override { stage("predict", [&] { inner_->predict(ctx); }); }
+  void build_grid(const StepContext& ctx) override { stage("grid", [&] { inner_->build_grid(ctx); }); }
+  void find_neighbors(const StepContext& ctx) override { stage("neighbors", [&] { inner_->find_neighbors(ctx); }); }
+  void solve_density(const StepContext& ctx) override { stage("density", [&] { inner_->solve_density(ctx); }); }
+  void update_velocities(const StepContext& ctx) override {
+    stage("pbf velocity", [&] { inner_->update_velocities(ctx); });
+  }
+  void apply_vorticity_viscosity(const StepContext& ctx) override {
+    stage("viscosity", [&] { inner_->apply_vorticity_viscosity(ctx); });
+  }
+  void measure(StepStats& s) const override { inner_->measure(s); }
+  void projective_begin(const StepContext& ctx) override { stage("begin", [&] { inner_->projective_begin(ctx); }); }
+  void projective_local_step(const StepContext& ctx, float tolerance) override {
+    stage("local", [&] { inner_->projective_local_step(ctx, tolerance); });
+  }
+  void projective_global_step(const StepContext& ctx, float omega) override {
+    stage("global", [&] { inner_->projective_global_step(ctx, omega); });
+  }
+  void projective_update_velocities(const StepContext& ctx) override {
+    stage("velocity", [&] { inner_->projective_update_velocities(ctx); });
+  }
+  pbf::ProjectiveTally projective_tally() override {
+    log.push_back("tally");
+    return inner_->projective_tally();
+  }
+
+  bool begin_recording(const StepContext&, const ObstaclePose*, uint32_t substeps) override {
+    if (mode_ == Recording::None) return false;
+    recording_ = true;
+    recorded_substeps = substeps;
+    log.push_back("record");
+    return true;
+  }
+  bool run_recording(StepStats&) override {
+    recording_ = false;
+    log.push_back("run");
+    return mode_ == Recording::Runs;
+  }
+  void abandon_recording() noexcept override { recording_ = false; }
+
+ private:
+  template <class Run>
+  void stage(const char* name, Run run) {
+    log.push_back(recording_ ? std::string("rec:") + name : std::string(name));
+    if (!recording_) run();
+  }
+
+  std::unique_ptr<Backend> inner_;
+  Recording mode_;
+  bool recording_ = false;
+};
+
+// Three local/global iterations at most, no early stop unless asked for.
+struct Step {
+  SolverConfig config = make_config();
+  pbf::PbfParams params;
+  std::vector<Plane> planes;
+  std::vector<ObstaclePose> poses;  // none: no obstacles
+  StepContext ctx{};
+
+  Step() {
+    params.projective_iterations = 3;
+    params.projective_tolerance = 0.0f;
+    planes.push_back(Plane{Vec3{0.0f, 1.0f, 0.0f}, 0.0f});  // the floor
+    const float dt = 1.0f / 120.0f;
+    ctx.constants = pbf::make_pbf_constants(config, params, dt);
+    ctx.projective = pbf::make_projective_constants(config, params, dt);
+    ctx.constants.mass = ctx.projective.mass;
+    ctx.constants.mass_over_rho0 = ctx.projective.mass_over_rho0;
+    ctx.constants.vorticity = 0.0f;
+    ctx.planes = planes.data();
+    ctx.plane_count = static_cast<uint32_t>(planes.size());
+  }
+  void run(Backend& backend, uint32_t substeps, StepStats& stats) {
+    pbf::projective_step(backend, ctx, poses.data(), substeps, params, stats);
+  }
+};
+
+std::vector<std::string> substep_log(const std::string& prefix) {
+  return {prefix + "predict", prefix + "grid",   prefix + "neighbors", prefix + "begin",    prefix + "local",
+          prefix + "global",  prefix + "local",  prefix + "global",    prefix + "local",    prefix + "global",
+          prefix + "velocity", prefix + "viscosity"};
+}
+
+std::vector<std::string> concat(std::initializer_list<std::vector<std::string>> parts) {
+  std::vector<std::string> all;
+  for (const auto& p : parts) all.insert(all.end(), p.begin(), p.end());
+  return all;
+}
+
+TEST(ProjectiveStep, RunsTheSameStagesInEverySubstepAndReadsTheTallyOnce) {
+  Step step;
+  LoggingBackend backend(step.config, LoggingBackend::Recording::None);
+  StepStats stats;
+  step.run(backend, 2, stats);
+  EXPECT_EQ(backend.log, concat({substep_log(""), substep_log(""), {"tally"}}));
+  EXPECT_EQ(stats.local_global_iterations, 6u) << "no early stop: every global step ran";
+  EXPECT_EQ(stats.cg_iterations, 6u) << "one closed-form solve per global step";
+  EXPECT_EQ(stats.cg_residual, 0.0f);
+}
+
+// With a tolerance every compression meets, the backend ends each
+// substep's iterations at its first local step: the stages are the same,
+// the tally counts no global step.
+TEST(ProjectiveStep, TheEarlyStopIsTheBackendsAndTheTallyCountsOnlyGlobalStepsRun) {
+  Step step;
+  step.params.projective_tolerance = 1.0f;
+  LoggingBackend backend(step.config, LoggingBackend::Recording::None);
+  StepStats stats;
+  step.run(backend, 2, stats);
+  EXPECT_EQ(backend.log, concat({substep_log(""), substep_log(""), {"tally"}}));
+  EXPECT_EQ(stats.local_global_iterations, 0u);
+  EXPECT_EQ(stats.cg_iterations, 0u);
+}
+
+TEST(ProjectiveStep, ARecordingBackendGetsTheWholeStepAsOneRecording) {
+  Step step;
+  LoggingBackend backend(step.config, LoggingBackend::Recording::Runs);
+  StepStats stats;
+  step.run(backend, 3, stats);
+  EXPECT_EQ(backend.recorded_substeps, 3u);
+  EXPECT_EQ(backend.log,
+            concat({{"record"}, substep_log("rec:"), substep_log("rec:"), substep_log("rec:"), {"run", "tally"}}));
+}
+
+TEST(ProjectiveStep, ARecordingThatCannotRunFallsBackToTheStagesWithTheSameResult) {
+  Step step;
+  std::unique_ptr<Backend> reference = make_block(step.config);
+  StepStats reference_stats;
+  step.run(*reference, 2, reference_stats);
+  LoggingBackend backend(step.config, LoggingBackend::Recording::CannotRun);
+  StepStats stats;
+  step.run(backend, 2, stats);
+  EXPECT_EQ(backend.log, concat({{"record"}, substep_log("rec:"), substep_log("rec:"), {"run"}, substep_log(""),
+                                 substep_log(""), {"tally"}}));
+  EXPECT_EQ(positions(backend), positions(*reference));
+  EXPECT_EQ(stats.local_global_iterations, reference_stats.local_global_iterations);
+}
+
+}  // namespace
