@@ -2,13 +2,13 @@
 // of water collapses in a 4 x 3 x 1.5 m tank. Prints the density error, the
 // neighbour counts and the time of each phase, as pbf-sim does.
 //
-//   mono DamBreak.exe [--frames 120] [--spacing 0.05] [--substeps 2] [--iterations 4] [--backend auto|cpu|cuda]
+//   mono DamBreak.exe [--frames 120] [--spacing 0.05] [--substeps 4] [--iterations 4] [--backend auto|cpu|cuda]
 using System;
 using Pbf;
 
 static class DamBreak {
   static int Main(string[] args) {
-    int frames = 120, substeps = 2, iterations = 4;
+    int frames = 120, substeps = 4, iterations = 4;
     float spacing = 0.05f;
     Backend backend = Backend.Auto;
     for (int i = 0; i + 1 < args.Length; i += 2) {

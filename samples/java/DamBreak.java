@@ -3,7 +3,7 @@
 // the neighbour counts and the time of each phase, as pbf-sim does.
 //
 //   java -cp pbf.jar:. -Djava.library.path=<dir of libpbf_java> DamBreak
-//        [--frames 120] [--spacing 0.05] [--substeps 2] [--iterations 4] [--backend auto|cpu|cuda]
+//        [--frames 120] [--spacing 0.05] [--substeps 4] [--iterations 4] [--backend auto|cpu|cuda]
 
 import java.nio.FloatBuffer;
 import java.util.Locale;
@@ -27,7 +27,7 @@ public final class DamBreak {
    */
   public static void main(String[] args) {
     int frames = 120;
-    int substeps = 2;
+    int substeps = 4;
     int iterations = 4;
     float spacing = 0.05f;
     Backend backend = Backend.AUTO;

@@ -27,7 +27,7 @@ struct Options {
   std::string method = "pbf";
   int frames = 120;
   float fps = 60.0f;
-  int substeps = 2;
+  int substeps = 4;
   int iterations = 4;
   float spacing = 0.025f;
   int threads = 0;
@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000));
   app.add_option("--fps", o.fps, "frames per simulated second (overrides time.fps; default 60)")
       ->check(CLI::Range(1.0f, 10000.0f));
-  app.add_option("--substeps", o.substeps, "substeps per frame, the least the CFL split takes (overrides time.substeps; default 2)")
+  app.add_option("--substeps", o.substeps, "substeps per frame (overrides time.substeps; default 4)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--iterations", o.iterations, "density iterations per substep (overrides parameters.iterations)")
       ->check(CLI::Range(1, 100));

@@ -100,7 +100,7 @@ struct Sink {
 struct TimeSpec {
   float fps = 60.0f;      ///< frames per simulated second, > 0
   int frames = 120;       ///< frames to simulate, >= 1
-  int substeps = 2;       ///< solver substeps per frame, 1 .. 1000 (the least: adaptive_dt takes more where the flow needs them)
+  int substeps = 4;       ///< solver substeps per frame, 1 .. 1000
 };
 
 /** A pinhole camera for output.png (y is the picture's up when `up` is the y axis). */

@@ -247,7 +247,7 @@ TEST(SceneErrors, AValidMinimalSceneGetsEveryDefault) {
   EXPECT_EQ(s.params.xsph_viscosity, d.xsph_viscosity);
   EXPECT_EQ(s.time.fps, 60.0f);
   EXPECT_EQ(s.time.frames, 120);
-  EXPECT_EQ(s.time.substeps, 2);
+  EXPECT_EQ(s.time.substeps, 4);
   EXPECT_EQ(s.output.dir, "pbf-out");
   EXPECT_TRUE(s.output.ply);
   EXPECT_FALSE(s.output.vtp);
