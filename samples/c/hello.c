@@ -23,7 +23,7 @@ int main(void) {
   const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.5f, 0.5f, 0.5f};
   size_t count = 0;
   check(pbf_solver_fill_box(solver, lo, hi, NULL, &count));
-  for (int frame = 0; frame < 60; ++frame) check(pbf_solver_step(solver, 1.0f / 60.0f, 2));
+  for (int frame = 0; frame < 60; ++frame) check(pbf_solver_step(solver, 1.0f / 60.0f, 4));
 
   pbf_stats stats = pbf_stats_default();
   check(pbf_solver_get_stats(solver, &stats));

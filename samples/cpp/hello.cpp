@@ -32,7 +32,7 @@ int main() try {
   const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.5f, 0.8f, 1.0f};
   size_t count = 0;
   check(pbf_solver_fill_box(solver.get(), lo, hi, nullptr, &count));
-  for (int frame = 0; frame < 60; ++frame) check(pbf_solver_step(solver.get(), 1.0f / 60.0f, 2));
+  for (int frame = 0; frame < 60; ++frame) check(pbf_solver_step(solver.get(), 1.0f / 60.0f, 4));
 
   std::vector<float> positions(3 * count);
   check(pbf_solver_get_positions(solver.get(), positions.data(), positions.size()));

@@ -32,7 +32,7 @@ public sealed class PbfFluid : MonoBehaviour {
   [Tooltip("The block of water at the start [m], in the domain's corner.")]
   public Vector3 blockSize = new Vector3(1.0f, 1.0f, 1.0f);
 
-  [Range(1, 16)] public int substeps = 2;
+  [Range(1, 16)] public int substeps = 4;
   [Range(1, 20)] public int iterations = 4;
 
   [Tooltip("Step while Unity renders (StartStep/WaitStep) instead of inside Update.")]
