@@ -36,6 +36,11 @@ struct NeighborLists {
     for (uint32_t k = 0, n = count[i]; k < n; ++k) f(k, list[k]);
   }
 
+  // Where data kept per neighbour slot (i, k) lives in an array of
+  // slot_capacity(n) entries for n particles.
+  PBF_HD size_t slot_index(uint32_t i, uint32_t k) const { return static_cast<size_t>(i) * stride + k; }
+  PBF_HD size_t slot_capacity(size_t particles) const { return particles * stride; }
+
   // The k-th neighbour of i, k < size(i).
   PBF_HD uint32_t at(uint32_t i, uint32_t k) const { return index[static_cast<size_t>(i) * stride + k]; }
 

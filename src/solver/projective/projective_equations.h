@@ -85,8 +85,7 @@ PBF_HD float cubic_density(const ProjectiveConstants& c, uint32_t i, const Neigh
                            const BoundarySamples& boundary, const DensityWalls& walls, const Vec3* x) {
   const Vec3 xi = x[i];
   float sum = cubic(c.kernel, 0.0f);
-  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
-  for (uint32_t k = 0, n = nb.count[i]; k < n; ++k) sum += cubic(c.kernel, length_squared(xi - x[list[k]]));
+  nb.for_each(i, [&](uint32_t j) { sum += cubic(c.kernel, length_squared(xi - x[j])); });
   float rho_b = 0.0f;
   if (boundary_scan(boundary, i)) {
     Vec3 unused;
@@ -157,8 +156,7 @@ PBF_HD Vec3 along_walls(const ProjectionWalls& w, uint32_t j, Vec3 at, Vec3 u) {
 PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
                                              const BoundarySamples& boundary, const DensityWalls& solid,
                                              const ProjectionWalls& walls, const Vec3* x, Vec3* d) {
-  const uint32_t n = nb.count[i];
-  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
+  const uint32_t n = nb.size(i);
   const Vec3 xi = x[i];
   for (uint32_t k = 0; k <= n; ++k) d[k] = Vec3{0.0f, 0.0f, 0.0f};
   const float self = c.mass_over_rho0 * cubic(c.kernel, 0.0f);
@@ -184,15 +182,14 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
       grad_i += grad_w * inv_rho0;
     }
     float grad2 = 0.0f;             // |u|^2
-    for (uint32_t k = 0; k < n; ++k) {
-      const uint32_t j = list[k];
+    nb.for_each_slot(i, [&](uint32_t k, uint32_t j) {
       const Vec3 r = pi - (x[j] + d[1 + k]);
       const float r2 = length_squared(r);
       constraint += c.mass_over_rho0 * cubic(c.kernel, r2);
       const Vec3 g = cubic_pair_gradient(c.kernel, r, r2, i, j) * c.mass_over_rho0;  // -grad_{p_j} C_i
       grad_i += g;
       grad2 += length_squared(along_walls(walls, j, x[j], g));
-    }
+    });
     grad_i = along_walls(walls, i, xi, grad_i * -1.0f) * -1.0f;
     grad2 += length_squared(grad_i);
     if (step == 0) {
@@ -208,38 +205,23 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
     const float step_length = constraint / sqrtf(grad2);
     if (step_length > c.max_projection) s *= c.max_projection / step_length;
     d[0] -= grad_i * s;
-    for (uint32_t k = 0; k < n; ++k) {
-      const Vec3 r = pi - (x[list[k]] + d[1 + k]);
+    nb.for_each_slot(i, [&](uint32_t k, uint32_t j) {
+      const Vec3 r = pi - (x[j] + d[1 + k]);
       const float r2 = length_squared(r);
-      const Vec3 u = along_walls(walls, list[k], x[list[k]], cubic_pair_gradient(c.kernel, r, r2, i, list[k]));
+      const Vec3 u = along_walls(walls, j, x[j], cubic_pair_gradient(c.kernel, r, r2, i, j));
       d[1 + k] += u * (c.mass_over_rho0 * s);
-    }
+    });
     out.steps = step + 1;
   }
   return out;
 }
 
-// The place of particle `l` in the (ascending) neighbour list of `i`, or
-// UINT32_MAX when the list does not hold it (it overflowed).
-PBF_HD uint32_t neighbor_slot(const NeighborLists& nb, uint32_t i, uint32_t l) {
-  const uint32_t* list = nb.index + static_cast<size_t>(i) * nb.stride;
-  uint32_t lo = 0, hi = nb.count[i];
-  while (lo < hi) {
-    const uint32_t mid = (lo + hi) / 2;
-    if (list[mid] < l) lo = mid + 1;
-    else hi = mid;
-  }
-  return (lo < nb.count[i] && list[lo] == l) ? lo : 0xFFFFFFFFu;
-}
-
 // For every neighbour slot k of every particle l, the place of l in the
-// list of that neighbour (neighbor_slot()), UINT32_MAX where it is not
+// list of that neighbour (NeighborLists::slot_of()), UINT32_MAX where it is not
 // there: the lists do not change during a step, so a backend may look them
 // up once per step instead of in every global step (global_row()'s `back`).
 PBF_HD void fill_back_slots(const NeighborLists& nb, uint32_t l, uint32_t* back) {
-  const uint32_t* list = nb.index + static_cast<size_t>(l) * nb.stride;
-  uint32_t* out = back + static_cast<size_t>(l) * nb.stride;
-  for (uint32_t k = 0, n = nb.count[l]; k < n; ++k) out[k] = neighbor_slot(nb, list[k], l);
+  nb.for_each_slot(l, [&](uint32_t k, uint32_t j) { back[nb.slot_index(l, k)] = nb.slot_of(j, l); });
 }
 
 // Row l of the global system (eq. 5) as a residual at the current iterate
@@ -282,15 +264,13 @@ PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborL
     pull = d[static_cast<size_t>(l) * c.slots];
     members = 1;
   }
-  const uint32_t* list = nb.index + static_cast<size_t>(l) * nb.stride;
-  for (uint32_t k = 0, n = nb.count[l]; k < n; ++k) {
-    const uint32_t i = list[k];
-    if (!active[i]) continue;
-    const uint32_t slot = back ? back[static_cast<size_t>(l) * nb.stride + k] : neighbor_slot(nb, i, l);
-    if (slot == 0xFFFFFFFFu) continue;
+  nb.for_each_slot(l, [&](uint32_t k, uint32_t i) {
+    if (!active[i]) return;
+    const uint32_t slot = back ? back[nb.slot_index(l, k)] : nb.slot_of(i, l);
+    if (slot == 0xFFFFFFFFu) return;
     ++members;
     pull += d[static_cast<size_t>(i) * c.slots + 1 + slot];
-  }
+  });
   float held = static_cast<float>(members);
   if (members > 0 && held < c.rest_members && (boundary_scan(boundary, l) || wall_within(solid, x[l])))
     held = c.rest_members;

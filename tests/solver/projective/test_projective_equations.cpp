@@ -162,8 +162,8 @@ TEST(ProjectiveLocalStep, NeighbourSlotFindsEveryListedParticle) {
   const std::vector<Vec3> x = squeezed_cube(4, 1.0f, 2);
   const Lists nb = brute_force(x, 0.2f, 64);
   for (uint32_t i = 0; i < x.size(); ++i) {
-    for (uint32_t k = 0; k < nb.count[i]; ++k) EXPECT_EQ(pbf::neighbor_slot(nb.view(), i, nb.index[i * 64 + k]), k);
-    EXPECT_EQ(pbf::neighbor_slot(nb.view(), i, i), 0xFFFFFFFFu);
+    for (uint32_t k = 0; k < nb.count[i]; ++k) EXPECT_EQ(nb.view().slot_of(i, nb.index[i * 64 + k]), k);
+    EXPECT_EQ(nb.view().slot_of(i, i), 0xFFFFFFFFu);
   }
 }
 
@@ -182,7 +182,7 @@ TEST(ProjectiveLocalStep, BackSlotsAreTheSlotsTheSearchFinds) {
     pbf::fill_back_slots(nb.view(), l, back.data());
     for (uint32_t k = 0; k < nb.count[l]; ++k) {
       const uint32_t slot = back[l * nb.stride + k];
-      EXPECT_EQ(slot, pbf::neighbor_slot(nb.view(), nb.index[l * nb.stride + k], l));
+      EXPECT_EQ(slot, nb.view().slot_of(nb.index[l * nb.stride + k], l));
       missing += slot == 0xFFFFFFFFu ? 1u : 0u;
     }
   }
