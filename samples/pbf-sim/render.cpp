@@ -451,9 +451,10 @@ Image FrameRenderer::render(const float* positions, const float* velocities, siz
       float in_water = 0.0f;
       bool wet = true;
       V3 o = p - eps * n;
-      V3 behind = background(v);
+      V3 behind = kDeepWater;  // a path that crosses the surface more often than this ends in deep water
       for (int bounce = 0; bounce < 6; ++bounce) {
-        const float t_floor = floor_distance(o, t);
+        // The mesh closes a little below the floor: a ray that leaves it there meets the floor at once.
+        const float t_floor = t.y < 0.0f ? std::max(0.0f, (floor_y - o.y) / t.y) : inf;
         RTCRayHit q = make_ray(o, t, 0.0f, t_floor);
         rtcIntersect1(scene, &context, &q);
         if (q.hit.geomID == kLiquid) {
