@@ -73,7 +73,7 @@ constexpr unsigned kFirstSolid = 2;
 // longest side (red most, blue least), and the colour light scattered in deep water takes.
 constexpr float kWaterIor = 1.33f;
 constexpr float kFresnel0 = 0.02f;
-const V3 kAbsorption = {5.5f, 1.8f, 1.2f};
+const V3 kAbsorption = {7.0f, 2.4f, 1.6f};
 const V3 kDeepWater = {0.04f, 0.27f, 0.33f};
 const V3 kSpray = {0.86f, 0.91f, 0.95f};
 
