@@ -37,6 +37,8 @@ struct Options {
   bool vtp = false;
   bool surface = false;
   bool png = false;
+  std::string image_style;     // water or particles
+  std::string surface_format;  // ply, obj or both
   int every = 1;
   bool bench = false;
   float bench_dt = 0.001f;
@@ -264,9 +266,16 @@ int main(int argc, char** argv) {
   auto* ply = app.add_flag("--ply,!--no-ply", o.ply, "write (or not) a binary PLY per frame (overrides output.ply; built-in scene: on)");
   auto* vtp = app.add_flag("--vtp,!--no-vtp", o.vtp, "write (or not) a VTK .vtp per frame and frames.pvd (overrides output.vtp; built-in scene: off)");
   auto* surface = app.add_flag("--surface,!--no-surface", o.surface,
-                               "write (or not) the liquid surface mesh per frame as surface_NNNN.ply (overrides output.surface; default off)");
+                               "write (or not) the liquid surface mesh per frame as surface_NNNN.ply and/or .obj (overrides output.surface; default off)");
   auto* png = app.add_flag("--png,!--no-png", o.png,
                            "write (or not) a picture per frame as frame_NNNN.png, and at the end contact_sheet.png (overrides output.png; default off)");
+  app.add_option("--image-style", o.image_style,
+                 "water (the liquid's surface shaded as water, spray as droplets) or particles (spheres coloured by "
+                 "speed) in the pictures (overrides output.image_style; default water)")
+      ->check(CLI::IsMember({"water", "particles"}));
+  app.add_option("--surface-format", o.surface_format,
+                 "ply, obj or both: the files of --surface (overrides output.surface_format; default ply)")
+      ->check(CLI::IsMember({"ply", "obj", "both"}));
   app.add_option("--every", o.every, "write every n-th frame (overrides output.every; default 1)")
       ->check(CLI::Range(1, 100000000));
   app.add_flag("--no-output", o.no_output, "write no frame files");
@@ -311,6 +320,13 @@ int main(int argc, char** argv) {
     if (vtp->count()) scene.output.vtp = o.vtp;
     if (surface->count()) scene.output.surface = o.surface;
     if (png->count()) scene.output.png = o.png;
+    if (app.count("--image-style"))
+      scene.output.image_style = o.image_style == "particles" ? pbf_sim::OutputSpec::ImageStyle::Particles
+                                                             : pbf_sim::OutputSpec::ImageStyle::Water;
+    if (app.count("--surface-format"))
+      scene.output.surface_format = o.surface_format == "obj"    ? pbf_sim::OutputSpec::SurfaceFormat::Obj
+                                    : o.surface_format == "both" ? pbf_sim::OutputSpec::SurfaceFormat::Both
+                                                                 : pbf_sim::OutputSpec::SurfaceFormat::Ply;
     if (app.count("--every")) scene.output.every = o.every;
     if (app.count("--stats")) scene.output.stats = o.stats;
     if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = scene.output.surface = false;

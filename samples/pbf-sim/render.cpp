@@ -1,7 +1,8 @@
-// render.cpp - Embree sphere ray tracing of the particles, one primary ray per
-// pixel (rows in parallel with oneTBB), a shadow ray for the floor, the
-// domain's edges drawn with a depth test, and PNG through libpng's
-// simplified API (no setjmp in C++ code).
+// render.cpp - Embree ray tracing of the liquid's surface (or the particles as
+// spheres), one primary ray per pixel (rows in parallel with oneTBB), one
+// refracted ray through the water, a shadow ray for the floor, the domain's
+// edges drawn with a depth test, a 5 x 7 bitmap font for the time, and PNG
+// through libpng's simplified API (no setjmp in C++ code).
 #include "render.h"
 
 #include "atomic_file.h"
@@ -13,12 +14,14 @@
 #include <tbb/parallel_reduce.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace pbf_sim {
 
@@ -61,9 +64,51 @@ Frame camera_frame(const CameraSpec& c, int width, int height) {
 const V3 kLight = normalize({-0.35f, 1.0f, 0.55f});
 constexpr float kAmbient = 0.28f;
 
-// Geometry IDs in the scene: the particles, then one per solid.
+// Geometry IDs in the scene: the particles (or spray), the liquid's surface, then one per solid.
 constexpr unsigned kParticles = 0;
-constexpr unsigned kFirstSolid = 1;
+constexpr unsigned kLiquid = 1;
+constexpr unsigned kFirstSolid = 2;
+
+// Water: Schlick's reflectance at normal incidence for n = 1.33, the absorption over the domain's
+// longest side (red most, blue least), and the colour light scattered in deep water takes.
+constexpr float kWaterIor = 1.33f;
+constexpr float kFresnel0 = 0.02f;
+const V3 kAbsorption = {7.0f, 2.4f, 1.6f};
+const V3 kDeepWater = {0.04f, 0.27f, 0.33f};
+const V3 kSpray = {0.86f, 0.91f, 0.95f};
+
+// The sky the water reflects: pale at the horizon, blue at the zenith, the floor's grey below.
+V3 sky(V3 d) {
+  if (d.y < 0.0f) return V3{0.42f, 0.43f, 0.45f};
+  const float s = std::sqrt(std::min(d.y, 1.0f));
+  return (1.0f - s) * V3{0.82f, 0.88f, 0.93f} + s * V3{0.28f, 0.48f, 0.80f};
+}
+
+V3 mul(V3 a, V3 b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
+
+// 5 x 7 glyphs, one byte per row, bit 4 the leftmost pixel.
+struct Glyph {
+  char c;
+  uint8_t rows[7];
+};
+constexpr Glyph kFont[] = {
+    {'0', {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}}, {'1', {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}},
+    {'2', {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}}, {'3', {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}},
+    {'4', {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}}, {'5', {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}},
+    {'6', {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}}, {'7', {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}},
+    {'8', {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}}, {'9', {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}},
+    {'t', {0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06}}, {'s', {0x00, 0x00, 0x0E, 0x10, 0x0E, 0x01, 0x1E}},
+    {'f', {0x06, 0x09, 0x08, 0x1C, 0x08, 0x08, 0x08}}, {'r', {0x00, 0x00, 0x16, 0x19, 0x10, 0x10, 0x10}},
+    {'a', {0x00, 0x00, 0x0E, 0x01, 0x0F, 0x11, 0x0F}}, {'m', {0x00, 0x00, 0x1A, 0x15, 0x15, 0x11, 0x11}},
+    {'e', {0x00, 0x00, 0x0E, 0x11, 0x1F, 0x10, 0x0E}}, {'=', {0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00}},
+    {'.', {0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C}}, {'-', {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00}},
+};
+
+const uint8_t* glyph_rows(char c) {
+  for (const Glyph& g : kFont)
+    if (g.c == c) return g.rows;
+  return nullptr;  // a blank
+}
 
 // Background: a dark vertical gradient, so that the white end of the ramp stands out.
 V3 background(float v) { return (1.0f - v) * V3{0.20f, 0.21f, 0.25f} + v * V3{0.09f, 0.09f, 0.11f}; }
@@ -78,6 +123,79 @@ void check_device(RTCDevice device, const char* what) {
 }
 
 }  // namespace
+
+float speed_scale(const Scene& scene, const float* velocities, size_t count) {
+  if (scene.output.speed_max > 0.0f) return scene.output.speed_max;
+  // The height a particle can fall is the domain's extent along gravity.
+  double fall = 0.0;
+  for (int a = 0; a < 3; ++a)
+    fall += std::fabs(static_cast<double>(scene.params.gravity[a])) * (scene.domain.max[a] - scene.domain.min[a]);
+  float top = static_cast<float>(std::sqrt(2.0 * fall));
+  for (size_t i = 0; velocities && i < count; ++i) {
+    const float* v = velocities + 3 * i;
+    const float speed = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (std::isfinite(speed)) top = std::max(top, speed);
+  }
+  return std::max(top, 0.1f);
+}
+
+std::vector<float> spray_particles(const float* positions, size_t count, float spacing) {
+  std::vector<float> spray;
+  if (count == 0 || !(spacing > 0.0f)) return spray;
+  // Particles per cell of one spacing, keyed by the cell's packed coordinates.
+  auto key = [](long i, long j, long k) {
+    return (static_cast<uint64_t>(i & 0x1FFFFF) << 42) | (static_cast<uint64_t>(j & 0x1FFFFF) << 21) |
+           static_cast<uint64_t>(k & 0x1FFFFF);
+  };
+  const float inv = 1.0f / spacing;
+  std::vector<std::array<long, 3>> cell(count);
+  std::unordered_map<uint64_t, uint32_t> occupancy;
+  occupancy.reserve(count);
+  for (size_t p = 0; p < count; ++p) {
+    for (int a = 0; a < 3; ++a) cell[p][a] = static_cast<long>(std::floor(positions[3 * p + a] * inv));
+    ++occupancy[key(cell[p][0], cell[p][1], cell[p][2])];
+  }
+  for (size_t p = 0; p < count; ++p) {
+    uint32_t near = 0;
+    for (long dk = -1; dk <= 1; ++dk)
+      for (long dj = -1; dj <= 1; ++dj)
+        for (long di = -1; di <= 1; ++di) {
+          const auto it = occupancy.find(key(cell[p][0] + di, cell[p][1] + dj, cell[p][2] + dk));
+          if (it != occupancy.end()) near += it->second;
+        }
+    if (near - 1 < 4) spray.insert(spray.end(), positions + 3 * p, positions + 3 * p + 3);
+  }
+  return spray;
+}
+
+int label_scale(int height) { return std::max(1, height / 270); }
+
+void draw_text(Image& image, const std::string& text, int x, int y, int scale) {
+  if (text.empty() || scale < 1) return;
+  const int pad = 2 * scale, advance = 6 * scale;
+  const int box_w = static_cast<int>(text.size()) * advance - scale + 2 * pad, box_h = 7 * scale + 2 * pad;
+  auto pixel = [&](int px, int py) -> uint8_t* {
+    if (px < 0 || py < 0 || px >= image.width || py >= image.height) return nullptr;
+    return &image.rgb[3 * (static_cast<size_t>(py) * image.width + px)];
+  };
+  // Darken the box behind the text so that it reads on the sky and on white water alike.
+  for (int py = y; py < y + box_h; ++py)
+    for (int px = x; px < x + box_w; ++px)
+      if (uint8_t* q = pixel(px, py))
+        for (int c = 0; c < 3; ++c) q[c] = static_cast<uint8_t>(q[c] * 3 / 10);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const uint8_t* rows = glyph_rows(text[i]);
+    if (!rows) continue;
+    const int gx = x + pad + static_cast<int>(i) * advance, gy = y + pad;
+    for (int r = 0; r < 7; ++r)
+      for (int col = 0; col < 5; ++col) {
+        if (!(rows[r] & (0x10 >> col))) continue;
+        for (int sy = 0; sy < scale; ++sy)
+          for (int sx = 0; sx < scale; ++sx)
+            if (uint8_t* q = pixel(gx + col * scale + sx, gy + r * scale + sy)) q[0] = q[1] = q[2] = 245;
+      }
+  }
+}
 
 CameraSpec default_camera(const Box& domain, int width, int height) {
   const V3 lo = v3(domain.min), hi = v3(domain.max);
@@ -132,14 +250,58 @@ FrameRenderer::~FrameRenderer() {
   if (impl_ && impl_->device) rtcReleaseDevice(impl_->device);
 }
 
+namespace {
+
+// Attaches an indexed triangle mesh to `scene` under `id`.
+void attach_mesh(RTCDevice device, RTCScene scene, const SurfaceMesh& mesh, unsigned id, const char* what) {
+  RTCGeometry geom = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_TRIANGLE);
+  check_device(device, "rtcNewGeometry");
+  auto* vertices = static_cast<float*>(rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+                                                               3 * sizeof(float), mesh.vertex_count()));
+  auto* indices = static_cast<uint32_t*>(rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+                                                                 3 * sizeof(uint32_t), mesh.triangle_count()));
+  if (!vertices || !indices) {
+    rtcReleaseGeometry(geom);
+    check_device(device, "rtcSetNewGeometryBuffer");
+    throw std::runtime_error(std::string("Embree: cannot allocate ") + what);
+  }
+  std::memcpy(vertices, mesh.vertices.data(), mesh.vertices.size() * sizeof(float));
+  std::memcpy(indices, mesh.triangles.data(), mesh.triangles.size() * sizeof(uint32_t));
+  rtcCommitGeometry(geom);
+  rtcAttachGeometryByID(scene, geom, id);
+  rtcReleaseGeometry(geom);
+}
+
+RTCRayHit make_ray(V3 o, V3 d, float tnear, float tfar) {
+  RTCRayHit rh;
+  rh.ray.org_x = o.x;
+  rh.ray.org_y = o.y;
+  rh.ray.org_z = o.z;
+  rh.ray.dir_x = d.x;
+  rh.ray.dir_y = d.y;
+  rh.ray.dir_z = d.z;
+  rh.ray.tnear = tnear;
+  rh.ray.tfar = tfar;
+  rh.ray.time = 0.0f;
+  rh.ray.mask = 0xFFFFFFFFu;
+  rh.ray.id = 0;
+  rh.ray.flags = 0;
+  rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+  rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+  return rh;
+}
+
+}  // namespace
+
 Image FrameRenderer::render(const float* positions, const float* velocities, size_t count, const RenderSettings& rs) {
   const int w = rs.width, h = rs.height;
   RTCDevice device = impl_->device;
+  const bool water = rs.style == ImageStyle::Water;
 
   // Colour scale: the given top speed, or the frame's largest.
-  std::vector<float> speed(count, 0.0f);
+  std::vector<float> speed(water ? 0 : count, 0.0f);
   float top = rs.speed_max;
-  if (velocities && count > 0) {
+  if (!water && velocities && count > 0) {
     const float frame_max = tbb::parallel_reduce(
         tbb::blocked_range<size_t>(0, count), 0.0f,
         [&](const tbb::blocked_range<size_t>& r, float m) {
@@ -182,38 +344,28 @@ Image FrameRenderer::render(const float* positions, const float* velocities, siz
     rtcAttachGeometryByID(scene, geom, kParticles);
     rtcReleaseGeometry(geom);
   }
-  // The solids: one triangle geometry each, IDs after the particles'.
+  // The liquid's surface, with its per-vertex normals kept here for smooth shading.
+  const SurfaceMesh* liquid = water && rs.liquid && rs.liquid->triangle_count() > 0 ? rs.liquid : nullptr;
+  if (liquid) attach_mesh(device, scene, *liquid, kLiquid, "the liquid's surface");
+  // The solids: one triangle geometry each, IDs after the liquid's.
   bool any_solid = false;
   for (size_t m = 0; m < rs.solids.size(); ++m) {
-    const SurfaceMesh& mesh = rs.solids[m];
-    if (mesh.triangle_count() == 0) continue;
-    RTCGeometry geom = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_TRIANGLE);
-    check_device(device, "rtcNewGeometry");
-    auto* vertices = static_cast<float*>(rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
-                                                                 3 * sizeof(float), mesh.vertex_count()));
-    auto* indices = static_cast<uint32_t*>(rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
-                                                                   3 * sizeof(uint32_t), mesh.triangle_count()));
-    if (!vertices || !indices) {
-      rtcReleaseGeometry(geom);
-      check_device(device, "rtcSetNewGeometryBuffer");
-      throw std::runtime_error("Embree: cannot allocate a solid's buffers");
-    }
-    std::memcpy(vertices, mesh.vertices.data(), mesh.vertices.size() * sizeof(float));
-    std::memcpy(indices, mesh.triangles.data(), mesh.triangles.size() * sizeof(uint32_t));
-    rtcCommitGeometry(geom);
-    rtcAttachGeometryByID(scene, geom, kFirstSolid + static_cast<unsigned>(m));
-    rtcReleaseGeometry(geom);
+    if (rs.solids[m].triangle_count() == 0) continue;
+    attach_mesh(device, scene, rs.solids[m], kFirstSolid + static_cast<unsigned>(m), "a solid's buffers");
     any_solid = true;
   }
+  const bool anything = count > 0 || any_solid || liquid;
   rtcCommitScene(scene);
   check_device(device, "rtcCommitScene");
 
   const Frame f = camera_frame(rs.camera, w, h);
   const V3 lo = v3(rs.domain.min), hi = v3(rs.domain.max);
   const float floor_y = lo.y;
-  const float cell = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z}) / 8.0f;  // checker squares on the floor
-  const float margin = 0.5f * std::max(hi.x - lo.x, hi.z - lo.z);               // plain floor around the domain
-  const bool floor_visible = f.eye.y > floor_y;
+  const float longest = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z});
+  const float cell = longest / 8.0f;                                  // checker squares on the floor
+  const float margin = 0.5f * std::max(hi.x - lo.x, hi.z - lo.z);    // plain floor around the domain
+  const float eps = 1e-4f * std::max(1.0f, longest);                  // ray offsets off a surface [m]
+  const V3 absorption = (1.0f / std::max(longest, 1e-6f)) * kAbsorption;  // per metre
   const float inf = std::numeric_limits<float>::infinity();
 
   std::vector<float> color(3 * static_cast<size_t>(w) * h);
@@ -222,77 +374,134 @@ Image FrameRenderer::render(const float* positions, const float* velocities, siz
   tbb::parallel_for(tbb::blocked_range<int>(0, h, 2), [&](const tbb::blocked_range<int>& rows) {
     RTCIntersectContext context;
     rtcInitIntersectContext(&context);
+
+    // The light reaching a floor point: shadows of solids and spheres are dark, water's lighter.
+    auto light_at = [&](V3 p) {
+      if (!anything) return 1.0f;
+      float lit = 1.0f;
+      V3 o = p + eps * kLight;
+      for (int k = 0; k < 8 && lit > 0.0f; ++k) {
+        RTCRayHit s = make_ray(o, kLight, 0.0f, inf);
+        rtcIntersect1(scene, &context, &s);
+        if (s.hit.geomID == RTC_INVALID_GEOMETRY_ID) break;
+        // Spray is too fine to cast a shadow; each crossing of the water's surface dims the light (in and out: about half).
+        if (s.hit.geomID == kLiquid)
+          lit *= 0.75f;
+        else if (!(water && s.hit.geomID == kParticles))
+          return 0.0f;
+        o = o + (s.ray.tfar + eps) * kLight;
+      }
+      return lit;
+    };
+
+    // The floor at the end of a ray from `o` along `d` (t_floor away), or the background.
+    auto floor_or_background = [&](V3 o, V3 d, float t_floor, float v) -> V3 {
+      if (!(t_floor < inf)) return background(v);
+      const V3 p = o + t_floor * d;
+      const bool inside = p.x >= lo.x && p.x <= hi.x && p.z >= lo.z && p.z <= hi.z;
+      const bool near = p.x >= lo.x - margin && p.x <= hi.x + margin && p.z >= lo.z - margin && p.z <= hi.z + margin;
+      if (!near) return background(v);
+      float shade = 0.50f;
+      if (inside) {
+        const long i = static_cast<long>(std::floor((p.x - lo.x) / cell));
+        const long k = static_cast<long>(std::floor((p.z - lo.z) / cell));
+        shade = ((i + k) & 1) ? 0.66f : 0.74f;
+      }
+      const float light = 0.45f + 0.55f * light_at(p) * kLight.y;
+      return (shade * light) * V3{1.0f, 1.0f, 1.0f};
+    };
+
+    // A sphere's or a solid's colour at a hit, lit from the light.
+    auto opaque = [&](const RTCRayHit& rh, V3 d) -> V3 {
+      V3 n = normalize({rh.hit.Ng_x, rh.hit.Ng_y, rh.hit.Ng_z});
+      if (dot(n, d) > 0.0f) n = -1.0f * n;
+      V3 base{0.70f, 0.67f, 0.62f};  // solids: warm grey
+      if (rh.hit.geomID == kParticles) {
+        if (water) {
+          base = kSpray;
+        } else {
+          float c[3];
+          speed_color(speed.empty() ? 0.0f : speed[rh.hit.primID] * inv_top, c);
+          base = {c[0], c[1], c[2]};
+        }
+      }
+      const float light = kAmbient + 0.62f * std::max(0.0f, dot(n, kLight)) + 0.10f * std::max(0.0f, -dot(n, d));
+      return light * base;
+    };
+
+    // The floor's distance along a ray, or infinity when the ray does not go down to it.
+    auto floor_distance = [&](V3 o, V3 d) { return d.y < 0.0f && o.y > floor_y ? (floor_y - o.y) / d.y : inf; };
+
+    // Water at a hit on its surface seen along `d`: reflection, highlight and the refracted view.
+    auto shade_water = [&](V3 p, const RTCRayHit& rh, V3 d, float v) -> V3 {
+      const uint32_t* tri = &liquid->triangles[3 * static_cast<size_t>(rh.hit.primID)];
+      const float b1 = rh.hit.u, b2 = rh.hit.v, b0 = 1.0f - b1 - b2;
+      const float* nv = liquid->normals.data();
+      V3 n = normalize(b0 * V3{nv[3 * tri[0]], nv[3 * tri[0] + 1], nv[3 * tri[0] + 2]} +
+                       b1 * V3{nv[3 * tri[1]], nv[3 * tri[1] + 1], nv[3 * tri[1] + 2]} +
+                       b2 * V3{nv[3 * tri[2]], nv[3 * tri[2] + 1], nv[3 * tri[2] + 2]});
+      if (dot(n, d) > 0.0f) n = -1.0f * n;  // seen from inside (a camera under water): face the eye
+      const float cos_i = std::min(1.0f, -dot(n, d));
+      const float fresnel = kFresnel0 + (1.0f - kFresnel0) * std::pow(1.0f - cos_i, 5.0f);
+      const V3 r = d + (2.0f * cos_i) * n;
+      // Refraction into the water (Snell), then straight on: through the water to what lies behind.
+      const float eta = 1.0f / kWaterIor;
+      const float k = 1.0f - eta * eta * (1.0f - cos_i * cos_i);
+      const V3 t = normalize(eta * d + (eta * cos_i - std::sqrt(std::max(k, 0.0f))) * n);
+      float in_water = 0.0f;
+      bool wet = true;
+      V3 o = p - eps * n;
+      V3 behind = kDeepWater;  // a path that crosses the surface more often than this ends in deep water
+      for (int bounce = 0; bounce < 6; ++bounce) {
+        // The mesh closes a little below the floor: a ray that leaves it there meets the floor at once.
+        const float t_floor = t.y < 0.0f ? std::max(0.0f, (floor_y - o.y) / t.y) : inf;
+        RTCRayHit q = make_ray(o, t, 0.0f, t_floor);
+        rtcIntersect1(scene, &context, &q);
+        if (q.hit.geomID == kLiquid) {
+          if (wet) in_water += q.ray.tfar;
+          wet = !wet;
+          o = o + (q.ray.tfar + eps) * t;
+          continue;
+        }
+        if (q.hit.geomID != RTC_INVALID_GEOMETRY_ID) {
+          if (wet) in_water += q.ray.tfar;
+          behind = opaque(q, t);
+        } else {
+          if (wet && t_floor < inf) in_water += t_floor;
+          behind = floor_or_background(o, t, t_floor, v);
+        }
+        break;
+      }
+      const V3 through = {std::exp(-absorption.x * in_water), std::exp(-absorption.y * in_water),
+                          std::exp(-absorption.z * in_water)};
+      const V3 body = mul(behind, through) + mul(V3{1.0f - through.x, 1.0f - through.y, 1.0f - through.z}, kDeepWater);
+      const V3 half = normalize(kLight - d);
+      const float highlight = 0.9f * std::pow(std::max(0.0f, dot(n, half)), 150.0f);
+      const float diffuse = 0.8f + 0.2f * std::max(0.0f, dot(n, kLight));
+      return (1.0f - fresnel) * diffuse * body + fresnel * sky(r) + highlight * V3{1.0f, 0.98f, 0.92f};
+    };
+
     for (int y = rows.begin(); y < rows.end(); ++y) {
       const float sy = (1.0f - 2.0f * (y + 0.5f) / h) * f.half_h;
+      const float v = static_cast<float>(y) / h;
       for (int x = 0; x < w; ++x) {
         const float sx = (2.0f * (x + 0.5f) / w - 1.0f) * f.half_w;
         const V3 dir = normalize(f.forward + sx * f.right + sy * f.up);
-        RTCRayHit rh;
-        rh.ray.org_x = f.eye.x;
-        rh.ray.org_y = f.eye.y;
-        rh.ray.org_z = f.eye.z;
-        rh.ray.dir_x = dir.x;
-        rh.ray.dir_y = dir.y;
-        rh.ray.dir_z = dir.z;
-        rh.ray.tnear = 0.0f;
-        rh.ray.tfar = inf;
-        rh.ray.time = 0.0f;
-        rh.ray.mask = 0xFFFFFFFFu;
-        rh.ray.id = 0;
-        rh.ray.flags = 0;
-        rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-        rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-        // The floor plane y = floor_y caps the ray; a sphere in front of it wins.
-        float t_floor = inf;
-        if (floor_visible && dir.y < 0.0f) t_floor = (floor_y - f.eye.y) / dir.y;
-        rh.ray.tfar = t_floor;
+        // The floor plane y = floor_y caps the ray; anything in front of it wins.
+        const float t_floor = floor_distance(f.eye, dir);
+        RTCRayHit rh = make_ray(f.eye, dir, 0.0f, t_floor);
         rtcIntersect1(scene, &context, &rh);
         const size_t pix = static_cast<size_t>(y) * w + x;
         V3 c;
-        if (rh.hit.geomID != RTC_INVALID_GEOMETRY_ID) {
-          V3 n = normalize({rh.hit.Ng_x, rh.hit.Ng_y, rh.hit.Ng_z});
-          if (dot(n, dir) > 0.0f) n = -1.0f * n;
-          float base[3] = {0.70f, 0.67f, 0.62f};  // solids: warm grey
-          if (rh.hit.geomID == kParticles) speed_color(speed.empty() ? 0.0f : speed[rh.hit.primID] * inv_top, base);
-          const float light = kAmbient + 0.62f * std::max(0.0f, dot(n, kLight)) + 0.10f * std::max(0.0f, -dot(n, dir));
-          c = light * V3{base[0], base[1], base[2]};
+        if (rh.hit.geomID == kLiquid) {
+          c = shade_water(f.eye + rh.ray.tfar * dir, rh, dir, v);
           depth[pix] = rh.ray.tfar;
-        } else if (t_floor < inf) {
-          const V3 p = f.eye + t_floor * dir;
-          const bool inside = p.x >= lo.x && p.x <= hi.x && p.z >= lo.z && p.z <= hi.z;
-          const bool near = p.x >= lo.x - margin && p.x <= hi.x + margin && p.z >= lo.z - margin && p.z <= hi.z + margin;
-          if (!near) {
-            c = background(static_cast<float>(y) / h);
-          } else {
-            float shade = 0.50f;
-            if (inside) {
-              const long i = static_cast<long>(std::floor((p.x - lo.x) / cell));
-              const long k = static_cast<long>(std::floor((p.z - lo.z) / cell));
-              shade = ((i + k) & 1) ? 0.66f : 0.74f;
-            }
-            // Shadow of the particles: one ray towards the light.
-            RTCRay shadow;
-            const V3 o = p + (1e-4f * std::max(1.0f, std::fabs(t_floor))) * kLight;
-            shadow.org_x = o.x;
-            shadow.org_y = o.y;
-            shadow.org_z = o.z;
-            shadow.dir_x = kLight.x;
-            shadow.dir_y = kLight.y;
-            shadow.dir_z = kLight.z;
-            shadow.tnear = 0.0f;
-            shadow.tfar = inf;
-            shadow.time = 0.0f;
-            shadow.mask = 0xFFFFFFFFu;
-            shadow.id = 0;
-            shadow.flags = 0;
-            if (count > 0 || any_solid) rtcOccluded1(scene, &context, &shadow);
-            const float lit = shadow.tfar < 0.0f ? 0.0f : 1.0f;  // Embree sets tfar = -inf when occluded
-            const float light = 0.45f + 0.55f * lit * kLight.y;
-            c = (shade * light) * V3{1.0f, 1.0f, 1.0f};
-            depth[pix] = t_floor;
-          }
+        } else if (rh.hit.geomID != RTC_INVALID_GEOMETRY_ID) {
+          c = opaque(rh, dir);
+          depth[pix] = rh.ray.tfar;
         } else {
-          c = background(static_cast<float>(y) / h);
+          c = floor_or_background(f.eye, dir, t_floor, v);
+          if (t_floor < inf) depth[pix] = t_floor;
         }
         color[3 * pix] = c.x;
         color[3 * pix + 1] = c.y;
@@ -338,6 +547,8 @@ Image FrameRenderer::render(const float* positions, const float* velocities, siz
   image.height = h;
   image.rgb.resize(color.size());
   for (size_t i = 0; i < color.size(); ++i) image.rgb[i] = to_byte(color[i]);
+  const int scale = label_scale(h);
+  draw_text(image, rs.label, 4 * scale, 4 * scale, scale);
   return image;
 }
 

@@ -620,8 +620,8 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
     }
 
   if (const json* o = r.find(root, "output")) {
-    r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "png", "contact_sheet",
-                            "image", "camera", "speed_max", "stats"});
+    r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "surface_format", "png",
+                            "contact_sheet", "image", "image_style", "camera", "speed_max", "stats"});
     if (const json* v = r.find(*o, "dir")) {
       s.output.dir = r.text(*v, "output.dir");
       if (s.output.dir.empty()) r.fail("output.dir", "expected a folder name, got \"\"");
@@ -635,6 +635,17 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
       if (s.output.surface_resolution < 0.05f || s.output.surface_resolution > 2.0f)
         r.fail("output.surface_resolution", "expected a cell size from 0.05 to 2 spacings, got " + describe(*v));
     }
+    if (const json* v = r.find(*o, "surface_format")) {
+      const std::string name = r.text(*v, "output.surface_format");
+      if (name == "ply")
+        s.output.surface_format = OutputSpec::SurfaceFormat::Ply;
+      else if (name == "obj")
+        s.output.surface_format = OutputSpec::SurfaceFormat::Obj;
+      else if (name == "both")
+        s.output.surface_format = OutputSpec::SurfaceFormat::Both;
+      else
+        r.fail("output.surface_format", "expected \"ply\", \"obj\" or \"both\", got " + describe(*v));
+    }
     if (const json* v = r.find(*o, "png")) s.output.png = r.boolean(*v, "output.png");
     if (const json* v = r.find(*o, "contact_sheet")) s.output.contact_sheet = r.boolean(*v, "output.contact_sheet");
     if (const json* v = r.find(*o, "image")) {
@@ -642,6 +653,15 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
         r.fail("output.image", "expected [width, height] in pixels, got " + describe(*v));
       s.output.image_width = static_cast<int>(r.integer((*v)[0], "output.image[0]", 16, 8192));
       s.output.image_height = static_cast<int>(r.integer((*v)[1], "output.image[1]", 16, 8192));
+    }
+    if (const json* v = r.find(*o, "image_style")) {
+      const std::string name = r.text(*v, "output.image_style");
+      if (name == "water")
+        s.output.image_style = OutputSpec::ImageStyle::Water;
+      else if (name == "particles")
+        s.output.image_style = OutputSpec::ImageStyle::Particles;
+      else
+        r.fail("output.image_style", "expected \"water\" or \"particles\", got " + describe(*v));
     }
     if (const json* v = r.find(*o, "camera")) {
       s.output.camera = read_camera(r, *v, "output.camera");

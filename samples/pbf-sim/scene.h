@@ -117,7 +117,9 @@ struct OutputSpec {
   bool ply = true;              ///< binary PLY per frame (frame_NNNN.ply)
   bool vtp = false;             ///< VTK XML PolyData per frame (frame_NNNN.vtp) and frames.pvd
   int every = 1;                ///< write every n-th frame (and the last), >= 1
-  bool surface = false;         ///< liquid surface mesh per frame as binary PLY (surface_NNNN.ply)
+  bool surface = false;         ///< liquid surface mesh per frame (surface_NNNN.ply and/or .obj, see surface_format)
+  enum class SurfaceFormat { Ply, Obj, Both };
+  SurfaceFormat surface_format = SurfaceFormat::Ply;  ///< the surface meshes' files: binary PLY, OBJ with normals, or both
   float surface_resolution = 0.5f;  ///< the surface grid's cell size [spacings], 0.05 .. 2
   bool png = false;             ///< a picture per frame (frame_NNNN.png)
   bool contact_sheet = true;    ///< with png: at the end, up to 16 of the pictures tiled (contact_sheet.png)
@@ -125,7 +127,9 @@ struct OutputSpec {
   int image_height = 540;
   bool has_camera = false;      ///< false: a 3/4 view that frames the domain
   CameraSpec camera;
-  float speed_max = 0.0f;       ///< speed drawn white [m/s]; 0 = each frame's largest
+  enum class ImageStyle { Water, Particles };
+  ImageStyle image_style = ImageStyle::Water;  ///< the liquid's surface shaded as water, or the particles coloured by speed
+  float speed_max = 0.0f;       ///< particles style: speed drawn white [m/s]; 0 = one scale fixed at the run's first picture
   std::string stats;            ///< CSV of statistics, one row per frame, relative to the working directory; "" = none
 };
 

@@ -21,7 +21,42 @@ namespace pbf_sim {
 namespace {
 
 // The kinds of frame file frames.json lists: particles, liquid surface, pictures.
-constexpr const char* kFrameKinds[] = {"ply", "vtp", "surface", "surface_vtp", "png"};
+constexpr const char* kFrameKinds[] = {"ply", "vtp", "surface", "surface_vtp", "surface_obj", "png"};
+
+// The surface grid's cell for pictures [spacings]: finer adds little at a picture's scale and costs its inverse cube.
+constexpr float kPictureSurfaceCell = 1.0f;
+
+// Writes `mesh` as a Wavefront OBJ with a normal per vertex (v, vn, f a//a b//b c//c), atomically.
+void write_surface_obj(const std::string& path, const SurfaceMesh& mesh, const std::string& comment) {
+  AtomicFile file(path);
+  std::string text = "# " + comment + "\n# units: metres; vn: unit normals out of the liquid\n";
+  char line[128];
+  auto flush = [&] {
+    if (text.size() > (1u << 16)) {
+      file.write(text);
+      text.clear();
+    }
+  };
+  for (size_t v = 0; v < mesh.vertex_count(); ++v) {
+    const float* p = &mesh.vertices[3 * v];
+    text.append(line, static_cast<size_t>(std::snprintf(line, sizeof line, "v %.7g %.7g %.7g\n", p[0], p[1], p[2])));
+    flush();
+  }
+  for (size_t v = 0; v < mesh.vertex_count(); ++v) {
+    const float* n = &mesh.normals[3 * v];
+    text.append(line, static_cast<size_t>(std::snprintf(line, sizeof line, "vn %.6g %.6g %.6g\n", n[0], n[1], n[2])));
+    flush();
+  }
+  for (size_t t = 0; t < mesh.triangle_count(); ++t) {
+    const uint32_t* i = &mesh.triangles[3 * t];  // OBJ counts from 1
+    const unsigned long a = i[0] + 1ul, b = i[1] + 1ul, c = i[2] + 1ul;
+    text.append(line, static_cast<size_t>(std::snprintf(line, sizeof line, "f %lu//%lu %lu//%lu %lu//%lu\n", a, a, b,
+                                                        b, c, c)));
+    flush();
+  }
+  file.write(text);
+  file.commit();
+}
 
 std::string block_key(const char* list, size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
 
@@ -396,31 +431,52 @@ void SceneRunner::write_output() {
     written.files.emplace_back("vtp", name_of(path));
     ++totals_.vtp_files;
   }
+  bool surface_built = false;  // surface_ holds this frame's liquid
   if (scene_.output.surface) {
-    // surface_NNNN.ply (and .vtp) beside frame_NNNN.ply, numbered the same way.
+    // surface_NNNN.ply/.obj (and .vtp) beside frame_NNNN.ply, numbered the same way.
     const std::filesystem::path frame(frame_path("ply"));
     const std::string stem = (frame.parent_path() / ("surface_" + frame.filename().string().substr(6, frame.filename().string().size() - 10))).string();
-    const std::string path = stem + ".ply";
+    const bool ply = scene_.output.surface_format != OutputSpec::SurfaceFormat::Obj;
+    const bool obj = scene_.output.surface_format != OutputSpec::SurfaceFormat::Ply;
     pbf_surface_params params = pbf_surface_params_default();
     params.cell_size = scene_.output.surface_resolution;
     const auto start = std::chrono::steady_clock::now();
     if (pbf_solver_build_surface(solver_, &params, surface()) != PBF_OK)
       throw RunError(std::string("surface mesh: ") + pbf_last_error());
     totals_.surface_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (pbf_surface_write_ply(surface_, path.c_str()) != PBF_OK)
-      throw RunError(std::string("surface mesh: ") + pbf_last_error());
-    written.files.emplace_back("surface", name_of(path));
-    ++totals_.surface_files;
-    if (scene_.output.vtp) {
-      const std::string vtp = stem + ".vtp";
-      try {
-        write_surface_vtp(vtp, copy_surface(surface_));
-        add_to_pvd(std::filesystem::path(vtp).filename().string(), 1);
-      } catch (const std::runtime_error& e) {
-        throw RunError(std::string("surface mesh: ") + e.what());
-      }
-      written.files.emplace_back("surface_vtp", name_of(vtp));
+    surface_built = true;
+    if (ply) {
+      const std::string path = stem + ".ply";
+      if (pbf_surface_write_ply(surface_, path.c_str()) != PBF_OK)
+        throw RunError(std::string("surface mesh: ") + pbf_last_error());
+      written.files.emplace_back("surface", name_of(path));
     }
+    if (obj || scene_.output.vtp) {
+      const SurfaceMesh mesh = copy_surface(surface_);
+      if (obj) {
+        const std::string path = stem + ".obj";
+        char comment[160];
+        std::snprintf(comment, sizeof comment, "pbf-sim liquid surface, frame %d, t = %.6f s, %zu vertices, %zu triangles",
+                      frame_, time(), mesh.vertex_count(), mesh.triangle_count());
+        try {
+          write_surface_obj(path, mesh, comment);
+        } catch (const std::runtime_error& e) {
+          throw RunError(std::string("surface mesh: ") + e.what());
+        }
+        written.files.emplace_back("surface_obj", name_of(path));
+      }
+      if (scene_.output.vtp) {
+        const std::string vtp = stem + ".vtp";
+        try {
+          write_surface_vtp(vtp, mesh);
+          add_to_pvd(std::filesystem::path(vtp).filename().string(), 1);
+        } catch (const std::runtime_error& e) {
+          throw RunError(std::string("surface mesh: ") + e.what());
+        }
+        written.files.emplace_back("surface_vtp", name_of(vtp));
+      }
+    }
+    ++totals_.surface_files;
   }
   if (scene_.output.png) {
     const size_t n = particle_count();
@@ -440,10 +496,32 @@ void SceneRunner::write_output() {
       settings.camera = scene_.output.has_camera ? scene_.output.camera
                                                  : default_camera(scene_.domain, settings.width, settings.height);
       settings.radius = 0.5f * scene_.spacing;
-      settings.speed_max = scene_.output.speed_max;
       settings.domain = scene_.domain;
       settings.solids = obstacle_surfaces(time());
-      const Image image = renderer_->render(positions_.data(), velocities_.data(), n, settings);
+      char label[64];
+      std::snprintf(label, sizeof label, "t = %.3f s  frame %d", time(), frame_);
+      settings.label = label;
+      // One colour scale for the whole run, fixed at its first picture.
+      if (!(picture_speed_scale_ > 0.0f)) picture_speed_scale_ = speed_scale(scene_, velocities_.data(), n);
+      settings.speed_max = picture_speed_scale_;
+      Image image;
+      if (scene_.output.image_style == OutputSpec::ImageStyle::Water) {
+        // The liquid's surface (the one just written, or one at the pictures' cell), and the spray it leaves out.
+        if (!surface_built) {
+          pbf_surface_params params = pbf_surface_params_default();
+          params.cell_size = kPictureSurfaceCell;
+          check(pbf_solver_build_surface(solver_, &params, surface()), "surface mesh");
+        }
+        const SurfaceMesh liquid = copy_surface(surface_);
+        const std::vector<float> spray = spray_particles(positions_.data(), n, scene_.spacing);
+        settings.style = ImageStyle::Water;
+        settings.liquid = &liquid;
+        settings.radius = 0.35f * scene_.spacing;
+        image = renderer_->render(spray.data(), nullptr, spray.size() / 3, settings);
+      } else {
+        settings.style = ImageStyle::Particles;
+        image = renderer_->render(positions_.data(), velocities_.data(), n, settings);
+      }
       totals_.render_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       write_png(path, image);
     } catch (const std::exception& e) {
@@ -458,7 +536,7 @@ void SceneRunner::write_output() {
 
 namespace {
 
-// Whether `name` is a frame file as pbf-sim names them (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply/.vtp).
+// Whether `name` is a frame file as pbf-sim names them (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply/.vtp/.obj).
 bool frame_file_name(const std::string& name) {
   size_t digits = 0;
   if (name.compare(0, 6, "frame_") == 0)
@@ -471,14 +549,17 @@ bool frame_file_name(const std::string& name) {
   if (dot == std::string::npos || dot == digits) return false;
   if (name.find_first_not_of("0123456789", digits) != dot) return false;
   const std::string ext = name.substr(dot);
-  return digits == 8 ? ext == ".ply" || ext == ".vtp" : ext == ".ply" || ext == ".vtp" || ext == ".png";
+  return digits == 8 ? ext == ".ply" || ext == ".vtp" || ext == ".obj" : ext == ".ply" || ext == ".vtp" || ext == ".png";
 }
 
 }  // namespace
 
 bool SceneRunner::will_write(const std::string& kind, const std::string& name) const {
+  const bool ply_surface = scene_.output.surface_format != OutputSpec::SurfaceFormat::Obj;
+  const bool obj_surface = scene_.output.surface_format != OutputSpec::SurfaceFormat::Ply;
   const bool on = kind == "ply" ? scene_.output.ply : kind == "vtp" ? scene_.output.vtp
-                  : kind == "surface" ? scene_.output.surface
+                  : kind == "surface" ? scene_.output.surface && ply_surface
+                  : kind == "surface_obj" ? scene_.output.surface && obj_surface
                   : kind == "surface_vtp" ? scene_.output.surface && scene_.output.vtp
                                           : kind == "png" && scene_.output.png;
   const size_t digits = name.find('_') + 1;  // surface_NNNN or frame_NNNN
@@ -491,6 +572,7 @@ bool SceneRunner::will_write(const std::string& kind, const std::string& name) c
   if (number.size() < width) number.insert(0, width - number.size(), '0');
   if (kind == "surface") return name == "surface_" + number + ".ply";
   if (kind == "surface_vtp") return name == "surface_" + number + ".vtp";
+  if (kind == "surface_obj") return name == "surface_" + number + ".obj";
   return name == "frame_" + number + "." + kind;
 }
 

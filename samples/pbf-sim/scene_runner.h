@@ -49,7 +49,7 @@ struct RunTotals {
   float density_error_max = 0.0f;  ///< largest compression seen after any frame
   size_t ply_files = 0;          ///< PLY frames written
   size_t vtp_files = 0;          ///< VTP frames written
-  size_t surface_files = 0;      ///< surface meshes written
+  size_t surface_files = 0;      ///< frames whose surface mesh was written (as PLY, OBJ or both)
   double surface_ms = 0.0;       ///< wall-clock time building surface meshes [ms]
   size_t png_files = 0;          ///< pictures written
   double render_ms = 0.0;        ///< wall-clock time rendering pictures, without writing them [ms]
@@ -121,7 +121,7 @@ class SceneRunner {
    * the same folder wrote and this run does not keep (all of them; a resumed
    * run keeps those up to its first frame): only files that the earlier
    * run's frames.json lists and that are named as pbf-sim names frames
-   * (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply/.vtp), never anything else, and
+   * (frame_NNNN.ply/.vtp/.png, surface_NNNN.ply/.vtp/.obj), never anything else, and
    * with them a frames.pvd or contact_sheet.png this run will not rewrite.
    */
   void write_output();
@@ -133,6 +133,9 @@ class SceneRunner {
    * Returns whether a row was written.
    */
   bool write_stats();
+
+  /** The speed the particles style draws white, fixed at the run's first picture (speed_scale()); 0 before it. */
+  float picture_speed_scale() const { return picture_speed_scale_; }
 
   /** Statistics rows written so far (0 without output.stats). */
   size_t stats_rows() const { return stats_file_ ? stats_file_->rows() : 0; }
@@ -146,7 +149,7 @@ class SceneRunner {
   /**
    * The path of the manifest (output.dir/frames.json): every frame written,
    * with its number, time, particle count and the file of each kind ("ply",
-   * "vtp", "surface", "surface_vtp", "png"), rewritten atomically after each frame. A
+   * "vtp", "surface", "surface_vtp", "surface_obj", "png"), rewritten atomically after each frame. A
    * resumed run keeps the earlier run's frames up to its first one.
    */
   std::string manifest_path() const;
@@ -206,6 +209,7 @@ class SceneRunner {
   std::unique_ptr<FrameRenderer> renderer_;  // created at the first picture
   std::unique_ptr<StatsWriter> stats_file_;  // created at the first row
   std::vector<std::string> png_paths_;       // pictures written, for the contact sheet
+  float picture_speed_scale_ = 0.0f;         // the speed drawn white, fixed at the run's first picture (speed_scale())
   // Scratch arrays reused every frame.
   std::vector<float> positions_, velocities_, densities_;
   std::vector<float> new_positions_, new_velocities_;
