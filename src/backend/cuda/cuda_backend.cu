@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_entry.h"
+#include "backend/cuda/cuda_launch.cuh"
 #include "core/neighbor_scan.h"
 #include "solver/pbf/pbf_equations.h"
 
@@ -19,28 +20,7 @@ namespace pbf {
 
 namespace {
 
-constexpr int kBlock = 256;
 constexpr int kMeasureBlock = 256;
-constexpr size_t kMaxPlaneSet = kDomainWalls + kMaxPlanes;
-
-// The planes of a step, passed to kernels by value (1.1 KB of parameters).
-struct PlaneSet {
-  Plane plane[kMaxPlaneSet];
-  uint32_t count;
-  uint32_t density_first;  // StepContext::density_planes_first
-};
-
-PlaneSet plane_set(const StepContext& ctx) {
-  if (ctx.plane_count > kMaxPlaneSet) throw Error(Status::Internal, "CUDA backend: more planes than it can hold");
-  PlaneSet s{};
-  for (uint32_t k = 0; k < ctx.plane_count; ++k) s.plane[k] = ctx.planes[k];
-  s.count = ctx.plane_count;
-  s.density_first = ctx.density_planes_first;
-  return s;
-}
-
-unsigned blocks_for(size_t n, int block = kBlock) { return static_cast<unsigned>((n + block - 1) / block); }
-
 GridSpec grid_for(const SolverConfig& config) {
   GridSpec g{};
   g.origin = config.domain_min;
@@ -79,24 +59,11 @@ __global__ void k_cell_keys(size_t n, GridSpec grid, const Vec3* xp, uint32_t* k
   atomicAdd(cell_count + key, 1u);
 }
 
-template <class T>
-__global__ void k_gather(size_t n, const uint32_t* order, const T* from, T* to) {
-  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (k < n) to[k] = from[order[k]];
-}
-
 // to[k] = from[id[k]]: user order in, backend order out.
 template <class T>
 __global__ void k_from_user(size_t n, const uint32_t* id, const T* from, T* to) {
   const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (k < n) to[k] = from[id[k]];
-}
-
-// to[id[k]] = from[k]: backend order in, user order out.
-template <class T>
-__global__ void k_to_user(size_t n, const uint32_t* id, const T* from, T* to) {
-  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (k < n) to[id[k]] = from[k];
 }
 
 __global__ void k_neighbors(size_t n, GridSpec grid, const uint32_t* start, const Vec3* xp, float radius,
@@ -355,8 +322,6 @@ __global__ void k_pf_density(size_t n, ProjectiveConstants c, PlaneSet planes, N
   const DensityWalls solid = projective_density_walls(c, planes.plane, planes.count, planes.density_first);
   rho[i] = cubic_density(c, static_cast<uint32_t>(i), nb, boundary, solid, xp);
 }
-
-void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); }
 
 }  // namespace
 
