@@ -1,3 +1,10 @@
+// cuda_backend.cu - the CUDA backend's construction and particle store:
+// whether a device is usable, the factory, the buffers and their growth
+// (reserve() sizes them all, CUB's scratch included), append and remove, the
+// bulk read, write and map in user order, checkpoints (export_state,
+// import_state) and measure(). It runs no stage: the stages live beside it,
+// one concern a file (cuda_grid.cu, cuda_boundary.cu, cuda_pbf.cu,
+// cuda_projective.cu) with the recording of a step in cuda_recording.cu.
 #include "backend/cuda/cuda_backend.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -13,7 +20,6 @@
 
 #include "backend/cuda/cuda_entry.h"
 #include "backend/cuda/cuda_launch.cuh"
-#include "core/neighbor_scan.h"
 #include "solver/pbf/pbf_equations.h"
 
 namespace pbf {
