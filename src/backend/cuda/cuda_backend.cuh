@@ -4,6 +4,9 @@
 // functions of pbf_equations.h as the CPU backend and writes only its own
 // particle. Sorting by cell is CUB's stable radix sort, so the order (and
 // therefore every sum) is the CPU backend's order. Included only by .cu files.
+// One class, its methods defined by concern across this folder's .cu files:
+// cuda_backend.cu (construction, the particle store, measure), cuda_grid.cu,
+// cuda_boundary.cu, cuda_pbf.cu, cuda_projective.cu and cuda_recording.cu.
 #pragma once
 
 #include <cuda_runtime.h>

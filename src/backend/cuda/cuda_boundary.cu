@@ -1,0 +1,303 @@
+// cuda_boundary.cu - what the fluid meets besides the domain walls: the
+// obstacles' signed distance fields on the GPU with the poses of a substep (or
+// of every substep of a recorded step), and the boundary samples, sorted by
+// cell once on the host with their pseudo-masses (Akinci eq. 5) computed on
+// the GPU, then placed at their obstacles' poses and sorted again by CUB each
+// substep when some move. Touches the obstacle and boundary_* buffers only,
+// never a particle array.
+#include "backend/cuda/cuda_backend.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "backend/cuda/cuda_launch.cuh"
+#include "solver/pbf/pbf_equations.h"
+
+namespace pbf {
+
+namespace {
+
+// Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b included) of its body (body null: all),
+// with the method's density kernel (the cubic spline for Projective Fluids).
+__global__ void k_boundary_psi(size_t n, KernelConstants kernel, CubicKernel cubic_kernel, bool projective, float rho0,
+                               BoundarySamples boundary, const uint32_t* body, float* psi) {
+  const size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (b >= n) return;
+  const uint32_t index = static_cast<uint32_t>(b);
+  psi[b] = rho0 / (projective ? boundary_kernel_sum(cubic_kernel, boundary, index, body)
+                              : boundary_kernel_sum(kernel, boundary, index, body));
+}
+
+// Sample k at its body's end pose of the substep (static ones where they are), with its bucket key:
+// its cell, or the bucket after the last cell when it lies beyond reach of the domain.
+__global__ void k_boundary_place(size_t n, GridSpec grid, const Obstacle* obstacles, const uint32_t* body,
+                                 const Vec3* local, Vec3* world, uint32_t* keys, uint32_t* places,
+                                 uint32_t* cell_count) {
+  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (k >= n) return;
+  const uint32_t b = body[k];
+  const Vec3 p = b == kStaticBoundary ? local[k] : to_world(obstacles[b].pose.end, local[k]);
+  world[k] = p;
+  const uint32_t key = grid.bucket_index(p);
+  keys[k] = key;
+  places[k] = static_cast<uint32_t>(k);
+  atomicAdd(cell_count + key, 1u);
+}
+
+// The radix-sort bits of the boundary keys: the cells and the set-aside bucket after them.
+int boundary_key_bits(size_t cells) {
+  int bits = 1;
+  while ((size_t(1) << bits) < cells + 1) ++bits;
+  return bits;
+}
+
+}  // namespace
+
+void CudaBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count) {
+  use_device();
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> buffers;
+  std::vector<Obstacle> obstacles(count);
+  for (uint32_t k = 0; k < count; ++k) {
+    const SdfGridView& f = fields[k];
+    const size_t n = size_t(f.nx) * f.ny * f.nz;
+    buffers.push_back(std::make_unique<DeviceBuffer<float>>());
+    buffers.back()->reserve(n, 0);
+    cuda_check(cudaMemcpy(buffers.back()->data(), f.values, n * sizeof(float), cudaMemcpyHostToDevice),
+               "cudaMemcpy (obstacle field)");
+    obstacles[k].field = f;
+    obstacles[k].field.values = buffers.back()->data();
+  }
+  obstacles_device_.reserve(std::max<size_t>(count, 1), 0);
+  fields_.swap(buffers);
+  obstacles_.swap(obstacles);
+}
+
+void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
+                                         size_t count) {
+  use_device();
+  if (count == 0) {
+    DeviceBuffer<Vec3> no_x;
+    DeviceBuffer<uint32_t> no_start;
+    DeviceBuffer<float> no_psi;
+    boundary_x_.swap(no_x);  // the old buffers are freed on the way out
+    boundary_start_.swap(no_start);
+    boundary_psi_.swap(no_psi);
+    boundary_n_ = 0;
+    boundary_moving_ = false;
+    return;
+  }
+  const bool moving =
+      body != nullptr && std::any_of(body, body + count, [](uint32_t b) { return b != kStaticBoundary; });
+  // Sorted once on the host: a stable counting sort by cell, which gives the CPU backend's order.
+  // Every sample in a cell (clamped into the border ones) for the pseudo-mass sums; `set_aside` puts
+  // those beyond reach of the domain in the bucket after the last cell, as move_boundary() does.
+  auto counting_sort = [&](bool set_aside, std::vector<uint32_t>& start, std::vector<Vec3>& sorted,
+                           std::vector<uint32_t>& order) {
+    start.assign(cells_ + 2, 0u);
+    std::vector<uint32_t> cell(count);
+    for (size_t k = 0; k < count; ++k) {
+      cell[k] = set_aside ? grid_.bucket_index(positions[k]) : grid_.cell_index(positions[k]);
+      ++start[cell[k] + 1];
+    }
+    for (size_t c = 0; c <= cells_; ++c) start[c + 1] += start[c];
+    std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
+    sorted.resize(count);
+    order.resize(count);  // place -> index given
+    for (size_t k = 0; k < count; ++k) {
+      const uint32_t place = cursor[cell[k]]++;
+      sorted[place] = positions[k];
+      order[place] = static_cast<uint32_t>(k);
+    }
+  };
+  std::vector<uint32_t> start, order;
+  std::vector<Vec3> sorted;
+  counting_sort(false, start, sorted, order);
+  // New buffers, swapped in once they are filled: a failure leaves the previous set.
+  DeviceBuffer<Vec3> x;
+  DeviceBuffer<uint32_t> cell_start;
+  DeviceBuffer<float> psi;
+  x.reserve(count, 0);
+  cell_start.reserve(cells_ + 1, 0);
+  psi.reserve(count, 0);
+  cuda_check(cudaMemcpyAsync(x.data(), sorted.data(), count * sizeof(Vec3), cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (boundary samples)");
+  cuda_check(cudaMemcpyAsync(cell_start.data(), start.data(), (cells_ + 1) * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (boundary grid)");
+  const BoundarySamples view{grid_, cell_start.data(), x.data(), nullptr, static_cast<uint32_t>(count), nullptr};
+  const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
+  const CubicKernel cubic_kernel = CubicKernel::make(config_.kernel_radius);
+  const bool projective = config_.method == Method::Projective;
+  if (!moving) {
+    k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, projective,
+                                                              config_.rest_density, view, nullptr, psi.data());
+    check_launch("k_boundary_psi");
+    DeviceBuffer<uint32_t> to_clamped;
+    DeviceBuffer<float> psi_aside;
+    if (std::any_of(positions, positions + count, [&](const Vec3& p) { return grid_.beyond_reach(p); })) {
+      // The layout the density stages read, with the samples beyond reach set aside: each place's
+      // sample and its pseudo-mass from where the clamped sort put it (the copies follow the kernel).
+      std::vector<uint32_t> clamped_place(count), start_aside, order_aside;
+      std::vector<Vec3> sorted_aside;
+      for (size_t k = 0; k < count; ++k) clamped_place[order[k]] = static_cast<uint32_t>(k);
+      counting_sort(true, start_aside, sorted_aside, order_aside);
+      for (size_t k = 0; k < count; ++k) order_aside[k] = clamped_place[order_aside[k]];
+      to_clamped.reserve(count, 0);
+      psi_aside.reserve(count, 0);
+      cuda_check(cudaMemcpyAsync(to_clamped.data(), order_aside.data(), count * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice, stream_),
+                 "cudaMemcpy (boundary order)");
+      k_gather<<<blocks_for(count), kBlock, 0, stream_>>>(count, to_clamped.data(), psi.data(), psi_aside.data());
+      check_launch("k_gather (boundary)");
+      cuda_check(cudaMemcpyAsync(x.data(), sorted_aside.data(), count * sizeof(Vec3), cudaMemcpyHostToDevice,
+                                 stream_),
+                 "cudaMemcpy (boundary samples)");
+      cuda_check(cudaMemcpyAsync(cell_start.data(), start_aside.data(), (cells_ + 1) * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice, stream_),
+                 "cudaMemcpy (boundary grid)");
+      psi.swap(psi_aside);
+    }
+    finish("set_boundary_particles");
+    boundary_x_.swap(x);
+    boundary_start_.swap(cell_start);
+    boundary_psi_.swap(psi);
+    boundary_n_ = count;
+    boundary_moving_ = false;
+    return;
+  }
+  // Some samples move: each body's pseudo-masses from its own samples (the same at every pose), kept in
+  // the order given, and the buffers of the per-substep placement and sort.
+  std::vector<uint32_t> sorted_body(count);
+  std::vector<Vec3> locals(count);
+  uint32_t max_body = 0;
+  for (size_t k = 0; k < count; ++k) {
+    sorted_body[k] = body[order[k]];
+    locals[k] = body[k] == kStaticBoundary ? positions[k] : local[k];
+    if (body[k] != kStaticBoundary) max_body = std::max(max_body, body[k]);
+  }
+  DeviceBuffer<uint32_t> bodies, bodies_sorted, places, keys, keys_sorted, order_device, cell_count;
+  DeviceBuffer<Vec3> local_device, world;
+  DeviceBuffer<float> psi_given;
+  DeviceBuffer<unsigned char> temp;
+  for (auto* b : {&bodies, &bodies_sorted, &places, &keys, &keys_sorted, &order_device}) b->reserve(count, 0);
+  cell_count.reserve(cells_ + 1, 0);
+  local_device.reserve(count, 0);
+  world.reserve(count, 0);
+  psi_given.reserve(count, 0);
+  size_t sort_bytes = 0, scan_bytes = 0;
+  cuda_check(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys.data(), keys_sorted.data(), places.data(),
+                                             order_device.data(), static_cast<int>(count), 0,
+                                             boundary_key_bits(cells_), stream_),
+             "cub::DeviceRadixSort (size query)");
+  cuda_check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cell_count.data(), cell_start.data(),
+                                           static_cast<int>(cells_ + 1), stream_),
+             "cub::DeviceScan (size query)");
+  temp.reserve(std::max(sort_bytes, scan_bytes), 0);
+  cuda_check(cudaMemcpyAsync(bodies.data(), body, count * sizeof(uint32_t), cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (boundary bodies)");
+  cuda_check(cudaMemcpyAsync(bodies_sorted.data(), sorted_body.data(), count * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (boundary bodies)");
+  cuda_check(cudaMemcpyAsync(order_device.data(), order.data(), count * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                             stream_),
+             "cudaMemcpy (boundary order)");
+  cuda_check(cudaMemcpyAsync(local_device.data(), locals.data(), count * sizeof(Vec3), cudaMemcpyHostToDevice,
+                             stream_),
+             "cudaMemcpy (boundary samples)");
+  k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, projective,
+                                                            config_.rest_density, view, bodies_sorted.data(),
+                                                            psi.data());
+  check_launch("k_boundary_psi");
+  k_to_user<<<blocks_for(count), kBlock, 0, stream_>>>(count, order_device.data(), psi.data(), psi_given.data());
+  check_launch("k_to_user");
+  finish("set_boundary_particles");
+  boundary_x_.swap(x);
+  boundary_start_.swap(cell_start);
+  boundary_psi_.swap(psi);
+  boundary_n_ = count;
+  boundary_body_.swap(bodies);
+  boundary_local_.swap(local_device);
+  boundary_world_.swap(world);
+  boundary_psi_given_.swap(psi_given);
+  boundary_keys_.swap(keys);
+  boundary_keys_sorted_.swap(keys_sorted);
+  boundary_places_.swap(places);
+  boundary_order_.swap(order_device);
+  boundary_cell_count_.swap(cell_count);
+  boundary_temp_.swap(temp);
+  boundary_max_body_ = max_body;
+  boundary_moving_ = true;
+}
+
+void CudaBackend::move_boundary(const StepContext& ctx) {
+  if (boundary_max_body_ >= ctx.obstacle_count)
+    throw Error(Status::Internal, "CUDA backend: a boundary sample moves with an obstacle the step does not name");
+  const Obstacle* obstacles = obstacles_for(ctx);
+  const size_t count = boundary_n_;
+  cuda_check(cudaMemsetAsync(boundary_cell_count_.data(), 0, (cells_ + 1) * sizeof(uint32_t), stream_),
+             "cudaMemset");
+  k_boundary_place<<<blocks_for(count), kBlock, 0, stream_>>>(
+      count, grid_, obstacles, boundary_body_.data(), boundary_local_.data(), boundary_world_.data(),
+      boundary_keys_.data(), boundary_places_.data(), boundary_cell_count_.data());
+  check_launch("k_boundary_place");
+  size_t bytes = boundary_temp_.capacity();
+  // Stable, as the host's counting sort and the CPU backend's; the set-aside bucket sorts last.
+  cuda_check(cub::DeviceRadixSort::SortPairs(boundary_temp_.data(), bytes, boundary_keys_.data(),
+                                             boundary_keys_sorted_.data(), boundary_places_.data(),
+                                             boundary_order_.data(), static_cast<int>(count), 0,
+                                             boundary_key_bits(cells_), stream_),
+             "cub::DeviceRadixSort::SortPairs (boundary)");
+  bytes = boundary_temp_.capacity();
+  cuda_check(cub::DeviceScan::ExclusiveSum(boundary_temp_.data(), bytes, boundary_cell_count_.data(),
+                                           boundary_start_.data(), static_cast<int>(cells_ + 1), stream_),
+             "cub::DeviceScan::ExclusiveSum (boundary)");
+  const unsigned b = blocks_for(count);
+  k_gather<<<b, kBlock, 0, stream_>>>(count, boundary_order_.data(), boundary_world_.data(), boundary_x_.data());
+  k_gather<<<b, kBlock, 0, stream_>>>(count, boundary_order_.data(), boundary_psi_given_.data(),
+                                      boundary_psi_.data());
+  check_launch("k_gather (boundary)");
+}
+
+BoundarySamples CudaBackend::boundary_samples() const {
+  if (boundary_n_ == 0) return BoundarySamples{};
+  return BoundarySamples{grid_, boundary_start_.data(), boundary_x_.data(), boundary_psi_.data(),
+                         static_cast<uint32_t>(boundary_n_), boundary_near_.data()};
+}
+
+const Obstacle* CudaBackend::obstacles_for(const StepContext& ctx) {
+  if (ctx.obstacle_count != obstacles_.size())
+    throw Error(Status::Internal, "CUDA backend: a step names another number of obstacles than it holds");
+  if (ctx.obstacle_count == 0) return nullptr;
+  if (recording_) {
+    // begin_recording() has put every substep's obstacles on the GPU; this substep's are at its offset.
+    const ptrdiff_t offset = ctx.obstacle_poses - recorded_poses_;
+    if (offset < 0 || offset % ctx.obstacle_count != 0 ||
+        static_cast<size_t>(offset) >= static_cast<size_t>(recorded_substeps_) * ctx.obstacle_count)
+      throw Error(Status::Internal, "CUDA backend: a recorded stage has poses of no recorded substep");
+    return obstacles_device_.data() + offset;
+  }
+  upload_obstacles(ctx.obstacle_poses, 1);
+  return obstacles_device_.data();
+}
+
+void CudaBackend::upload_obstacles(const ObstaclePose* poses, uint32_t substeps) {
+  const size_t count = obstacles_.size();
+  if (count == 0) return;
+  staged_obstacles_.resize(count * substeps);
+  for (size_t k = 0; k < staged_obstacles_.size(); ++k) {
+    staged_obstacles_[k] = obstacles_[k % count];
+    staged_obstacles_[k].pose = poses[k];
+  }
+  obstacles_device_.reserve(staged_obstacles_.size(), 0);
+  // From pageable memory: the call returns once the data is staged, so staged_obstacles_ may change afterwards.
+  cuda_check(cudaMemcpyAsync(obstacles_device_.data(), staged_obstacles_.data(),
+                             staged_obstacles_.size() * sizeof(Obstacle), cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (obstacles)");
+}
+
+}  // namespace pbf
