@@ -50,11 +50,21 @@ struct Layouts<pbf_stats> {
   static pbf_stats defaults() { return pbf_stats_default(); }
 };
 
+// pbf_surface_params as first released: its size with tail padding, which
+// the fields appended after it (behind `reserved`) must not reuse.
+struct SurfaceParamsV1 {
+  size_t struct_size;
+  float cell_size, smoothing_radius, iso_level;
+};
+static_assert(offsetof(pbf_surface_params, anisotropy) >= sizeof(SurfaceParamsV1),
+              "no appended field of pbf_surface_params lies in the first layout's padding");
+
 template <>
 struct Layouts<pbf_surface_params> {
   static constexpr const char* type = "pbf_surface_params";
   static constexpr size_t sizes[] = {
-      sizeof(pbf_surface_params),  // the first layout: ends at iso_level
+      sizeof(SurfaceParamsV1),  // the first layout: ends at iso_level
+      sizeof(pbf_surface_params),
   };
   static pbf_surface_params defaults() { return pbf_surface_params_default(); }
 };

@@ -38,10 +38,12 @@ ParticleSurfaceOptions surface_options(const pbf_surface_params* in) {
   if (!(p.iso_level > 0.0f && p.iso_level < 1.0f))
     reject(PBF_ERROR_INVALID_ARGUMENT,
            "params->iso_level must be strictly between 0 and 1, got " + describe(p.iso_level));
+  require_in_range(p.anisotropy, 0.0f, 1.0f, "params->anisotropy");
   ParticleSurfaceOptions o;
   o.cell_size = p.cell_size;
   o.smoothing_radius = p.smoothing_radius;
   o.iso_level = p.iso_level;
+  o.anisotropy = p.anisotropy;
   return o;
 }
 

@@ -52,13 +52,15 @@ internal sealed class SurfaceHandle : SafeHandleZeroOrMinusOneIsInvalid {
   }
 }
 
-/// <summary>pbf_surface_params, field for field (24 bytes on 64-bit platforms).</summary>
+/// <summary>pbf_surface_params, field for field (32 bytes on 64-bit platforms).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct NativeSurfaceParams {
   public UIntPtr struct_size;
   public float cell_size;
   public float smoothing_radius;
   public float iso_level;
+  public uint reserved;
+  public float anisotropy;
 }
 
 /// <summary>pbf_solver_desc, field for field (72 bytes on 64-bit platforms).</summary>

@@ -18,6 +18,9 @@ public sealed class SurfaceParams {
   /// <summary>The surface's level as a fraction of the field inside the liquid at rest, strictly
   /// between 0 and 1; default 0.5 (a block at rest encloses its particles' volume).</summary>
   public float IsoLevel { get; set; } = 0.5f;
+  /// <summary>0 .. 1; default 0 (round kernels). Above 0 each particle's kernel follows its neighbours
+  /// (Yu &amp; Turk 2013): flatter free surfaces, at about 14 times the build time.</summary>
+  public float Anisotropy { get; set; } = 0f;
 
   internal NativeSurfaceParams ToNative() {
     var p = new NativeSurfaceParams();
@@ -25,6 +28,7 @@ public sealed class SurfaceParams {
     p.cell_size = CellSize;
     p.smoothing_radius = SmoothingRadius;
     p.iso_level = IsoLevel;
+    p.anisotropy = Anisotropy;
     return p;
   }
 }

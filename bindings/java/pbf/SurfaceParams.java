@@ -9,6 +9,7 @@ public final class SurfaceParams {
   private float cellSize = 0.5f;
   private float smoothingRadius = 2.0f;
   private float isoLevel = 0.5f;
+  private float anisotropy = 0.0f;
 
   /** @return the edge of the sampling grid's cells [spacings], 0.05 .. 4; default 0.5 */
   public float getCellSize() { return cellSize; }
@@ -23,11 +24,17 @@ public final class SurfaceParams {
   /** @param value level, strictly between 0 and 1 @return this */
   public SurfaceParams setIsoLevel(float value) { isoLevel = value; return this; }
 
+  /** @return 0 .. 1; default 0 (round kernels); above 0 kernels follow the neighbours (Yu &amp; Turk 2013) */
+  public float getAnisotropy() { return anisotropy; }
+  /** @param value 0 .. 1; flatter free surfaces at about 14 times the build time @return this */
+  public SurfaceParams setAnisotropy(float value) { anisotropy = value; return this; }
+
   NativeSurfaceParams toNative() {
     NativeSurfaceParams p = PbfNative.pbf_surface_params_default();
     p.setCell_size(cellSize);
     p.setSmoothing_radius(smoothingRadius);
     p.setIso_level(isoLevel);
+    p.setAnisotropy(anisotropy);
     return p;
   }
 }
