@@ -620,7 +620,7 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
     }
 
   if (const json* o = r.find(root, "output")) {
-    r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "surface_format", "png",
+    r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "surface_anisotropy", "surface_format", "png",
                             "contact_sheet", "image", "image_style", "camera", "speed_max", "stats"});
     if (const json* v = r.find(*o, "dir")) {
       s.output.dir = r.text(*v, "output.dir");
@@ -632,8 +632,13 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
     if (const json* v = r.find(*o, "surface")) s.output.surface = r.boolean(*v, "output.surface");
     if (const json* v = r.find(*o, "surface_resolution")) {
       s.output.surface_resolution = r.positive(*v, "output.surface_resolution");
-      if (s.output.surface_resolution < 0.05f || s.output.surface_resolution > 2.0f)
-        r.fail("output.surface_resolution", "expected a cell size from 0.05 to 2 spacings, got " + describe(*v));
+      if (s.output.surface_resolution < 0.05f || s.output.surface_resolution > 4.0f)
+        r.fail("output.surface_resolution", "expected a cell size from 0.05 to 4 spacings, got " + describe(*v));
+    }
+    if (const json* v = r.find(*o, "surface_anisotropy")) {
+      s.output.surface_anisotropy = r.non_negative(*v, "output.surface_anisotropy");
+      if (s.output.surface_anisotropy > 1.0f)
+        r.fail("output.surface_anisotropy", "expected a number from 0 to 1, got " + describe(*v));
     }
     if (const json* v = r.find(*o, "surface_format")) {
       const std::string name = r.text(*v, "output.surface_format");

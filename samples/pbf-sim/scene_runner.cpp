@@ -440,6 +440,7 @@ void SceneRunner::write_output() {
     const bool obj = scene_.output.surface_format != OutputSpec::SurfaceFormat::Ply;
     pbf_surface_params params = pbf_surface_params_default();
     params.cell_size = scene_.output.surface_resolution;
+    params.anisotropy = scene_.output.surface_anisotropy;
     const auto start = std::chrono::steady_clock::now();
     if (pbf_solver_build_surface(solver_, &params, surface()) != PBF_OK)
       throw RunError(std::string("surface mesh: ") + pbf_last_error());

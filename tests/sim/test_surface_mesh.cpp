@@ -127,6 +127,32 @@ TEST(SurfaceMesh, RunnerWritesClosedMeshesThatReadBackAsBuilt) {
   EXPECT_GT(signed_volume(read), 0.0);
 }
 
+// output.surface_anisotropy reaches the library: the written mesh is the one
+// built with anisotropic kernels, not the round kernels' one.
+TEST(SurfaceMesh, TheRunnerWritesAnisotropicMeshesWhenAsked) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::Scene scene = tank_scene(dir);
+  scene.output.surface_anisotropy = 1.0f;
+  pbf_sim::SceneRunner runner(scene);
+  runner.write_output();
+  const SurfaceMesh read = read_surface_ply((std::filesystem::path(dir) / "surface_0000.ply").string());
+  auto built = [&](float anisotropy) {
+    pbf_surface* surface = nullptr;
+    EXPECT_EQ(pbf_surface_create(&surface), PBF_OK);
+    pbf_surface_params params = pbf_surface_params_default();
+    params.cell_size = runner.scene().output.surface_resolution;
+    params.anisotropy = anisotropy;
+    EXPECT_EQ(pbf_solver_build_surface(runner.solver(), &params, surface), PBF_OK) << pbf_last_error();
+    const SurfaceMesh mesh = pbf_sim::copy_surface(surface);
+    pbf_surface_destroy(surface);
+    return mesh;
+  };
+  const SurfaceMesh anisotropic = built(1.0f), round = built(0.0f);
+  ASSERT_GT(read.triangle_count(), 0u);
+  EXPECT_EQ(read.vertices, anisotropic.vertices);
+  EXPECT_NE(read.vertices, round.vertices);
+}
+
 TEST(SurfaceMesh, EmptySolverWritesAValidEmptyFile) {
   const std::string dir = sim_test::fresh_dir();
   pbf_sim::Scene s = tank_scene(dir);
@@ -230,8 +256,14 @@ TEST(SurfaceMesh, SceneKeysAreReadAndChecked) {
   EXPECT_NE(error(R"({"surface": "yes"})").find("s.json: output.surface: expected"), std::string::npos);
   EXPECT_NE(error(R"({"surface_resolution": 0})").find("s.json: output.surface_resolution: expected"),
             std::string::npos);
-  EXPECT_NE(error(R"({"surface_resolution": 3})").find("s.json: output.surface_resolution: expected a cell size"),
+  EXPECT_NE(error(R"({"surface_resolution": 5})").find("s.json: output.surface_resolution: expected a cell size"),
             std::string::npos);
+  EXPECT_FLOAT_EQ(pbf_sim::parse_scene(base + R"({"surface_resolution": 3}})", "s.json").output.surface_resolution, 3.0f);
+  EXPECT_FLOAT_EQ(defaults.output.surface_anisotropy, 0.0f);
+  EXPECT_FLOAT_EQ(pbf_sim::parse_scene(base + R"({"surface_anisotropy": 1}})", "s.json").output.surface_anisotropy, 1.0f);
+  EXPECT_NE(error(R"({"surface_anisotropy": 1.5})").find("s.json: output.surface_anisotropy: expected a number from 0 to 1"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"surface_anisotropy": -0.5})").find("s.json: output.surface_anisotropy:"), std::string::npos);
 }
 
 }  // namespace
