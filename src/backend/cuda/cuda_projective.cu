@@ -19,12 +19,10 @@ namespace {
 
 // Sums `value` (and takes the max of `largest`) over the block in a fixed
 // tree order; thread 0 writes the block's results. Every thread must call it.
-__device__ void block_reduce(double value, float largest, double* partials, float* partial_max) {
-  __shared__ double sum[kBlock];
-  __shared__ float top[kBlock];
+// Reduces sum[] and top[] (kBlock entries in shared memory, each thread's
+// written) to sum[0] and top[0] in a fixed tree order. Every thread must call it.
+__device__ void tree_reduce(double* sum, float* top) {
   const unsigned t = threadIdx.x;
-  sum[t] = value;
-  top[t] = largest;
   __syncthreads();
   for (unsigned half = kBlock / 2; half > 0; half /= 2) {
     if (t < half) {
@@ -33,6 +31,15 @@ __device__ void block_reduce(double value, float largest, double* partials, floa
     }
     __syncthreads();
   }
+}
+
+__device__ void block_reduce(double value, float largest, double* partials, float* partial_max) {
+  __shared__ double sum[kBlock];
+  __shared__ float top[kBlock];
+  const unsigned t = threadIdx.x;
+  sum[t] = value;
+  top[t] = largest;
+  tree_reduce(sum, top);
   if (t == 0) {
     partials[blockIdx.x] = sum[0];
     if (partial_max) partial_max[blockIdx.x] = top[0];
@@ -94,14 +101,7 @@ __global__ void k_pf_gate(unsigned blocks, size_t n, float tolerance, const doub
   }
   sum[t] = acc;
   top[t] = largest;
-  __syncthreads();
-  for (unsigned half = kBlock / 2; half > 0; half /= 2) {
-    if (t < half) {
-      sum[t] += sum[t + half];
-      top[t] = fmaxf(top[t], top[t + half]);
-    }
-    __syncthreads();
-  }
+  tree_reduce(sum, top);
   if (t == 0) {
     const float mean = n > 0 ? static_cast<float>(sum[0] / static_cast<double>(n)) : 0.0f;
     state->mean_compression = mean;

@@ -6,6 +6,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "solver/phase_timer.h"
+#include "solver/recorded_step.h"
 
 namespace pbf {
 
@@ -65,19 +66,8 @@ void run_substeps(Backend& backend, StepContext ctx, const ObstaclePose* poses, 
 
 void pbf_step(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps, uint32_t iterations,
               StepStats& timing) {
-  if (backend.begin_recording(ctx, poses, substeps)) {
-    bool recorded = false;
-    try {
-      StepStats recording;  // the host time of recording is not the step's
-      run_substeps(backend, ctx, poses, substeps, iterations, recording);
-      recorded = true;
-    } catch (const Error&) {
-      // Nothing has run: the stages run one by one below, where a real failure is reported.
-      backend.abandon_recording();
-    }
-    if (recorded && backend.run_recording(timing)) return;
-  }
-  run_substeps(backend, ctx, poses, substeps, iterations, timing);
+  run_recorded(backend, ctx, poses, substeps, timing,
+               [&](StepStats& s) { run_substeps(backend, ctx, poses, substeps, iterations, s); });
 }
 
 }  // namespace pbf

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "solver/phase_timer.h"
+#include "solver/recorded_step.h"
 
 namespace pbf {
 
@@ -56,20 +57,8 @@ void run_substeps(Backend& backend, StepContext ctx, const ObstaclePose* poses, 
 
 void projective_step(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps,
                      const PbfParams& params, StepStats& stats) {
-  bool ran = false;
-  if (backend.begin_recording(ctx, poses, substeps)) {
-    bool recorded = false;
-    try {
-      StepStats recording;  // the host time of recording is not the step's
-      run_substeps(backend, ctx, poses, substeps, params, recording);
-      recorded = true;
-    } catch (const Error&) {
-      // Nothing has run: the stages run one by one below, where a real failure is reported.
-      backend.abandon_recording();
-    }
-    ran = recorded && backend.run_recording(stats);
-  }
-  if (!ran) run_substeps(backend, ctx, poses, substeps, params, stats);
+  run_recorded(backend, ctx, poses, substeps, stats,
+               [&](StepStats& s) { run_substeps(backend, ctx, poses, substeps, params, s); });
   const ProjectiveTally tally = backend.projective_tally();
   stats.local_global_iterations += tally.global_steps;
   stats.cg_iterations += tally.global_steps;
