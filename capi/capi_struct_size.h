@@ -30,11 +30,19 @@ struct Layouts<pbf_solver_desc> {
   static pbf_solver_desc defaults() { return pbf_solver_desc_default(); }
 };
 
+// The size of a layout of T that ended just before `offset`: with its tail
+// padding, as sizeof gave it to the programs built against it.
+template <class T>
+constexpr size_t layout_end(size_t offset) {
+  return (offset + alignof(T) - 1) / alignof(T) * alignof(T);
+}
+
 template <>
 struct Layouts<pbf_params> {
   static constexpr const char* type = "pbf_params";
   static constexpr size_t sizes[] = {
       offsetof(pbf_params, projective_stiffness),  // 0.1, PBF only: ends at max_speed
+      layout_end<pbf_params>(offsetof(pbf_params, reserved)),  // ends at projective_chebyshev_rho
       sizeof(pbf_params),
   };
   static pbf_params defaults() { return pbf_params_default(); }
@@ -87,6 +95,13 @@ static_assert(layouts_well_formed<pbf_surface_params>(), "Layouts<pbf_surface_pa
 static_assert(sizeof(size_t) != 8 || Layouts<pbf_solver_desc>::sizes[0] == 64, "pbf_solver_desc 0.1 was 64 bytes");
 static_assert(sizeof(size_t) != 8 || Layouts<pbf_params>::sizes[0] == 64, "pbf_params 0.1 was 64 bytes");
 static_assert(sizeof(size_t) != 8 || Layouts<pbf_stats>::sizes[0] == 104, "pbf_stats 0.1 was 104 bytes");
+static_assert(sizeof(size_t) != 8 || Layouts<pbf_params>::sizes[1] == 112, "pbf_params 0.2 was 112 bytes");
+// pbf_stats.density_iterations went into the second layout's tail padding: that layout (128 bytes)
+// has the size of this one, and the library writes the field there, where the caller never reads it.
+static_assert(sizeof(size_t) != 8 ||
+                  (sizeof(pbf_stats) == 128 &&
+                   layout_end<pbf_stats>(offsetof(pbf_stats, density_iterations)) == sizeof(pbf_stats)),
+              "pbf_stats 0.2 was 128 bytes, and density_iterations lies in its padding");
 static_assert(sizeof(size_t) != 8 || Layouts<pbf_surface_params>::sizes[0] == 24, "pbf_surface_params was 24 bytes");
 
 // `got` if it is the size of one of T's layouts; any other size is refused

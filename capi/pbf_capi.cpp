@@ -197,6 +197,9 @@ PbfParams params_from(const pbf_params& p) {
     reject(PBF_ERROR_INVALID_ARGUMENT, "params->cfl_number must be greater than 0, got " + describe(p.cfl_number));
   require_in_range(p.max_dt, 1.0e-6f, 1.0f, "params->max_dt");
   require_in_range(p.projective_chebyshev_rho, 0.0f, 0.9999f, "params->projective_chebyshev_rho");
+  require_in_range(p.density_tolerance, 0.0f, 1.0f, "params->density_tolerance");
+  if (p.max_iterations < 1 || p.max_iterations > 1000)
+    reject(PBF_ERROR_INVALID_ARGUMENT, "params->max_iterations must be in [1, 1000], got " + describe(p.max_iterations));
   PbfParams q;
   q.gravity = to_vec3(p.gravity);
   q.iterations = p.iterations;
@@ -221,6 +224,8 @@ PbfParams params_from(const pbf_params& p) {
   q.cfl_number = p.cfl_number;
   q.max_dt = p.max_dt;
   q.projective_chebyshev_rho = p.projective_chebyshev_rho;
+  q.density_tolerance = p.density_tolerance;
+  q.max_iterations = p.max_iterations;
   return q;
 }
 
@@ -249,6 +254,9 @@ void copy_params(const PbfParams& p, pbf_params& out) {
   out.cfl_number = p.cfl_number;
   out.max_dt = p.max_dt;
   out.projective_chebyshev_rho = p.projective_chebyshev_rho;
+  out.reserved = 0u;
+  out.density_tolerance = p.density_tolerance;
+  out.max_iterations = p.max_iterations;
 }
 
 // Positions must be finite and inside the domain; velocities finite.
@@ -837,6 +845,7 @@ pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out) {
       o.cg_residual = s.cg_residual;
       o.min_substep_dt = s.min_substep_dt;
       o.max_substep_dt = s.max_substep_dt;
+      o.density_iterations = s.density_iterations;
     });
   });
 }

@@ -280,6 +280,22 @@ typedef struct pbf_params {
                                       but where contacts change (splashes, impacts) the accelerated
                                       iterations can overshoot and the adaptive step collapses: 0.9
                                       did so in a dam break (docs/PHYSICS.md); default 0 */
+  /* Appended after the second layout (which ends at projective_chebyshev_rho, 112 bytes with its
+     tail padding on 64-bit platforms). */
+  uint32_t reserved;             /**< ignored; set to 0 by pbf_params_default(). It keeps the fields
+                                      below past the second layout's tail padding, which a program
+                                      built against it leaves undefined */
+  float density_tolerance;       /**< PBF: after the first `iterations` density iterations of a
+                                      substep, more run until the mean compression
+                                      (rho - rho0) / rho0 that an iteration starts from is at most
+                                      this, 0 .. 1; 0 = exactly `iterations`. Default 0.001 (0.1 %):
+                                      a deep column stepped at one or two substeps per 1/60 s frame
+                                      keeps its height instead of sinking into itself, and steps
+                                      that already meet it (the reference dam break at 1 ms) run
+                                      no extra iteration (docs/PHYSICS.md §3) */
+  uint32_t max_iterations;       /**< PBF: the most density iterations a substep runs with
+                                      density_tolerance, 1 .. 1000 (never fewer than `iterations`);
+                                      default 20 */
 } pbf_params;
 
 /** Parameters with every default filled in. */
@@ -309,6 +325,9 @@ static inline pbf_params pbf_params_default(void) {
   p.cfl_number = 0.4f;
   p.max_dt = 0.005f;
   p.projective_chebyshev_rho = 0.0f;
+  p.reserved = 0u;
+  p.density_tolerance = 0.001f;
+  p.max_iterations = 20u;
   return p;
 }
 
@@ -330,7 +349,10 @@ typedef struct pbf_stats {
   uint32_t particle_count;       /**< particles stepped */
   uint32_t substeps;             /**< substeps the last step took (more than asked for where
                                       adaptive_dt split it) */
-  uint32_t iterations;           /**< density iterations per substep */
+  uint32_t iterations;           /**< density iterations a substep may run at most (PBF: `iterations`,
+                                      or max_iterations where density_tolerance is on; Projective
+                                      Fluids: projective_iterations); density_iterations says how
+                                      many ran */
   float avg_density_error;       /**< mean compression after the last substep (0.01 = 1 %) */
   float max_density_error;       /**< largest compression after the last substep */
   float avg_neighbors;           /**< mean neighbours kept per particle (self excluded) */
@@ -354,6 +376,11 @@ typedef struct pbf_stats {
                                       exactly (up to float round-off, about 1e-7 relative) */
   float min_substep_dt;          /**< smallest substep taken [s] (adaptive_dt) */
   float max_substep_dt;          /**< largest substep taken [s] */
+  /* Appended after the second layout; it lies in that layout's tail padding on 64-bit platforms,
+     so a program built against it has the same size and never reads it. */
+  uint32_t density_iterations;   /**< density iterations run, summed over the substeps (PBF: from
+                                      `iterations` to max_iterations each; Projective Fluids: its
+                                      local/global iterations, as local_global_iterations) */
 } pbf_stats;
 
 /** Zeroed statistics with struct_size set. */
@@ -369,6 +396,7 @@ static inline pbf_stats pbf_stats_default(void) {
   s.time_vorticity_viscosity_ms = 0.0;
   s.local_global_iterations = 0u; s.cg_iterations = 0u; s.cg_residual = 0.0f;
   s.min_substep_dt = 0.0f; s.max_substep_dt = 0.0f;
+  s.density_iterations = 0u;
   return s;
 }
 

@@ -36,12 +36,13 @@ struct StepContext {
   uint32_t obstacle_count;
 };
 
-// What a backend's Projective Fluids stages report, summed since the last
-// Backend::projective_tally().
-struct ProjectiveTally {
-  uint32_t global_steps = 0;     // global steps run (local steps that found the iterate compressed)
-  float mean_compression = 0.0f;  // of the last local step that ran
-  float max_compression = 0.0f;   // of the last local step that ran
+// What a backend's iterations report, summed since the last
+// Backend::iteration_tally(): PBF's density iterations (solve_density) or
+// Projective Fluids' global steps.
+struct IterationTally {
+  uint32_t iterations = 0;        // PBF: density iterations run; Projective Fluids: global steps run
+  float mean_compression = 0.0f;  // Projective Fluids: of the last local step that ran
+  float max_compression = 0.0f;   // Projective Fluids: of the last local step that ran
 };
 
 class Backend {
@@ -91,15 +92,22 @@ class Backend {
                                       size_t count) = 0;
 
   // --- the stages of one substep, in the order the PBF solver runs them ---
-  // Gravity and prediction, then collisions (Algorithm 1, lines 1-4).
+  // Gravity and prediction, then collisions (Algorithm 1, lines 1-4). Starts
+  // a substep: its density iterations are open again (solve_density).
   virtual void predict(const StepContext& ctx) = 0;
   // Sorts particles by grid cell and reorders their data (line 5); moves
   // the boundary samples attached to obstacles to this substep's poses.
   virtual void build_grid(const StepContext& ctx) = 0;
   // Neighbour lists from the predicted positions (line 6).
   virtual void find_neighbors(const StepContext& ctx) = 0;
-  // One Jacobi iteration of the density constraints with collisions (lines 8-19).
-  virtual void solve_density(const StepContext& ctx) = 0;
+  // One Jacobi iteration of the density constraints with collisions (lines
+  // 8-19). With `tolerance` >= 0, when the mean compression max(rho / rho0 - 1,
+  // 0) of the positions this iteration starts from (deterministic for any
+  // thread count) is at most `tolerance`, the substep's iterations have
+  // converged: this one still corrects, every later one of the substep does
+  // nothing. The backend decides that itself (CUDA: on the device), so that a
+  // step can be recorded whole. Negative: no check.
+  virtual void solve_density(const StepContext& ctx, float tolerance) = 0;
   // v = (x* - x) / dt, x = x*, density at the new positions (lines 21, 23).
   virtual void update_velocities(const StepContext& ctx) = 0;
   // Vorticity confinement and XSPH viscosity (line 22).
@@ -147,10 +155,12 @@ class Backend {
   virtual void projective_global_step(const StepContext& ctx, float omega) = 0;
   // v = (x - x_n) / dt with restitution, x_n+1 = x, cubic-spline density.
   virtual void projective_update_velocities(const StepContext& ctx) = 0;
-  // What the local steps found since the previous call, which starts a new
+
+  // --- both methods ---
+  // What the iterations did since the previous call, which starts a new
   // tally. Called once the stages (or their recording) have run; CUDA's
-  // stages copy it to host memory as they go, so it waits for nothing.
-  virtual ProjectiveTally projective_tally() = 0;
+  // velocity updates copy it to host memory as they go, so it waits for nothing.
+  virtual IterationTally iteration_tally() = 0;
 };
 
 // The one place that knows which backends exist. Throws Error with

@@ -55,7 +55,25 @@ struct PbfParams {
   float projective_chebyshev_rho = 0.0f;   // spectral radius estimate; 0 = plain alternation
   float cfl_number = 0.4f;
   float max_dt = 0.005f;                   // [s]
+  // PBF: more density iterations than `iterations`, up to max_iterations, until the mean compression
+  // an iteration starts from is at most density_tolerance (0: exactly `iterations`).
+  float density_tolerance = 0.001f;
+  uint32_t max_iterations = 20;
 };
+
+// The density iterations a PBF substep runs: at least `least`; past them, while
+// the mean compression is above `tolerance` (negative: never checked), at most `most`.
+struct DensityIterations {
+  uint32_t least;
+  uint32_t most;
+  float tolerance;
+};
+
+inline DensityIterations density_iterations(const PbfParams& p) {
+  if (!(p.density_tolerance > 0.0f)) return DensityIterations{p.iterations, p.iterations, -1.0f};
+  return DensityIterations{p.iterations, p.max_iterations > p.iterations ? p.max_iterations : p.iterations,
+                           p.density_tolerance};
+}
 
 // Ranges that keep every derived constant a finite, normal float (see
 // docs/API.md "Numeric ranges"): with spacing and kernel radius in
@@ -112,6 +130,7 @@ struct StepStats {
   float cg_residual = 0.0f;              // relative residual of the last CG solve
   float min_substep_dt = 0.0f;           // [s]
   float max_substep_dt = 0.0f;           // [s]
+  uint32_t density_iterations = 0;       // summed over the substeps (both methods)
 };
 
 }  // namespace pbf

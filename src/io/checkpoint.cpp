@@ -19,7 +19,7 @@ constexpr uint32_t kMaxParticles = uint32_t(1) << 28;
 // The largest payload: config, params, the plane count, kMaxPlanes planes,
 // stats, the particle count, then 32 bytes per particle.
 constexpr uint64_t kMaxPayloadBytes =
-    13 * 4 + 25 * 4 + 4 + uint64_t(kMaxPlanes) * 16 + 14 * 4 + 7 * 8 + 8 + uint64_t(kMaxParticles) * 32;
+    13 * 4 + 27 * 4 + 4 + uint64_t(kMaxPlanes) * 16 + 15 * 4 + 7 * 8 + 8 + uint64_t(kMaxParticles) * 32;
 
 // Appends values little-endian, whatever the host's byte order.
 class Writer {
@@ -121,6 +121,8 @@ void encode(const Checkpoint& c, Writer& w) {
   w.f32(p.cfl_number);
   w.f32(p.max_dt);
   w.f32(p.projective_chebyshev_rho);
+  w.f32(p.density_tolerance);
+  w.u32(p.max_iterations);
 
   w.u32(static_cast<uint32_t>(c.planes.size()));
   for (const Plane& plane : c.planes) {
@@ -149,6 +151,7 @@ void encode(const Checkpoint& c, Writer& w) {
   w.f32(s.cg_residual);
   w.f32(s.min_substep_dt);
   w.f32(s.max_substep_dt);
+  w.u32(s.density_iterations);
 
   const ParticleState& ps = c.particles;
   const size_t n = ps.positions.size();
@@ -163,8 +166,9 @@ void encode(const Checkpoint& c, Writer& w) {
 bool finite(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 
 // Every number a checkpoint holds is checked as it is read: finite, and
-// within the range its meaning allows, or the file is corrupt.
-Checkpoint decode(Reader& r) {
+// within the range its meaning allows, or the file is corrupt. `version` is
+// the file's (kOldestCheckpointVersion .. kCheckpointVersion).
+Checkpoint decode(Reader& r, uint32_t version) {
   auto number = [&](float v, const char* name) {
     if (!std::isfinite(v)) r.corrupt(std::string(name) + " is " + std::to_string(v) + ", not a finite number");
     return v;
@@ -235,6 +239,10 @@ Checkpoint decode(Reader& r) {
   p.cfl_number = number(r.f32(), "params.cfl_number");
   p.max_dt = number(r.f32(), "params.max_dt");
   p.projective_chebyshev_rho = number(r.f32(), "params.projective_chebyshev_rho");
+  if (version >= 3) {
+    p.density_tolerance = number(r.f32(), "params.density_tolerance");
+    p.max_iterations = r.u32();
+  }
 
   const uint32_t planes = r.u32();
   if (planes > kMaxPlanes)
@@ -283,6 +291,7 @@ Checkpoint decode(Reader& r) {
   s.min_substep_dt = at_least_zero(r.f32(), "stats.min_substep_dt");
   s.max_substep_dt = at_least_zero(r.f32(), "stats.max_substep_dt");
   if (s.min_substep_dt > s.max_substep_dt) r.corrupt("stats.min_substep_dt exceeds stats.max_substep_dt");
+  if (version >= 3) s.density_iterations = r.u32();
 
   const uint64_t n = r.u64();
   if (n > c.config.max_particles || n * 32 != r.remaining())
@@ -334,9 +343,10 @@ Checkpoint read_checkpoint(const std::string& path) {
     throw Error(Status::Io, "path: '" + path + "' is not a pbf checkpoint");
   Reader header(head + 8, kHeaderBytes - 8, path);
   const uint32_t version = header.u32();
-  if (version != kCheckpointVersion)
+  if (version < kOldestCheckpointVersion || version > kCheckpointVersion)
     throw Error(Status::Io, "path: checkpoint '" + path + "' has format version " + std::to_string(version) +
-                                "; this library reads version " + std::to_string(kCheckpointVersion));
+                                "; this library reads versions " + std::to_string(kOldestCheckpointVersion) +
+                                " to " + std::to_string(kCheckpointVersion));
   header.u32();
   const uint64_t size = header.u64();
   const uint64_t hash = header.u64();
@@ -351,7 +361,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   file.read(payload.data(), payload.size());
   if (fnv1a(payload.data(), payload.size()) != hash) header.corrupt("its checksum does not match its contents");
   Reader r(payload.data(), payload.size(), path);
-  return decode(r);
+  return decode(r, version);
 }
 
 }  // namespace pbf

@@ -20,8 +20,12 @@
 
 namespace pbf {
 
-// Version 2 added the method, the Projective Fluids parameters and statistics.
-constexpr uint32_t kCheckpointVersion = 2;
+// Version 2 added the method, the Projective Fluids parameters and statistics;
+// version 3 PBF's density tolerance, max_iterations and the density iterations
+// run. Version 2 files are still read (the parameters version 3 added take
+// their defaults).
+constexpr uint32_t kCheckpointVersion = 3;
+constexpr uint32_t kOldestCheckpointVersion = 2;
 
 struct Checkpoint {
   SolverConfig config;        // as resolved; thread_count and device_index are not stored

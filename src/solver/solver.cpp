@@ -354,7 +354,8 @@ void Solver::step(float dt, uint32_t substeps) {
   }
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
-  s.iterations = params_.iterations;
+  const DensityIterations iterations = density_iterations(params_);
+  s.iterations = iterations.most;
   if (size() > 0 && params_.adaptive_dt) {
     StepStats now;
     backend_->measure(now);
@@ -371,7 +372,7 @@ void Solver::step(float dt, uint32_t substeps) {
     obstacle_poses_.resize(count * substeps);
     for (uint32_t k = 0; k < substeps; ++k)
       pose_obstacles(float(k) / float(substeps), float(k + 1) / float(substeps), obstacle_poses_.data() + k * count);
-    pbf_step(*backend_, ctx, obstacle_poses_.data(), substeps, params_.iterations, s);
+    pbf_step(*backend_, ctx, obstacle_poses_.data(), substeps, iterations, s);
   }
   finish_step(s, start);
 }

@@ -57,6 +57,8 @@ pbf_params custom_params() {
   p.cg_tolerance = 1e-3f;
   p.adaptive_dt = 0;
   p.max_dt = 0.005f;
+  p.density_tolerance = 0.004f;
+  p.max_iterations = 9;
   return p;
 }
 
@@ -140,6 +142,8 @@ void expect_params_equal(const pbf_params& a, const pbf_params& b) {
   EXPECT_EQ(a.cfl_number, b.cfl_number);
   EXPECT_EQ(a.max_dt, b.max_dt);
   EXPECT_EQ(a.projective_chebyshev_rho, b.projective_chebyshev_rho);
+  EXPECT_EQ(a.density_tolerance, b.density_tolerance);
+  EXPECT_EQ(a.max_iterations, b.max_iterations);
 }
 
 void expect_desc_equal(const pbf_solver_desc& a, const pbf_solver_desc& b) {
@@ -832,6 +836,16 @@ const ParamsCase kParamsCases[] = {
     {"max_dt_2", [](pbf_params& p) { p.max_dt = 2.0f; }, PBF_ERROR_INVALID_ARGUMENT, "max_dt"},
     {"chebyshev_rho_1", [](pbf_params& p) { p.projective_chebyshev_rho = 1.0f; }, PBF_ERROR_INVALID_ARGUMENT,
      "projective_chebyshev_rho"},
+    {"density_tolerance_negative", [](pbf_params& p) { p.density_tolerance = -0.01f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "density_tolerance"},
+    {"density_tolerance_above_1", [](pbf_params& p) { p.density_tolerance = 1.5f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "density_tolerance"},
+    {"density_tolerance_nan", [](pbf_params& p) { p.density_tolerance = kNaN; }, PBF_ERROR_INVALID_ARGUMENT,
+     "density_tolerance"},
+    {"max_iterations_zero", [](pbf_params& p) { p.max_iterations = 0; }, PBF_ERROR_INVALID_ARGUMENT,
+     "max_iterations"},
+    {"max_iterations_1001", [](pbf_params& p) { p.max_iterations = 1001; }, PBF_ERROR_INVALID_ARGUMENT,
+     "max_iterations"},
     {"struct_size_larger", [](pbf_params& p) { p.struct_size = sizeof(pbf_params) + 8; }, PBF_ERROR_VERSION_MISMATCH,
      "struct_size"},
     {"gravity_x_nan", [](pbf_params& p) { p.gravity[0] = kNaN; }, PBF_ERROR_INVALID_ARGUMENT, "gravity[0]"},

@@ -320,6 +320,11 @@ TEST(CApiNumericProperty, RandomValuesAtTheEdgesOfEveryRangeGiveFiniteResults) {
     p.cfl_number = pick(1e-30f, 1.0f, 0.4f);
     p.max_dt = pick(1e-6f, 1.0f, 0.005f);
     p.projective_chebyshev_rho = pick(0.0f, 0.9999f, 0.0f);
+    p.density_tolerance = pick(0.0f, 1.0f, 0.001f);
+    p.max_iterations = pick_u(1, 1000, 20);
+    // Many iterations a substep only where the first meets the tolerance (the trial stays short).
+    if (p.max_iterations > 30 && p.density_tolerance > 0.0f) p.density_tolerance = 1.0f;
+    if (p.density_tolerance > 0.0f && p.density_tolerance < 1.0f) p.max_iterations = std::min(p.max_iterations, 8u);
     // Keep the trial to a fraction of a second: the costliest Projective
     // Fluids settings multiply (up to 1000 pieces x iterations x CG
     // iterations), so the largest counts come one at a time.
@@ -337,7 +342,8 @@ TEST(CApiNumericProperty, RandomValuesAtTheEdgesOfEveryRangeGiveFiniteResults) {
          << ", restitution " << p.restitution << ", friction " << p.friction << ", max_speed " << p.max_speed
          << ", stiffness " << p.projective_stiffness << ", pf iterations " << p.projective_iterations
          << ", adaptive " << p.adaptive_dt << ", cfl " << p.cfl_number << ", max_dt " << p.max_dt << ", rho "
-         << p.projective_chebyshev_rho;
+         << p.projective_chebyshev_rho << ", density tolerance " << p.density_tolerance << ", max_iterations "
+         << p.max_iterations;
     SCOPED_TRACE(what.str());
     pbf_solver* solver = nullptr;
     ASSERT_EQ(pbf_solver_create(&d, &solver), PBF_OK) << pbf_last_error();

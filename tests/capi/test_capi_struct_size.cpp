@@ -1,7 +1,8 @@
 // struct_size across versions, seen only through <pbf/pbf.h>: a program
 // compiled against the first layout of pbf_solver_desc, pbf_params and
-// pbf_stats (pbf 0.1 before Projective Fluids appended fields to each) passes
-// its smaller structs. The library reads only the fields they hold, takes
+// pbf_stats (pbf 0.1 before Projective Fluids appended fields to each), or
+// the second of pbf_params (before PBF's density tolerance), passes its
+// smaller structs. The library reads only the fields they hold, takes
 // its defaults for the rest, writes no byte past their struct_size, and
 // refuses every size that is not one of a struct's layouts, naming the
 // argument and the sizes it knows.
@@ -50,6 +51,22 @@ struct ParamsV1 {
   float max_speed;
 };
 
+// The second layout of pbf_params: the first and Projective Fluids' fields, with its tail padding.
+struct ParamsV2 {
+  ParamsV1 first;
+  float projective_stiffness;
+  uint32_t projective_iterations;
+  float projective_tolerance;
+  uint32_t cg_max_iterations;
+  float cg_tolerance;
+  uint32_t newton_iterations;
+  float newton_tolerance;
+  int32_t adaptive_dt;
+  float cfl_number;
+  float max_dt;
+  float projective_chebyshev_rho;
+};
+
 struct StatsV1 {
   size_t struct_size;
   uint32_t particle_count;
@@ -75,6 +92,9 @@ static_assert(offsetof(DescV1, max_neighbors) == offsetof(pbf_solver_desc, max_n
 static_assert(sizeof(DescV1) == offsetof(pbf_solver_desc, method), "desc ends before method");
 static_assert(offsetof(ParamsV1, max_speed) == offsetof(pbf_params, max_speed), "params prefix");
 static_assert(sizeof(ParamsV1) == offsetof(pbf_params, projective_stiffness), "params ends before projective_stiffness");
+static_assert(offsetof(ParamsV2, projective_chebyshev_rho) == offsetof(pbf_params, projective_chebyshev_rho),
+              "params second prefix");
+static_assert(sizeof(ParamsV2) == offsetof(pbf_params, density_tolerance), "params ends before density_tolerance");
 static_assert(offsetof(StatsV1, time_vorticity_viscosity_ms) == offsetof(pbf_stats, time_vorticity_viscosity_ms),
               "stats prefix");
 static_assert(sizeof(StatsV1) == offsetof(pbf_stats, local_global_iterations),
@@ -246,6 +266,49 @@ TEST_F(CApiStructSize, GetParamsFillsAFirstLayoutAndWritesNoBytePastIt) {
   EXPECT_TRUE(out.guard_intact()) << "no byte past struct_size is written";
 }
 
+TEST_F(CApiStructSize, ASecondLayoutParamsSetItsFieldsAndTheDefaultsForTheRest) {
+  pbf_params before = pbf_params_default();
+  before.density_tolerance = 0.05f;
+  before.max_iterations = 3;
+  ASSERT_EQ(pbf_solver_set_params(solver_, &before), PBF_OK) << pbf_last_error();
+
+  // The caller's struct as a program built against the second layout leaves it: its tail padding undefined.
+  std::vector<unsigned char> bytes(sizeof(ParamsV2), kPoison);
+  pbf_params current = pbf_params_default();
+  current.iterations = 5;
+  current.projective_iterations = 9;
+  current.projective_chebyshev_rho = 0.25f;
+  std::memcpy(bytes.data(), &current, offsetof(ParamsV2, projective_chebyshev_rho) + sizeof(float));
+  const size_t size = sizeof(ParamsV2);
+  std::memcpy(bytes.data(), &size, sizeof size);
+  ASSERT_EQ(pbf_solver_set_params(solver_, reinterpret_cast<const pbf_params*>(bytes.data())), PBF_OK)
+      << pbf_last_error();
+
+  pbf_params now = pbf_params_default();
+  ASSERT_EQ(pbf_solver_get_params(solver_, &now), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(now.iterations, 5u);
+  EXPECT_EQ(now.projective_iterations, 9u);
+  EXPECT_EQ(now.projective_chebyshev_rho, 0.25f) << "every field of the second layout is the caller's";
+  const pbf_params d = pbf_params_default();
+  EXPECT_EQ(now.density_tolerance, d.density_tolerance) << "the fields it lacks take their defaults";
+  EXPECT_EQ(now.max_iterations, d.max_iterations);
+  EXPECT_EQ(pbf_solver_step(solver_, 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
+}
+
+TEST_F(CApiStructSize, GetParamsFillsASecondLayoutAndWritesNoBytePastIt) {
+  pbf_params full = pbf_params_default();
+  ASSERT_EQ(pbf_solver_get_params(solver_, &full), PBF_OK) << pbf_last_error();
+  GuardedOut out(sizeof(ParamsV2));
+  ASSERT_EQ(pbf_solver_get_params(solver_, out.as<pbf_params>()), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(out.struct_size(), sizeof(ParamsV2));
+  const size_t fields = offsetof(ParamsV2, projective_chebyshev_rho) + sizeof(float);
+  EXPECT_EQ(std::memcmp(out.bytes.data() + sizeof(size_t), reinterpret_cast<const unsigned char*>(&full) + sizeof(size_t),
+                        fields - sizeof(size_t)),
+            0)
+      << "every field of the second layout is the solver's";
+  EXPECT_TRUE(out.guard_intact()) << "no byte past struct_size is written";
+}
+
 TEST_F(CApiStructSize, GetStatsFillsAFirstLayoutAndWritesNoBytePastIt) {
   GuardedOut current(sizeof(pbf_stats));
   ASSERT_EQ(pbf_solver_get_stats(solver_, current.as<pbf_stats>()), PBF_OK) << pbf_last_error();
@@ -286,6 +349,10 @@ std::string known(size_t first, size_t current) {
   return "(" + std::to_string(first) + " or " + std::to_string(current) + ")";
 }
 
+std::string known(size_t first, size_t second, size_t current) {
+  return "(" + std::to_string(first) + ", " + std::to_string(second) + " or " + std::to_string(current) + ")";
+}
+
 TEST(CApiStructSizeCreate, CreateRefusesEveryUnknownDescriptionSize) {
   const size_t first = offsetof(pbf_solver_desc, method);
   for (size_t size : unknown_sizes<pbf_solver_desc>(first, first + 2, first + sizeof(pbf_method))) {
@@ -313,7 +380,8 @@ TEST_F(CApiStructSize, SetParamsRefusesEveryUnknownSizeAndKeepsItsParameters) {
     p.iterations = 2;
     pbf_test::expect_refused(pbf_solver_set_params(solver_, &p), PBF_ERROR_VERSION_MISMATCH, "pbf_solver_set_params",
                              "params->struct_size is " + std::to_string(size));
-    EXPECT_NE(std::string(pbf_last_error()).find(known(first, sizeof(pbf_params))), std::string::npos)
+    EXPECT_NE(std::string(pbf_last_error()).find(known(first, sizeof(ParamsV2), sizeof(pbf_params))),
+              std::string::npos)
         << pbf_last_error();
     pbf_params now = pbf_params_default();
     ASSERT_EQ(pbf_solver_get_params(solver_, &now), PBF_OK);
@@ -348,7 +416,8 @@ TEST_F(CApiStructSize, GettersRefuseEveryUnknownSizeAndWriteNothing) {
     std::memcpy(out.bytes.data(), &size, sizeof size);
     pbf_test::expect_refused(pbf_solver_get_params(solver_, out.as<pbf_params>()), PBF_ERROR_VERSION_MISMATCH,
                              "pbf_solver_get_params", "out->struct_size is " + std::to_string(size));
-    EXPECT_NE(std::string(pbf_last_error()).find(known(params1, sizeof(pbf_params))), std::string::npos);
+    EXPECT_NE(std::string(pbf_last_error()).find(known(params1, sizeof(ParamsV2), sizeof(pbf_params))),
+              std::string::npos);
     EXPECT_TRUE(out.untouched_after_struct_size());
   }
   for (size_t size :

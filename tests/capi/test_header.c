@@ -87,11 +87,17 @@ static void check_defaults(void) {
   CHECK(params.adaptive_dt == 1);
   CHECK(params.max_dt == 0.005f);
   CHECK(params.projective_chebyshev_rho == 0.0f);
+  CHECK(params.density_tolerance == 0.001f);
+  CHECK(params.max_iterations == 20u);
+  CHECK(stats.density_iterations == 0u);
   CHECK(stats.cg_iterations == 0u);
   /* Fields are only appended: the new ones come last. */
   CHECK(offsetof(pbf_solver_desc, method) > offsetof(pbf_solver_desc, max_neighbors));
   CHECK(offsetof(pbf_params, projective_stiffness) > offsetof(pbf_params, max_speed));
   CHECK(offsetof(pbf_params, projective_chebyshev_rho) > offsetof(pbf_params, max_dt));
+  CHECK(offsetof(pbf_params, density_tolerance) > offsetof(pbf_params, projective_chebyshev_rho));
+  CHECK(offsetof(pbf_params, max_iterations) > offsetof(pbf_params, density_tolerance));
+  CHECK(offsetof(pbf_stats, density_iterations) > offsetof(pbf_stats, max_substep_dt));
   CHECK(offsetof(pbf_stats, local_global_iterations) > offsetof(pbf_stats, time_vorticity_viscosity_ms));
 }
 

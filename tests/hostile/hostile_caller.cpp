@@ -777,7 +777,7 @@ class Caller {
     if (s && s->last.taken) pbf_solver_get_params(s->solver, &p);
     const int k = rng_.chance(0.4) ? 0 : int(1 + rng_.below(4));
     for (int i = 0; i < k; ++i) {
-      switch (rng_.below(24)) {
+      switch (rng_.below(26)) {
         case 0: p.gravity[rng_.below(3)] = maybe_poison(rng_, rng_.uniform(-30.0f, 30.0f), 0.4); break;
         case 1: p.iterations = rng_.chance(0.5) ? poison_u32(rng_) : uint32_t(1 + rng_.below(6)); break;
         case 2: p.relaxation = maybe_poison(rng_, rng_.uniform(0.0f, 100.0f), 0.5); break;
@@ -808,6 +808,8 @@ class Caller {
         case 20: p.cfl_number = maybe_poison(rng_, rng_.uniform(0.01f, 1.0f), 0.5); break;
         case 21: p.max_dt = maybe_poison(rng_, rng_.uniform(1e-4f, 0.01f), 0.5); break;
         case 22: p.projective_chebyshev_rho = maybe_poison(rng_, rng_.uniform(0.0f, 0.9999f), 0.5); break;
+        case 23: p.density_tolerance = maybe_poison(rng_, rng_.uniform(0.0f, 0.01f), 0.5); break;
+        case 24: p.max_iterations = rng_.chance(0.5) ? poison_u32(rng_) : uint32_t(1 + rng_.below(30)); break;
         default: p.struct_size = poison_struct_size(rng_, sizeof p); break;
       }
     }
@@ -816,6 +818,7 @@ class Caller {
     if (p.cg_max_iterations <= 10000 && p.cg_max_iterations > 20) p.cg_max_iterations = 20;
     if (p.max_dt >= 1e-6f && p.max_dt < 1e-3f) p.max_dt = 1e-3f;
     if (p.iterations <= 100 && p.iterations > 10) p.iterations = 10;
+    if (p.max_iterations <= 1000 && p.max_iterations > 30) p.max_iterations = 30;
     // Projective Fluids' CFL step counts gravity x max_dt as speed: huge gravity takes 1000 pieces a substep,
     // and so does a tiny (valid) cfl_number such as FLT_MIN (2000 pieces of a step took 2 minutes under ASan).
     if (s && s->desc.method == PBF_METHOD_PROJECTIVE) {
@@ -839,6 +842,7 @@ class Caller {
                                 PBF_HOSTILE_DIFF(newton_iterations) PBF_HOSTILE_DIFF(newton_tolerance)
                                     PBF_HOSTILE_DIFF(adaptive_dt) PBF_HOSTILE_DIFF(cfl_number) PBF_HOSTILE_DIFF(max_dt)
                                         PBF_HOSTILE_DIFF(projective_chebyshev_rho)
+                                            PBF_HOSTILE_DIFF(density_tolerance) PBF_HOSTILE_DIFF(max_iterations)
 #undef PBF_HOSTILE_DIFF
                                             return p;
   }

@@ -78,6 +78,8 @@ pbf_solver* make_scene(int threads) {
   p.vorticity_epsilon = 0.05f;
   p.friction = 0.2f;
   p.iterations = 3;
+  p.density_tolerance = 0.0005f;
+  p.max_iterations = 7;
   EXPECT_EQ(pbf_solver_set_params(s, &p), PBF_OK) << pbf_last_error();
   for (int k = 0; k < 10; ++k) EXPECT_EQ(pbf_solver_step(s, kDt, 2), PBF_OK) << pbf_last_error();
   const uint32_t remove[] = {0, 7, 100, 101, 600};
@@ -120,6 +122,11 @@ TEST(Checkpoint, AResumedRunIsBitIdenticalToTheRunThatNeverStopped) {
   EXPECT_EQ(p.iterations, 3u);
   EXPECT_EQ(p.vorticity_epsilon, 0.05f);
   EXPECT_EQ(p.friction, 0.2f);
+  EXPECT_EQ(p.density_tolerance, 0.0005f);
+  EXPECT_EQ(p.max_iterations, 7u);
+  pbf_stats saved = pbf_stats_default();
+  ASSERT_EQ(pbf_solver_get_stats(resumed, &saved), PBF_OK);
+  EXPECT_GE(saved.density_iterations, 2u * 3u) << "the last step's two substeps ran at least 3 iterations each";
   for (int k = 0; k < 20; ++k) ASSERT_EQ(pbf_solver_step(resumed, kDt, 2), PBF_OK);
 
   const State a = state_of(original), b = state_of(resumed);
@@ -130,6 +137,43 @@ TEST(Checkpoint, AResumedRunIsBitIdenticalToTheRunThatNeverStopped) {
   ASSERT_EQ(pbf_solver_get_stats(resumed, &sb), PBF_OK);
   EXPECT_EQ(sa.avg_density_error, sb.avg_density_error);
   EXPECT_EQ(sa.max_neighbors, sb.max_neighbors);
+  pbf_solver_destroy(original);
+  pbf_solver_destroy(resumed);
+  std::remove(path.c_str());
+}
+
+// A version 2 checkpoint (before PBF's density tolerance): the version 3 file
+// of the same state without the fields version 3 appended.
+std::vector<unsigned char> as_version_2(std::vector<unsigned char> bytes, uint32_t planes) {
+  const size_t payload = kHeaderBytes;
+  const size_t params_end = payload + 13 * 4 + 25 * 4;  // config, the version 2 parameters
+  const size_t stats_end = params_end + 8 + 4 + planes * 16 + 9 * 4 + 7 * 8 + 5 * 4;
+  bytes.erase(bytes.begin() + static_cast<long>(stats_end), bytes.begin() + static_cast<long>(stats_end + 4));
+  bytes.erase(bytes.begin() + static_cast<long>(params_end), bytes.begin() + static_cast<long>(params_end + 8));
+  bytes[8] = 2;
+  const uint64_t size = bytes.size() - kHeaderBytes;
+  for (int b = 0; b < 8; ++b) bytes[16 + b] = static_cast<unsigned char>(size >> (8 * b));
+  rehash(bytes);
+  return bytes;
+}
+
+TEST(Checkpoint, AVersion2CheckpointLoadsWithTheNewParametersAtTheirDefaults) {
+  const std::string path = temp_path("version2.pbfc");
+  pbf_solver* original = make_scene(2);
+  ASSERT_EQ(pbf_solver_save_checkpoint(original, path.c_str()), PBF_OK) << pbf_last_error();
+  const State at_save = state_of(original);
+  write_file(path, as_version_2(read_file(path), 1));
+  pbf_solver* resumed = make_solver(2);
+  ASSERT_EQ(pbf_solver_load_checkpoint(resumed, path.c_str()), PBF_OK) << pbf_last_error();
+  EXPECT_TRUE(state_of(resumed) == at_save);
+  pbf_params p = pbf_params_default();
+  ASSERT_EQ(pbf_solver_get_params(resumed, &p), PBF_OK);
+  const pbf_params d = pbf_params_default();
+  EXPECT_EQ(p.iterations, 3u) << "the fields version 2 held are read";
+  EXPECT_EQ(p.friction, 0.2f);
+  EXPECT_EQ(p.density_tolerance, d.density_tolerance) << "version 2 had none: the default";
+  EXPECT_EQ(p.max_iterations, d.max_iterations);
+  EXPECT_EQ(pbf_solver_step(resumed, kDt, 2), PBF_OK) << pbf_last_error();
   pbf_solver_destroy(original);
   pbf_solver_destroy(resumed);
   std::remove(path.c_str());
@@ -253,11 +297,11 @@ TEST_F(CheckpointRefusal, AForgedFileWhoseIdsAreNotAPermutation) {
 }
 
 TEST_F(CheckpointRefusal, AForgedFileWithANaNPosition) {
-  // Payload: 13 config words, 25 param words, 1 plane count + 4 plane words,
-  // 21 stats words (7 of them doubles), the particle count (8 bytes), then
+  // Payload: 13 config words, 27 param words, 1 plane count + 4 plane words,
+  // 22 stats words (7 of them doubles), the particle count (8 bytes), then
   // positions. Overwrite the first position's x with NaN.
   std::vector<unsigned char> bytes = good_;
-  const size_t first_position = kHeaderBytes + 4 * (13 + 25 + 1 + 4 + 9 + 5) + 8 * 7 + 8;
+  const size_t first_position = kHeaderBytes + 4 * (13 + 27 + 1 + 4 + 9 + 6) + 8 * 7 + 8;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(&bytes[first_position], &nan, 4);
   rehash(bytes);
@@ -407,23 +451,29 @@ TEST_F(CheckpointRefusal, AFolderIsRefused) {
 }
 
 TEST_F(CheckpointRefusal, AForgedFileWithAnImpossibleNumberAnywhere) {
-  // Payload words: 13 config, 25 params, 1 plane count + 4 plane words, then
-  // stats (count, substeps, iterations, avg and max density error, avg
-  // neighbours, max neighbours, overflows, max speed, 7 doubles of times,
-  // local/global and CG iterations, CG residual, substep dts), particles.
+  // Payload words: 13 config, 27 params (the last two the density tolerance
+  // and max_iterations), 1 plane count + 4 plane words, then stats (count,
+  // substeps, iterations, avg and max density error, avg neighbours, max
+  // neighbours, overflows, max speed, 7 doubles of times, local/global and CG
+  // iterations, CG residual, substep dts, density iterations), particles.
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  const size_t stats = kHeaderBytes + 4 * (13 + 25 + 1 + 4);
+  const size_t tolerance = kHeaderBytes + 4 * (13 + 25);
+  const size_t stats = kHeaderBytes + 4 * (13 + 27 + 1 + 4);
   const size_t times = stats + 4 * 9;
   uint64_t n = 0;
-  std::memcpy(&n, &good_[times + 8 * 7 + 4 * 5], 8);
-  const size_t densities = times + 8 * 7 + 4 * 5 + 8 + 24 * n;
+  std::memcpy(&n, &good_[times + 8 * 7 + 4 * 6], 8);
+  ASSERT_TRUE(n > 0 && n <= 4000u) << "the particle count where the layout puts it: " << n;
+  const size_t densities = times + 8 * 7 + 4 * 6 + 8 + 24 * n;
   struct Forgery {
     size_t at;
     float value;
     const char* named;
   };
   for (const Forgery& f : {Forgery{kHeaderBytes + 4 * 4, nan, "config.rest_density"},
+                           Forgery{tolerance, nan, "params.density_tolerance"},
+                           Forgery{tolerance, 2.0f, "density_tolerance"},
+                           Forgery{tolerance + 4, 0.0f, "max_iterations"},
                            Forgery{kHeaderBytes + 4 * 3, -0.1f, "config.kernel_radius"},
                            Forgery{stats + 4 * 3, nan, "stats.avg_density_error"},
                            Forgery{stats + 4 * 8, inf, "stats.max_speed"},

@@ -328,6 +328,7 @@ const Obstacle* CpuBackend::obstacles_for(const StepContext& ctx) {
 }
 
 void CpuBackend::predict(const StepContext& ctx) {
+  converged_ = false;  // a new substep's iterations
   const PbfConstants& c = ctx.constants;
   const Obstacle* obstacles = obstacles_for(ctx);
   for_each_particle([&](uint32_t i) {
@@ -363,18 +364,24 @@ void CpuBackend::find_neighbors(const StepContext& ctx) {
   for_each_particle([&](uint32_t i) { boundary_near_[i] = boundary_within(boundary, xp_[i], reach) ? 1u : 0u; });
 }
 
-void CpuBackend::solve_density(const StepContext& ctx) {
+void CpuBackend::solve_density(const StepContext& ctx, float tolerance) {
+  if (converged_) return;
   const PbfConstants& c = ctx.constants;
   const NeighborLists nb = neighbor_lists();
   const Obstacle* obstacles = obstacles_for(ctx);
   const BoundarySamples boundary = boundary_samples();
   const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
   for_each_particle([&](uint32_t i) { density_lambda(c, i, nb, xp_.data(), boundary, walls, rho_[i], lambda_[i]); });
+  if (tolerance >= 0.0f && !x_.empty()) {
+    const double sum = deterministic_sum([&](uint32_t i) { return double(compression(c, rho_[i])); });
+    converged_ = static_cast<float>(sum / static_cast<double>(x_.size())) <= tolerance;  // as the CUDA gate
+  }
   for_each_particle([&](uint32_t i) {
     const Vec3 moved = xp_[i] + position_correction(c, i, nb, xp_.data(), lambda_.data(), boundary, walls);
     scratch_b_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x_[i]);
   });
   xp_.swap(scratch_b_);
+  ++tally_.iterations;
 }
 
 void CpuBackend::update_velocities(const StepContext& ctx) {
@@ -459,11 +466,11 @@ void CpuBackend::projective_begin(const StepContext&) {
     pf_prev_[i] = xp_[i];
     fill_back_slots(nb, i, pf_back_.data());
   });
-  pf_converged_ = false;
+  converged_ = false;
 }
 
 void CpuBackend::projective_local_step(const StepContext& ctx, float tolerance) {
-  if (pf_converged_) return;
+  if (converged_) return;
   const ProjectiveConstants& c = ctx.projective;
   const NeighborLists nb = neighbor_lists();
   const float contact = wall_contact_distance(ctx.constants.particle_radius);
@@ -483,13 +490,13 @@ void CpuBackend::projective_local_step(const StepContext& ctx, float tolerance) 
   for (size_t i = 0; i < n; ++i) largest = std::max(largest, pf_compression_[i]);  // max is order-free
   const double sum = deterministic_sum([&](uint32_t i) { return static_cast<double>(pf_compression_[i]); });
   const float mean = n > 0 ? static_cast<float>(sum / static_cast<double>(n)) : 0.0f;
-  pf_tally_.mean_compression = mean;
-  pf_tally_.max_compression = largest;
-  pf_converged_ = mean <= tolerance;
+  tally_.mean_compression = mean;
+  tally_.max_compression = largest;
+  converged_ = mean <= tolerance;
 }
 
 void CpuBackend::projective_global_step(const StepContext& ctx, float omega) {
-  if (pf_converged_) return;
+  if (converged_) return;
   const ProjectiveConstants& c = ctx.projective;
   const NeighborLists nb = neighbor_lists();
   const BoundarySamples boundary = boundary_samples();
@@ -503,12 +510,12 @@ void CpuBackend::projective_global_step(const StepContext& ctx, float omega) {
     pf_prev_[l] = xp_[l];
     xp_[l] = collide(pc, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x_[l]);
   });
-  ++pf_tally_.global_steps;
+  ++tally_.iterations;
 }
 
-ProjectiveTally CpuBackend::projective_tally() {
-  const ProjectiveTally t = pf_tally_;
-  pf_tally_ = ProjectiveTally{};
+IterationTally CpuBackend::iteration_tally() {
+  const IterationTally t = tally_;
+  tally_ = IterationTally{};
   return t;
 }
 

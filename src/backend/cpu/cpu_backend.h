@@ -35,16 +35,16 @@ class CpuBackend final : public Backend {
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
   void find_neighbors(const StepContext& ctx) override;
-  void solve_density(const StepContext& ctx) override;
+  void solve_density(const StepContext& ctx, float tolerance) override;
   void update_velocities(const StepContext& ctx) override;
   void apply_vorticity_viscosity(const StepContext& ctx) override;
   void measure(StepStats& stats) const override;
+  IterationTally iteration_tally() override;
 
   void projective_begin(const StepContext& ctx) override;
   void projective_local_step(const StepContext& ctx, float tolerance) override;
   void projective_global_step(const StepContext& ctx, float omega) override;
   void projective_update_velocities(const StepContext& ctx) override;
-  ProjectiveTally projective_tally() override;
 
   // Internal state in cell order, for tests of single stages.
   const std::vector<Vec3>& predicted_positions() const { return xp_; }
@@ -107,14 +107,16 @@ class CpuBackend final : public Backend {
   // iterate (Chebyshev), each constraint's compression and displacements
   // (max_neighbors + 1 slots per constraint), and per neighbour slot the
   // particle's place in that neighbour's list (fill_back_slots(), once per
-  // step); whether the substep's iterations have converged, and the tally.
+  // step).
   std::vector<Vec3> pf_s_, pf_prev_, pf_disp_;
   std::vector<uint32_t> pf_back_;
   std::vector<float> pf_compression_;
   std::vector<uint8_t> pf_active_;
   std::vector<uint8_t> pf_touching_;  // per particle: rests on a plane (projective_equations.h)
-  bool pf_converged_ = false;
-  ProjectiveTally pf_tally_;
+
+  // Both methods: whether the substep's iterations have converged, and what they did since the last tally.
+  bool converged_ = false;
+  IterationTally tally_;
 };
 
 }  // namespace pbf

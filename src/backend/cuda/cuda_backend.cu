@@ -2,7 +2,7 @@
 // whether a device is usable, the factory, the buffers and their growth
 // (reserve() sizes them all, CUB's scratch included), append and remove, the
 // bulk read, write and map in user order, checkpoints (export_state,
-// import_state) and measure(). It runs no stage: the stages live beside it,
+// import_state), measure() and the iterations' tally. It runs no stage: the stages live beside it,
 // one concern a file (cuda_grid.cu, cuda_boundary.cu, cuda_pbf.cu,
 // cuda_projective.cu) with the recording of a step in cuda_recording.cu.
 #include "backend/cuda/cuda_backend.cuh"
@@ -150,15 +150,14 @@ CudaBackend::CudaBackend(const SolverConfig& config)
     overflows_.reserve(1, 0);
     cuda_check(cudaMallocHost(reinterpret_cast<void**>(&overflow_host_), sizeof(uint32_t)), "cudaMallocHost");
     *overflow_host_ = 0;
-    if (config_.method == Method::Projective) {
-      pf_state_.reserve(1, 0);
-      cuda_check(cudaMemset(pf_state_.data(), 0, sizeof(ProjectiveDeviceState)), "cudaMemset (tally)");
-      cuda_check(cudaMallocHost(reinterpret_cast<void**>(&pf_state_host_), sizeof(ProjectiveDeviceState)),
-                 "cudaMallocHost");
-      *pf_state_host_ = ProjectiveDeviceState{};
-    }
+    iteration_state_.reserve(1, 0);
+    cuda_check(cudaMemset(iteration_state_.data(), 0, sizeof(IterationDeviceState)), "cudaMemset (tally)");
+    cuda_check(cudaMallocHost(reinterpret_cast<void**>(&iteration_state_host_), sizeof(IterationDeviceState)),
+               "cudaMallocHost");
+    *iteration_state_host_ = IterationDeviceState{};
   } catch (...) {
     if (overflow_host_) cudaFreeHost(overflow_host_);
+    if (iteration_state_host_) cudaFreeHost(iteration_state_host_);
     cudaStreamDestroy(stream_);
     throw;
   }
@@ -175,7 +174,7 @@ CudaBackend::~CudaBackend() {
   for (float* p : mapped_host_)
     if (p) cudaFreeHost(p);
   if (overflow_host_) cudaFreeHost(overflow_host_);
-  if (pf_state_host_) cudaFreeHost(pf_state_host_);
+  if (iteration_state_host_) cudaFreeHost(iteration_state_host_);
 }
 
 void CudaBackend::use_device() const { cuda_check(cudaSetDevice(config_.device_index), "cudaSetDevice"); }
@@ -195,14 +194,14 @@ void CudaBackend::reserve(size_t n) {
   const size_t blocks = std::max<size_t>(1, blocks_for(n, kMeasureBlock));
   partials_.reserve(blocks, 0);
   if (host_partials_.size() < blocks) host_partials_.resize(blocks);
+  const size_t iteration_blocks = std::max<size_t>(1, blocks_for(n));
+  iteration_partials_.reserve(iteration_blocks, 0);
+  iteration_partial_max_.reserve(iteration_blocks, 0);
   if (config_.method == Method::Projective) {
     for (auto* b : {&pf_s_, &pf_prev_}) b->reserve(n, 0);
     pf_active_.reserve(n, 0);
     pf_touching_.reserve(n, 0);
     pf_disp_.reserve(n * (static_cast<size_t>(stride_) + 1), 0);
-    const size_t pf_blocks = std::max<size_t>(1, blocks_for(n));
-    pf_partials_.reserve(pf_blocks, 0);
-    pf_partial_max_.reserve(pf_blocks, 0);
   }
   // CUB's scratch for the sort of n keys and the scan of the cell counts.
   size_t sort_bytes = 0, scan_bytes = 0;
@@ -359,6 +358,26 @@ void CudaBackend::write(Field field, const float* in) {
   k_from_user<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), scratch_.data(), to);
   check_launch("k_from_user");
   finish("write");
+}
+
+void CudaBackend::copy_tally_to_host() {
+  cuda_check(cudaMemcpyAsync(iteration_state_host_, iteration_state_.data(), sizeof(IterationDeviceState),
+                             cudaMemcpyDeviceToHost, stream_),
+             "cudaMemcpy (tally)");
+}
+
+IterationTally CudaBackend::iteration_tally() {
+  // Copied to host memory by the last substep's update of velocities, which its stage or graph waited for.
+  const IterationDeviceState now = *iteration_state_host_;
+  *iteration_state_host_ = IterationDeviceState{};
+  use_device();
+  cuda_check(cudaMemsetAsync(iteration_state_.data(), 0, sizeof(IterationDeviceState), stream_),
+             "cudaMemset (tally)");
+  IterationTally t;
+  t.iterations = now.iterations;
+  t.mean_compression = now.mean_compression;
+  t.max_compression = now.max_compression;
+  return t;
 }
 
 void CudaBackend::measure(StepStats& stats) const {

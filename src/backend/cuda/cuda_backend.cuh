@@ -29,12 +29,13 @@ struct CudaMeasures {
   uint32_t neighbor_max;
 };
 
-// Projective Fluids' iterations on the GPU, so that a substep needs no
-// answer from the host (Backend::projective_local_step): whether the
-// substep's iterations have ended, and the tally since it was last read.
-struct ProjectiveDeviceState {
+// Both methods' iterations on the GPU, so that a substep needs no answer
+// from the host (Backend::solve_density, Backend::projective_local_step):
+// whether the substep's iterations have ended, and the tally since it was
+// last read.
+struct IterationDeviceState {
   uint32_t converged;
-  uint32_t global_steps;
+  uint32_t iterations;  // PBF: density iterations; Projective Fluids: global steps
   float mean_compression;
   float max_compression;
 };
@@ -60,10 +61,11 @@ class CudaBackend final : public Backend {
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
   void find_neighbors(const StepContext& ctx) override;
-  void solve_density(const StepContext& ctx) override;
+  void solve_density(const StepContext& ctx, float tolerance) override;
   void update_velocities(const StepContext& ctx) override;
   void apply_vorticity_viscosity(const StepContext& ctx) override;
   void measure(StepStats& stats) const override;
+  IterationTally iteration_tally() override;
 
   // Records a PBF step by stream capture and runs it as one CUDA graph
   // (updated in place from step to step while its shape stays the same).
@@ -75,7 +77,6 @@ class CudaBackend final : public Backend {
   void projective_local_step(const StepContext& ctx, float tolerance) override;
   void projective_global_step(const StepContext& ctx, float omega) override;
   void projective_update_velocities(const StepContext& ctx) override;
-  ProjectiveTally projective_tally() override;
 
  private:
   void use_device() const;
@@ -98,6 +99,8 @@ class CudaBackend final : public Backend {
   const Obstacle* obstacles_for(const StepContext& ctx);
   // Copies the obstacles to the GPU with `substeps` sets of poses (substep after substep) from `poses`.
   void upload_obstacles(const ObstaclePose* poses, uint32_t substeps);
+  // Enqueues the copy of the iterations' tally to iteration_state_host_ (a node of the graph when recorded).
+  void copy_tally_to_host();
 
   SolverConfig config_;
   GridSpec grid_;
@@ -161,16 +164,17 @@ class CudaBackend final : public Backend {
   size_t marks_ = 0;
   Vec3* swapped_vec3_[4] = {nullptr, nullptr, nullptr, nullptr};  // x_, v_, xp_, scratch_
   uint32_t* swapped_id_[2] = {nullptr, nullptr};                   // id_, id_scratch_
+  // Both methods: the per-block partial sums and maxima of the compression
+  // an iteration measures (kBlock particles a block), and the iterations'
+  // state on the GPU with its page-locked host copy.
+  DeviceBuffer<double> iteration_partials_;
+  DeviceBuffer<float> iteration_partial_max_;
+  DeviceBuffer<IterationDeviceState> iteration_state_;
+  IterationDeviceState* iteration_state_host_ = nullptr;
   // Projective Fluids only (empty for PBF): inertial target, previous
-  // iterate, displacements (max_neighbors + 1 slots per constraint), the
-  // local step's per-block partial sums and maxima of the compression, and
-  // the iterations' state on the GPU with its page-locked host copy.
+  // iterate, displacements (max_neighbors + 1 slots per constraint).
   DeviceBuffer<Vec3> pf_s_, pf_prev_, pf_disp_;
-  DeviceBuffer<float> pf_partial_max_;
   DeviceBuffer<uint8_t> pf_active_, pf_touching_;
-  DeviceBuffer<double> pf_partials_;
-  DeviceBuffer<ProjectiveDeviceState> pf_state_;
-  ProjectiveDeviceState* pf_state_host_ = nullptr;
 };
 
 }  // namespace pbf

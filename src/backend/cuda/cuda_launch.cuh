@@ -1,6 +1,7 @@
 // cuda_launch.cuh - what the CUDA backend's .cu files share to launch
 // kernels: the block size, the planes of a step passed to kernels by value,
-// the gathers between orders (cell order, user order) and the launch check.
+// the gathers between orders (cell order, user order), the launch check, and
+// the reductions and gate that end both methods' iterations on the GPU.
 // All of it has internal linkage (an unnamed namespace), so that each .cu file
 // compiles its own copy and no kernel is launched from another translation
 // unit than the one that defines it (no relocatable device code). Touches no
@@ -53,6 +54,62 @@ __global__ void k_to_user(size_t n, const uint32_t* id, const T* from, T* to) {
 }
 
 void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); }
+
+// Reduces sum[] and top[] (kBlock entries in shared memory, each thread's
+// written) to sum[0] and top[0] in a fixed tree order. Every thread must call it.
+__device__ void tree_reduce(double* sum, float* top) {
+  const unsigned t = threadIdx.x;
+  __syncthreads();
+  for (unsigned half = kBlock / 2; half > 0; half /= 2) {
+    if (t < half) {
+      sum[t] += sum[t + half];
+      top[t] = fmaxf(top[t], top[t + half]);
+    }
+    __syncthreads();
+  }
+}
+
+// Sums `value` (and takes the max of `largest`) over the block in a fixed
+// tree order; thread 0 writes the block's results. Every thread must call it.
+__device__ void block_reduce(double value, float largest, double* partials, float* partial_max) {
+  __shared__ double sum[kBlock];
+  __shared__ float top[kBlock];
+  const unsigned t = threadIdx.x;
+  sum[t] = value;
+  top[t] = largest;
+  tree_reduce(sum, top);
+  if (t == 0) {
+    partials[blockIdx.x] = sum[0];
+    if (partial_max) partial_max[blockIdx.x] = top[0];
+  }
+}
+
+// One block: an iteration's mean and largest compression from its per-block
+// partials (block_reduce), summed in a fixed order (deterministic), and
+// whether they end the substep's iterations (mean at most `tolerance`). The
+// host never waits for it.
+__global__ void k_iteration_gate(unsigned blocks, size_t n, float tolerance, const double* partials,
+                                 const float* partial_max, IterationDeviceState* state) {
+  if (state->converged) return;
+  __shared__ double sum[kBlock];
+  __shared__ float top[kBlock];
+  const unsigned t = threadIdx.x;
+  double acc = 0.0;
+  float largest = 0.0f;
+  for (unsigned k = t; k < blocks; k += kBlock) {
+    acc += partials[k];
+    largest = fmaxf(largest, partial_max[k]);
+  }
+  sum[t] = acc;
+  top[t] = largest;
+  tree_reduce(sum, top);
+  if (t == 0) {
+    const float mean = n > 0 ? static_cast<float>(sum[0] / static_cast<double>(n)) : 0.0f;
+    state->mean_compression = mean;
+    state->max_compression = top[0];
+    if (mean <= tolerance) state->converged = 1;
+  }
+}
 
 }  // namespace
 }  // namespace pbf

@@ -25,7 +25,7 @@ uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float g
   return n;
 }
 
-void pbf_substep(Backend& backend, const StepContext& ctx, uint32_t iterations, StepStats& timing) {
+void pbf_substep(Backend& backend, const StepContext& ctx, const DensityIterations& iterations, StepStats& timing) {
   {
     PhaseTimer t(timing.time_predict_ms);
     backend.predict(ctx);
@@ -40,7 +40,9 @@ void pbf_substep(Backend& backend, const StepContext& ctx, uint32_t iterations, 
   }
   {
     PhaseTimer t(timing.time_constraints_ms);
-    for (uint32_t k = 0; k < iterations; ++k) backend.solve_density(ctx);
+    // The last required iteration measures whether the substep needs more (Backend::solve_density).
+    for (uint32_t k = 0; k < iterations.most; ++k)
+      backend.solve_density(ctx, k + 1 < iterations.least ? -1.0f : iterations.tolerance);
   }
   {
     PhaseTimer t(timing.time_velocity_ms);
@@ -55,7 +57,7 @@ void pbf_substep(Backend& backend, const StepContext& ctx, uint32_t iterations, 
 namespace {
 
 void run_substeps(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps,
-                  uint32_t iterations, StepStats& timing) {
+                  const DensityIterations& iterations, StepStats& timing) {
   for (uint32_t k = 0; k < substeps; ++k) {
     ctx.obstacle_poses = poses + static_cast<size_t>(k) * ctx.obstacle_count;
     pbf_substep(backend, ctx, iterations, timing);
@@ -64,10 +66,11 @@ void run_substeps(Backend& backend, StepContext ctx, const ObstaclePose* poses, 
 
 }  // namespace
 
-void pbf_step(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps, uint32_t iterations,
-              StepStats& timing) {
+void pbf_step(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps,
+              const DensityIterations& iterations, StepStats& timing) {
   run_recorded(backend, ctx, poses, substeps, timing,
                [&](StepStats& s) { run_substeps(backend, ctx, poses, substeps, iterations, s); });
+  timing.density_iterations += backend.iteration_tally().iterations;
 }
 
 }  // namespace pbf

@@ -22,14 +22,17 @@ constexpr uint32_t kMaxAdaptiveSplit = 32;
 // backend can record the whole step (Backend::begin_recording).
 uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float gravity, float cfl, float spacing);
 
-// Runs one substep; adds the time of each phase to `timing`.
-void pbf_substep(Backend& backend, const StepContext& ctx, uint32_t iterations, StepStats& timing);
+// Runs one substep with `iterations.least` to `iterations.most` density
+// iterations (the backend ends them where they meet the tolerance); adds the
+// time of each phase to `timing`.
+void pbf_substep(Backend& backend, const StepContext& ctx, const DensityIterations& iterations, StepStats& timing);
 
 // Runs `substeps` substeps, substep k with the obstacle poses
 // poses[k * ctx.obstacle_count ...]: recorded and run as one unit of work
 // where the backend can (Backend::begin_recording), else stage by stage.
-// Adds the time of each phase to `timing`.
-void pbf_step(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps, uint32_t iterations,
-              StepStats& timing);
+// Adds the time of each phase to `timing`, and the density iterations run to
+// timing.density_iterations.
+void pbf_step(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps,
+              const DensityIterations& iterations, StepStats& timing);
 
 }  // namespace pbf

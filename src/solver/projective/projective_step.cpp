@@ -59,9 +59,10 @@ void projective_step(Backend& backend, StepContext ctx, const ObstaclePose* pose
                      const PbfParams& params, StepStats& stats) {
   run_recorded(backend, ctx, poses, substeps, stats,
                [&](StepStats& s) { run_substeps(backend, ctx, poses, substeps, params, s); });
-  const ProjectiveTally tally = backend.projective_tally();
-  stats.local_global_iterations += tally.global_steps;
-  stats.cg_iterations += tally.global_steps;
+  const IterationTally tally = backend.iteration_tally();
+  stats.local_global_iterations += tally.iterations;
+  stats.density_iterations += tally.iterations;
+  stats.cg_iterations += tally.iterations;
   stats.cg_residual = 0.0f;
 }
 

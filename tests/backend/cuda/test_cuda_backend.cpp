@@ -76,6 +76,24 @@ TEST_F(CudaBackend, TheFirstStepsAgreeWithTheCpuWithinRoundOff) {
   EXPECT_NEAR(a.avg_density_error, b.avg_density_error, 1e-4f);
 }
 
+// A column 60 particles tall stepped one 1/60 s frame: 4 iterations leave it
+// compressed above the density tolerance, so more run, ended on the GPU by
+// its gate (graph or stages) after as many as on the CPU.
+TEST_F(CudaBackend, TheDensityToleranceRunsAsManyIterationsAsOnTheCpu) {
+  const float box[3] = {0.4f, 0.8f, 0.04f}, column[3] = {0.1f, 0.6f, 0.04f};
+  SolverPtr cpu = make_dam_break(0.01f, box, column, 0, PBF_BACKEND_CPU);
+  SolverPtr gpu = make_dam_break(0.01f, box, column, 0, PBF_BACKEND_CUDA);
+  for (int frame = 1; frame <= 3; ++frame) {
+    PBF_ASSERT_OK(pbf_solver_step(cpu.get(), 1.0f / 60.0f, 1));
+    PBF_ASSERT_OK(pbf_solver_step(gpu.get(), 1.0f / 60.0f, 1));
+    const pbf_stats a = stats_of(cpu.get()), b = stats_of(gpu.get());
+    EXPECT_GT(a.density_iterations, a.substeps * pbf_params_default().iterations) << "frame " << frame;
+    // The means are summed in another order on the GPU: one iteration more or fewer at the threshold.
+    EXPECT_NEAR(double(a.density_iterations), double(b.density_iterations), double(a.substeps)) << "frame " << frame;
+    EXPECT_LT(max_difference(positions_of(cpu.get()), positions_of(gpu.get())), 1e-4f) << "frame " << frame;
+  }
+}
+
 // Projective Fluids on both backends: the same local/global iterations and
 // the same closed-form global steps, so the first steps agree within
 // round-off too.
@@ -275,6 +293,7 @@ TEST_F(CudaBackend, AStepRunAsAGraphEqualsTheStagesOneByOne) {
   EXPECT_EQ(velocities_of(graph.get()), velocities_of(stages.get()));
   const pbf_stats a = stats_of(graph.get()), b = stats_of(stages.get());
   EXPECT_EQ(a.avg_density_error, b.avg_density_error);
+  EXPECT_EQ(a.density_iterations, b.density_iterations) << "the GPU's gate ends the iterations as the stages do";
   EXPECT_EQ(a.neighbor_overflows, b.neighbor_overflows);
   EXPECT_EQ(a.max_neighbors, b.max_neighbors);
   // The graph's phases are timed on the GPU; they lie within the whole step.

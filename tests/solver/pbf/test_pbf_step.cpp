@@ -70,6 +70,7 @@ class LoggingBackend final : public Backend {
 
   std::vector<std::string> log;
   std::vector<const ObstaclePose*> poses_seen;  // ctx.obstacle_poses at each predict
+  std::vector<float> tolerances;                // of each solve_density call
   bool abandoned = false;
   bool fail_every_stage = false;                // a real failure: recorded or not
 
@@ -93,7 +94,10 @@ class LoggingBackend final : public Backend {
   }
   void build_grid(const StepContext& ctx) override { stage("grid", [&] { inner_->build_grid(ctx); }); }
   void find_neighbors(const StepContext& ctx) override { stage("neighbors", [&] { inner_->find_neighbors(ctx); }); }
-  void solve_density(const StepContext& ctx) override { stage("density", [&] { inner_->solve_density(ctx); }); }
+  void solve_density(const StepContext& ctx, float tolerance) override {
+    tolerances.push_back(tolerance);
+    stage("density", [&] { inner_->solve_density(ctx, tolerance); });
+  }
   void update_velocities(const StepContext& ctx) override {
     stage("velocity", [&] { inner_->update_velocities(ctx); });
   }
@@ -105,7 +109,7 @@ class LoggingBackend final : public Backend {
   void projective_local_step(const StepContext&, float) override {}
   void projective_global_step(const StepContext&, float) override {}
   void projective_update_velocities(const StepContext&) override {}
-  pbf::ProjectiveTally projective_tally() override { return {}; }
+  pbf::IterationTally iteration_tally() override { return inner_->iteration_tally(); }
 
   bool begin_recording(const StepContext&, const ObstaclePose*, uint32_t substeps) override {
     if (mode_ == Recording::None) return false;
@@ -152,13 +156,14 @@ struct Step {
 
   Step() {
     params.iterations = 2;
+    params.density_tolerance = 0.0f;  // exactly 2 iterations
     planes.push_back(Plane{Vec3{0.0f, 1.0f, 0.0f}, 0.0f});  // the floor
     ctx.constants = pbf::make_pbf_constants(config, params, 1.0f / 120.0f);
     ctx.planes = planes.data();
     ctx.plane_count = static_cast<uint32_t>(planes.size());
   }
   void run(Backend& backend, uint32_t substeps, StepStats& timing) {
-    pbf::pbf_step(backend, ctx, poses.data(), substeps, params.iterations, timing);
+    pbf::pbf_step(backend, ctx, poses.data(), substeps, pbf::density_iterations(params), timing);
   }
 };
 
@@ -199,7 +204,7 @@ TEST(PbfStep, EachSubstepSeesItsOwnObstaclePoses) {
   LoggingBackend backend(step.config, LoggingBackend::Recording::Runs);
   StepStats timing;
   // The logging backend holds no obstacles: only where each substep looks is checked.
-  pbf::pbf_step(backend, step.ctx, step.poses.data(), 3, 0, timing);
+  pbf::pbf_step(backend, step.ctx, step.poses.data(), 3, pbf::DensityIterations{0, 0, -1.0f}, timing);
   ASSERT_EQ(backend.poses_seen.size(), 3u);
   for (size_t k = 0; k < 3; ++k) EXPECT_EQ(backend.poses_seen[k], step.poses.data() + 2 * k) << "substep " << k;
 }
@@ -235,6 +240,33 @@ TEST(PbfStep, AStageThatFailsWhileRecordingFallsBackToTheStagesWithTheSameResult
       {{"begin", "rec:predict", "rec:grid", "rec:neighbors", "abandon"}, substep_log(""), substep_log("")});
   EXPECT_EQ(backend.log, concat({one_step, one_step}));
   EXPECT_EQ(positions(backend), reference_positions());
+}
+
+TEST(PbfStep, PastTheRequiredIterationsTheToleranceDecidesUpToTheMost) {
+  Step step;
+  step.params.iterations = 3;
+  step.params.density_tolerance = 0.002f;
+  step.params.max_iterations = 6;
+  LoggingBackend backend(step.config, LoggingBackend::Recording::None);
+  StepStats timing;
+  step.run(backend, 1, timing);
+  // The first two need not measure; the third measures whether more run; all six are offered.
+  EXPECT_EQ(backend.tolerances, (std::vector<float>{-1.0f, -1.0f, 0.002f, 0.002f, 0.002f, 0.002f}));
+  EXPECT_GE(timing.density_iterations, 3u);
+  EXPECT_LE(timing.density_iterations, 6u);
+}
+
+TEST(PbfStep, AMostBelowTheRequiredIterationsStillRunsThem) {
+  pbf::PbfParams p;
+  p.iterations = 8;
+  p.max_iterations = 5;
+  p.density_tolerance = 0.01f;
+  const pbf::DensityIterations it = pbf::density_iterations(p);
+  EXPECT_EQ(it.least, 8u);
+  EXPECT_EQ(it.most, 8u);
+  p.density_tolerance = 0.0f;
+  EXPECT_EQ(pbf::density_iterations(p).most, 8u);
+  EXPECT_LT(pbf::density_iterations(p).tolerance, 0.0f) << "no tolerance: nothing measured";
 }
 
 TEST(PbfStep, ARealFailureReachesTheCaller) {

@@ -239,7 +239,7 @@ class ProjectiveGlobalStep : public ::testing::Test {
     before_ = backend_->predicted_positions();
     backend_->projective_global_step(ctx_, 1.0f);
     after_ = backend_->predicted_positions();
-    tally_ = backend_->projective_tally();
+    tally_ = backend_->iteration_tally();
   }
 
   SolverConfig config_;
@@ -247,7 +247,7 @@ class ProjectiveGlobalStep : public ::testing::Test {
   std::unique_ptr<pbf::CpuBackend> backend_;
   pbf::StepContext ctx_;
   std::vector<pbf::Plane> planes_;
-  pbf::ProjectiveTally tally_;
+  pbf::IterationTally tally_;
   std::vector<Vec3> before_, after_;
 };
 
@@ -255,9 +255,9 @@ TEST_F(ProjectiveGlobalStep, TheTallyCountsTheGlobalStepAndTheCompressionItStart
   run();
   EXPECT_GT(tally_.mean_compression, 0.05f) << "the cube starts compressed";
   EXPECT_GE(tally_.max_compression, tally_.mean_compression);
-  EXPECT_EQ(tally_.global_steps, 1u);
-  const pbf::ProjectiveTally next = backend_->projective_tally();
-  EXPECT_EQ(next.global_steps, 0u) << "a tally starts anew after it is read";
+  EXPECT_EQ(tally_.iterations, 1u);
+  const pbf::IterationTally next = backend_->iteration_tally();
+  EXPECT_EQ(next.iterations, 0u) << "a tally starts anew after it is read";
 }
 
 TEST_F(ProjectiveGlobalStep, SolutionSatisfiesTheGlobalSystem) {
@@ -296,7 +296,7 @@ TEST_F(ProjectiveGlobalStep, TheGlobalStepLowersTheCompression) {
     backend_->projective_global_step(ctx_, 1.0f);
   }
   backend_->projective_local_step(ctx_, 0.0f);
-  const float later = backend_->projective_tally().mean_compression;
+  const float later = backend_->iteration_tally().mean_compression;
   EXPECT_LT(later, 0.5f * first) << "first " << first;
 }
 
@@ -314,12 +314,12 @@ TEST_F(ProjectiveGlobalStep, ALocalStepWithinTheToleranceEndsTheSubstepsIteratio
   }
   EXPECT_EQ(max_distance(backend_->predicted_positions(), converged), 0.0f);
   EXPECT_EQ(backend_->densities(), densities);
-  EXPECT_EQ(backend_->projective_tally().global_steps, 0u);
+  EXPECT_EQ(backend_->iteration_tally().iterations, 0u);
   backend_->projective_begin(ctx_);
   backend_->projective_local_step(ctx_, 0.0f);
   backend_->projective_global_step(ctx_, 1.0f);
   EXPECT_GT(max_distance(backend_->predicted_positions(), converged), 0.0f) << "a new substep iterates again";
-  EXPECT_EQ(backend_->projective_tally().global_steps, 1u);
+  EXPECT_EQ(backend_->iteration_tally().iterations, 1u);
 }
 
 // A random global system from global_row(): the iterate, the targets and the

@@ -91,7 +91,9 @@ class LoggingBackend final : public Backend {
   void predict(const StepContext& ctx) override { stage("predict", [&] { inner_->predict(ctx); }); }
   void build_grid(const StepContext& ctx) override { stage("grid", [&] { inner_->build_grid(ctx); }); }
   void find_neighbors(const StepContext& ctx) override { stage("neighbors", [&] { inner_->find_neighbors(ctx); }); }
-  void solve_density(const StepContext& ctx) override { stage("density", [&] { inner_->solve_density(ctx); }); }
+  void solve_density(const StepContext& ctx, float tolerance) override {
+    stage("density", [&] { inner_->solve_density(ctx, tolerance); });
+  }
   void update_velocities(const StepContext& ctx) override {
     stage("pbf velocity", [&] { inner_->update_velocities(ctx); });
   }
@@ -109,9 +111,9 @@ class LoggingBackend final : public Backend {
   void projective_update_velocities(const StepContext& ctx) override {
     stage("velocity", [&] { inner_->projective_update_velocities(ctx); });
   }
-  pbf::ProjectiveTally projective_tally() override {
+  pbf::IterationTally iteration_tally() override {
     log.push_back("tally");
-    return inner_->projective_tally();
+    return inner_->iteration_tally();
   }
 
   bool begin_recording(const StepContext&, const ObstaclePose*, uint32_t substeps) override {
