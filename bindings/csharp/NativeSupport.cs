@@ -114,6 +114,9 @@ internal struct NativeParams {
   public float cfl_number;
   public float max_dt;
   public float projective_chebyshev_rho;
+  public uint reserved;
+  public float density_tolerance;
+  public uint max_iterations;
 
   /// <summary>A zeroed struct with struct_size set, as the library requires.</summary>
   public static NativeParams Sized() {
@@ -148,6 +151,7 @@ internal struct NativeStats {
   public float cg_residual;
   public float min_substep_dt;
   public float max_substep_dt;
+  public uint density_iterations;
 
   /// <summary>A zeroed struct with struct_size set, as the library requires.</summary>
   public static NativeStats Sized() {

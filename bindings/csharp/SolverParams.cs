@@ -66,10 +66,10 @@ public sealed class SolverParams {
   /// <summary>Projective Fluids: constraint value that ends a projection, 0 .. 1; default 1e-5.</summary>
   public float NewtonTolerance { get; set; } = 1.0e-5f;
 
-  /// <summary>Projective Fluids: split substeps as the CFL condition asks; default true.</summary>
+  /// <summary>Both methods: split substeps as the CFL condition asks; default true.</summary>
   public bool AdaptiveDt { get; set; } = true;
 
-  /// <summary>Projective Fluids: fraction of a spacing a particle may travel per step, (0, 1]; default 0.4.</summary>
+  /// <summary>Both methods: fraction of a spacing a particle may travel per substep, (0, 1]; default 0.4.</summary>
   public float CflNumber { get; set; } = 0.4f;
 
   /// <summary>Projective Fluids: the largest adaptive step [s], 1e-6 .. 1; default 0.005.</summary>
@@ -77,6 +77,13 @@ public sealed class SolverParams {
 
   /// <summary>Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.9999, 0 = off; default 0.</summary>
   public float ProjectiveChebyshevRho { get; set; } = 0.0f;
+
+  /// <summary>PBF: after the first <see cref="Iterations"/> density iterations of a substep, more run until the
+  /// mean compression an iteration starts from is at most this, 0 .. 1, 0 = exactly Iterations; default 0.001.</summary>
+  public float DensityTolerance { get; set; } = 0.001f;
+
+  /// <summary>PBF: the most density iterations a substep runs with DensityTolerance, 1 .. 1000; default 20.</summary>
+  public uint MaxIterations { get; set; } = 20u;
 
   /// <summary>A copy with its own array.</summary>
   public SolverParams Clone() {
@@ -111,6 +118,8 @@ public sealed class SolverParams {
     p.cfl_number = CflNumber;
     p.max_dt = MaxDt;
     p.projective_chebyshev_rho = ProjectiveChebyshevRho;
+    p.density_tolerance = DensityTolerance;
+    p.max_iterations = MaxIterations;
     return p;
   }
 
@@ -139,6 +148,8 @@ public sealed class SolverParams {
       CflNumber = p.cfl_number,
       MaxDt = p.max_dt,
       ProjectiveChebyshevRho = p.projective_chebyshev_rho,
+      DensityTolerance = p.density_tolerance,
+      MaxIterations = p.max_iterations,
     };
   }
 }

@@ -11,7 +11,7 @@ public sealed class SolverStats {
   public uint ParticleCount { get; private set; }
   /// <summary>Substeps of the last step.</summary>
   public uint Substeps { get; private set; }
-  /// <summary>Density iterations per substep.</summary>
+  /// <summary>Density iterations a substep may run at most (DensityIterations says how many ran).</summary>
   public uint Iterations { get; private set; }
   /// <summary>Mean compression after the last substep.</summary>
   public float AvgDensityError { get; private set; }
@@ -49,6 +49,8 @@ public sealed class SolverStats {
   public float MinSubstepDt { get; private set; }
   /// <summary>Projective Fluids: largest step taken [s].</summary>
   public float MaxSubstepDt { get; private set; }
+  /// <summary>Density iterations run, summed over the substeps (PBF; Projective Fluids: as LocalGlobalIterations).</summary>
+  public uint DensityIterations { get; private set; }
 
   internal static SolverStats FromNative(NativeStats s) {
     return new SolverStats {
@@ -73,6 +75,7 @@ public sealed class SolverStats {
       CgResidual = s.cg_residual,
       MinSubstepDt = s.min_substep_dt,
       MaxSubstepDt = s.max_substep_dt,
+      DensityIterations = s.density_iterations,
     };
   }
 }

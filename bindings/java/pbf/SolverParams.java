@@ -32,6 +32,8 @@ public final class SolverParams implements Cloneable {
   private float cflNumber = 0.4f;
   private float maxDt = 0.005f;
   private float projectiveChebyshevRho = 0.0f;
+  private float densityTolerance = 0.001f;
+  private int maxIterations = 20;
 
   /** @return a copy of the body acceleration [m/s^2]; default (0, -9.81, 0) */
   public float[] getGravity() { return gravity.clone(); }
@@ -128,12 +130,12 @@ public final class SolverParams implements Cloneable {
   /** @param value see the getter @return this */
   public SolverParams setNewtonTolerance(float value) { newtonTolerance = value; return this; }
 
-  /** @return Projective Fluids: split substeps as the CFL condition asks; default true. */
+  /** @return both methods: split substeps as the CFL condition asks; default true. */
   public boolean getAdaptiveDt() { return adaptiveDt; }
   /** @param value see the getter @return this */
   public SolverParams setAdaptiveDt(boolean value) { adaptiveDt = value; return this; }
 
-  /** @return Projective Fluids: fraction of a spacing a particle may travel per step, (0, 1]; default 0.4. */
+  /** @return both methods: fraction of a spacing a particle may travel per substep, (0, 1]; default 0.4. */
   public float getCflNumber() { return cflNumber; }
   /** @param value see the getter @return this */
   public SolverParams setCflNumber(float value) { cflNumber = value; return this; }
@@ -147,6 +149,19 @@ public final class SolverParams implements Cloneable {
   public float getProjectiveChebyshevRho() { return projectiveChebyshevRho; }
   /** @param value see the getter @return this */
   public SolverParams setProjectiveChebyshevRho(float value) { projectiveChebyshevRho = value; return this; }
+
+  /**
+   * @return PBF: after the first {@code iterations} density iterations of a substep, more run until the mean
+   *     compression an iteration starts from is at most this, 0 .. 1, 0 = exactly {@code iterations}; default 0.001.
+   */
+  public float getDensityTolerance() { return densityTolerance; }
+  /** @param value see the getter @return this */
+  public SolverParams setDensityTolerance(float value) { densityTolerance = value; return this; }
+
+  /** @return PBF: the most density iterations a substep runs with densityTolerance, 1 .. 1000; default 20. */
+  public int getMaxIterations() { return maxIterations; }
+  /** @param value see the getter @return this */
+  public SolverParams setMaxIterations(int value) { maxIterations = Checks.count(value, "maxIterations"); return this; }
 
   /** @return a copy */
   @Override
@@ -186,6 +201,8 @@ public final class SolverParams implements Cloneable {
     p.setCfl_number(cflNumber);
     p.setMax_dt(maxDt);
     p.setProjective_chebyshev_rho(projectiveChebyshevRho);
+    p.setDensity_tolerance(densityTolerance);
+    p.setMax_iterations(maxIterations);
     return p;
   }
 
@@ -214,6 +231,8 @@ public final class SolverParams implements Cloneable {
     params.cflNumber = p.getCfl_number();
     params.maxDt = p.getMax_dt();
     params.projectiveChebyshevRho = p.getProjective_chebyshev_rho();
+    params.densityTolerance = p.getDensity_tolerance();
+    params.maxIterations = (int) p.getMax_iterations();
     return params;
   }
 }

@@ -21,6 +21,7 @@ public final class SolverStats {
   private float cgResidual;
   private float minSubstepDt;
   private float maxSubstepDt;
+  private int densityIterations;
   private double timeTotalMs;
   private double timePredictMs;
   private double timeGridMs;
@@ -35,7 +36,7 @@ public final class SolverStats {
   public int getParticleCount() { return particleCount; }
   /** @return substeps of the last step */
   public int getSubsteps() { return substeps; }
-  /** @return density iterations per substep */
+  /** @return density iterations a substep may run at most */
   public int getIterations() { return iterations; }
   /** @return mean compression after the last substep */
   public float getAvgDensityError() { return avgDensityError; }
@@ -73,6 +74,8 @@ public final class SolverStats {
   public float getMinSubstepDt() { return minSubstepDt; }
   /** @return Projective Fluids: largest step taken [s]. */
   public float getMaxSubstepDt() { return maxSubstepDt; }
+  /** @return density iterations run, summed over the substeps (PBF; Projective Fluids: as localGlobalIterations). */
+  public int getDensityIterations() { return densityIterations; }
 
   static SolverStats fromNative(NativeStats s) {
     SolverStats stats = new SolverStats();
@@ -97,6 +100,7 @@ public final class SolverStats {
     stats.cgResidual = s.getCg_residual();
     stats.minSubstepDt = s.getMin_substep_dt();
     stats.maxSubstepDt = s.getMax_substep_dt();
+    stats.densityIterations = (int) s.getDensity_iterations();
     return stats;
   }
 }

@@ -73,6 +73,24 @@ public sealed class ParticleTests {
   }
 
   [Test]
+  public void PbfRunsMoreIterationsWhereTheDensityToleranceAsks() {
+    using (var solver = new Solver(new SolverDesc { ParticleSpacing = 0.1f, MaxParticles = 1000 })) {
+      solver.FillBox(new[] { 0f, 0f, 0f }, new[] { 0.5f, 0.5f, 0.5f });
+      // A tolerance no step meets runs every iteration up to MaxIterations; one every step meets, Iterations.
+      solver.SetParams(new SolverParams { Iterations = 2, DensityTolerance = 1e-9f, MaxIterations = 9 });
+      SolverParams q = solver.GetParams();
+      Expect.Equal(1e-9f, q.DensityTolerance, "density tolerance");
+      Expect.Equal(9u, q.MaxIterations, "max iterations");
+      solver.Step(1f / 60f, 1);
+      Expect.Equal(9u, solver.GetStats().DensityIterations, "iterations up to the most");
+      Expect.Equal(9u, solver.GetStats().Iterations, "the most a substep may run");
+      solver.SetParams(new SolverParams { Iterations = 2, DensityTolerance = 1f, MaxIterations = 9 });
+      solver.Step(1f / 60f, 1);
+      Expect.Equal(2u, solver.GetStats().DensityIterations, "the tolerance met at once");
+    }
+  }
+
+  [Test]
   public void PositionsAndVelocitiesCanBeOverwritten() {
     using (Solver solver = Empty()) {
       Expect.Equal(8, solver.FillBox(new[] { 0f, 0f, 0f }, new[] { 0.2f, 0.2f, 0.2f }, new[] { 1f, 0f, 0f }), "added");
@@ -101,7 +119,8 @@ public sealed class ParticleTests {
       SolverStats s = solver.GetStats();
       Expect.Equal(125u, s.ParticleCount, "particles");
       Expect.Equal(3u, s.Substeps, "substeps");
-      Expect.Equal(4u, s.Iterations, "iterations");
+      Expect.Equal(20u, s.Iterations, "iterations at most: the density tolerance may add up to MaxIterations");
+      Expect.True(s.DensityIterations >= 3 * 4 && s.DensityIterations <= 3 * 20, "iterations run");
       Expect.True(s.TimeTotalMs > 0.0, "time measured");
       Expect.True(s.TimeTotalMs >= s.TimeConstraintsMs, "total covers the constraints");
       Expect.True(s.AvgNeighbors > 0f && s.MaxNeighbors > 0, "neighbours");

@@ -93,6 +93,24 @@ class ParticleTest {
   }
 
   @Test
+  void pbfRunsMoreIterationsWhereTheDensityToleranceAsks() {
+    try (Solver solver = new Solver(new SolverDesc().setParticleSpacing(0.1f).setMaxParticles(1000))) {
+      solver.fillBox(new float[] {0, 0, 0}, new float[] {0.5f, 0.5f, 0.5f});
+      // A tolerance no step meets runs every iteration up to maxIterations; one every step meets, iterations.
+      solver.setParams(new SolverParams().setIterations(2).setDensityTolerance(1e-9f).setMaxIterations(9));
+      SolverParams q = solver.getParams();
+      assertEquals(1e-9f, q.getDensityTolerance());
+      assertEquals(9, q.getMaxIterations());
+      solver.step(1f / 60f, 1);
+      assertEquals(9, solver.getStats().getDensityIterations());
+      assertEquals(9, solver.getStats().getIterations());
+      solver.setParams(new SolverParams().setIterations(2).setDensityTolerance(1f).setMaxIterations(9));
+      solver.step(1f / 60f, 1);
+      assertEquals(2, solver.getStats().getDensityIterations());
+    }
+  }
+
+  @Test
   void aStepFillsStatisticsAndDensities() {
     try (Solver solver = empty()) {
       solver.fillBox(new float[] {0, 0, 0}, new float[] {0.5f, 0.5f, 0.5f});
@@ -101,7 +119,8 @@ class ParticleTest {
       SolverStats s = solver.getStats();
       assertEquals(125, s.getParticleCount());
       assertEquals(3, s.getSubsteps());
-      assertEquals(4, s.getIterations());
+      assertEquals(20, s.getIterations());  // at most: the density tolerance may add up to maxIterations
+      assertTrue(s.getDensityIterations() >= 3 * 4 && s.getDensityIterations() <= 3 * 20);
       assertTrue(s.getTimeTotalMs() > 0.0);
       assertTrue(s.getTimeTotalMs() >= s.getTimeConstraintsMs());
       assertTrue(s.getAvgNeighbors() > 0f && s.getMaxNeighbors() > 0);
