@@ -132,7 +132,11 @@ def main(argv=None):
         xs, avg, big = [], [], []
         for label, d in runs:
             k = row_at(d, args.at)
-            per_substep, substeps = d["iterations"][-1], d["substeps"][-1]
+            substeps = d["substeps"][-1]
+            # Iterations run per substep over the run (density_iterations: the density tolerance may choose
+            # them), else the count set.
+            ran, taken = sum(d.get("density_iterations", [0])), sum(d["substeps"])
+            per_substep = ran / taken if ran > 0 and taken > 0 else d["iterations"][-1]
             xs.append({"iterations": per_substep, "substeps": substeps, "per-frame": per_substep * substeps}[args.x])
             avg.append(max(100 * d["avg_density_error"][k], 1e-6))
             big.append(max(100 * d["max_density_error"][k], 1e-6))

@@ -29,6 +29,7 @@ struct Options {
   float fps = 60.0f;
   int substeps = 4;
   int iterations = 4;
+  float density_tolerance = 0.0f;
   float spacing = 0.025f;
   int threads = 0;
   std::string out = "pbf-out";
@@ -92,12 +93,17 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
   const pbf_solver_desc& desc = runner.desc();
   size_t n = runner.particle_count();
   const bool projective = desc.method == PBF_METHOD_PROJECTIVE;
-  std::printf("pbf %s  %s: %zu particles, %s, backend %s, %d threads, %d frames of %d substeps x %u iterations%s\n",
+  const pbf_params& params = scene.params;
+  std::printf("pbf %s  %s: %zu particles, %s, backend %s, %d threads, %d frames of %d substeps x %u iterations",
               pbf_version_string(), scene_name(scene, builtin).c_str(), n,
               projective ? "Projective Fluids" : "Position Based Fluids", pbf_backend_name(desc.backend),
               desc.thread_count, scene.time.frames, scene.time.substeps,
-              projective ? scene.params.projective_iterations : scene.params.iterations,
-              projective ? " at most" : "");
+              projective ? params.projective_iterations : params.iterations);
+  if (projective)
+    std::printf(" at most");
+  else if (params.density_tolerance > 0.0f && params.max_iterations > params.iterations)
+    std::printf(" (up to %u above %.3g%% compression)", params.max_iterations, 100.0 * params.density_tolerance);
+  std::printf("\n");
   if (!builtin && !scene.description.empty()) std::printf("  %s\n", scene.description.c_str());
   size_t samples = 0;
   if (pbf_solver_get_boundary_particle_count(runner.solver(), &samples) == PBF_OK && samples > 0)
@@ -145,8 +151,9 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
               n, t.frames, t.step_ms / std::max(t.frames, 1),
               t.step_ms / static_cast<double>(std::max<uint64_t>(t.substeps, 1)),
               static_cast<unsigned long long>(t.substeps), wall);
-  std::printf("density error: average over frames %.4f%%, maximum %.3f%%\n",
-              100.0 * t.density_error_sum / std::max(t.frames, 1), 100.0 * t.density_error_max);
+  std::printf("density error: average over frames %.4f%%, maximum %.3f%%; %.2f density iterations per substep\n",
+              100.0 * t.density_error_sum / std::max(t.frames, 1), 100.0 * t.density_error_max,
+              static_cast<double>(t.density_iterations) / static_cast<double>(std::max<uint64_t>(t.substeps, 1)));
   if (dynamic_count)
     std::printf("particles: %zu at the start, %zu emitted, %zu removed by sinks, %zu refused (max_particles %u), "
                 "%zu emitted outside the domain\n",
@@ -191,14 +198,17 @@ int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
   pbf_solver* solver = runner.solver();
   const size_t n = runner.particle_count();
   const int steps = static_cast<int>(o.bench_seconds / o.bench_dt + 0.5f);
-  const unsigned iterations = runner.scene().params.iterations;
-  std::printf("pbf %s  %s: %zu particles, backend %s, %d threads, dt %.4f s, %u iterations, %d steps\n",
-              pbf_version_string(), builtin ? "reference dam break" : runner.scene().source.c_str(), n,
-              pbf_backend_name(runner.desc().backend), runner.desc().thread_count, o.bench_dt, iterations, steps);
+  const pbf_params& params = runner.scene().params;
+  std::printf("pbf %s  %s: %zu particles, backend %s, %d threads, dt %.4f s, %u iterations", pbf_version_string(),
+              builtin ? "reference dam break" : runner.scene().source.c_str(), n,
+              pbf_backend_name(runner.desc().backend), runner.desc().thread_count, o.bench_dt, params.iterations);
+  if (params.density_tolerance > 0.0f && params.max_iterations > params.iterations)
+    std::printf(" (up to %u above %.3g%% compression)", params.max_iterations, 100.0 * params.density_tolerance);
+  std::printf(", %d steps\n", steps);
   if (!runner.scene().emitters.empty() || !runner.scene().sinks.empty())
     std::printf("(emitters and sinks do not run in --bench: the initial fluid is timed)\n");
   std::map<std::string, std::vector<double>> t;
-  double err_sum = 0.0, err_max = 0.0;
+  double err_sum = 0.0, err_max = 0.0, iterations = 0.0, substeps = 0.0;
   pbf_stats s = pbf_stats_default();
   for (int k = 0; k < steps; ++k) {
     if (pbf_solver_step(solver, o.bench_dt, 1) != PBF_OK || pbf_solver_get_stats(solver, &s) != PBF_OK)
@@ -211,6 +221,8 @@ int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
     t["velocity"].push_back(s.time_velocity_ms);
     t["vorticity+xsph"].push_back(s.time_vorticity_viscosity_ms);
     err_sum += s.avg_density_error;
+    iterations += s.density_iterations;
+    substeps += s.substeps;
     err_max = std::max(err_max, static_cast<double>(s.max_density_error));
     if (isatty(STDERR_FILENO) && (k + 1) % 50 == 0)
       print_progress(k + 1, steps, 0.001 * std::accumulate(t["total"].begin(), t["total"].end(), 0.0));
@@ -220,8 +232,9 @@ int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
     std::printf("  %-16s %8.3f ms\n", phase, median(t[phase]));
   std::printf("density error: average over steps %.4f%%, maximum %.3f%%\n", 100.0 * err_sum / std::max(steps, 1),
               100.0 * err_max);
+  std::printf("density iterations per substep: %.2f on average\n", iterations / std::max(substeps, 1.0));
   std::printf("particle-iterations per second: %.3g\n",
-              static_cast<double>(n) * iterations / (median(t["total"]) * 1e-3));
+              static_cast<double>(n) * iterations / (std::accumulate(t["total"].begin(), t["total"].end(), 0.0) * 1e-3));
   return 0;
 }
 
@@ -251,6 +264,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   app.add_option("--iterations", o.iterations, "density iterations per substep (overrides parameters.iterations)")
       ->check(CLI::Range(1, 100));
+  app.add_option("--density-tolerance", o.density_tolerance,
+                 "PBF: mean compression above which a substep runs more density iterations, up to "
+                 "parameters.max_iterations; 0 = exactly --iterations (overrides parameters.density_tolerance)")
+      ->check(CLI::Range(0.0f, 1.0f));
   app.add_option("--spacing", o.spacing,
                  "particle spacing [m] (overrides the scene's; an explicit kernel_radius scales with it); "
                  "built-in: 0.025 gives 59,319 particles")
@@ -312,6 +329,7 @@ int main(int argc, char** argv) {
     if (app.count("--fps")) scene.time.fps = o.fps;
     if (app.count("--substeps")) scene.time.substeps = o.substeps;
     if (app.count("--iterations")) scene.params.iterations = static_cast<uint32_t>(o.iterations);
+    if (app.count("--density-tolerance")) scene.params.density_tolerance = o.density_tolerance;
     if (app.count("--vorticity")) scene.params.vorticity_epsilon = o.vorticity;
     if (app.count("--xsph")) scene.params.xsph_viscosity = o.xsph;
     if (walls->count()) scene.boundary_particles = o.boundary_particles;

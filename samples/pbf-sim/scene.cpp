@@ -288,7 +288,7 @@ void read_params(const Reader& r, const json& j, const std::string& path, pbf_pa
             "artificial_pressure_dq", "xsph_viscosity", "vorticity_epsilon", "restitution", "friction", "max_speed",
             "projective_stiffness", "projective_iterations", "projective_tolerance", "cg_max_iterations",
             "cg_tolerance", "newton_iterations", "newton_tolerance", "adaptive_dt", "cfl_number", "max_dt",
-            "projective_chebyshev_rho"});
+            "projective_chebyshev_rho", "density_tolerance", "max_iterations"});
   if (const json* v = r.find(j, "gravity")) {
     const Vec3 g = r.vec3(*v, join(path, "gravity"));
     for (int a = 0; a < 3; ++a) p.gravity[a] = g[a];
@@ -314,7 +314,8 @@ void read_params(const Reader& r, const json& j, const std::string& path, pbf_pa
   };
   for (const Count& c : {Count{"projective_iterations", &p.projective_iterations},
                          Count{"cg_max_iterations", &p.cg_max_iterations},
-                         Count{"newton_iterations", &p.newton_iterations}})
+                         Count{"newton_iterations", &p.newton_iterations},
+                         Count{"max_iterations", &p.max_iterations}})
     if (const json* v = r.find(j, c.key))
       *c.value = static_cast<uint32_t>(r.integer(*v, join(path, c.key), 1, 1000000));
   // Ranges of the remaining fields are the library's: pbf_solver_set_params names the field.
@@ -337,7 +338,8 @@ void read_params(const Reader& r, const json& j, const std::string& path, pbf_pa
                           {"newton_tolerance", &p.newton_tolerance},
                           {"cfl_number", &p.cfl_number},
                           {"max_dt", &p.max_dt},
-                          {"projective_chebyshev_rho", &p.projective_chebyshev_rho}};
+                          {"projective_chebyshev_rho", &p.projective_chebyshev_rho},
+                          {"density_tolerance", &p.density_tolerance}};
   for (const Field& f : fields)
     if (const json* v = r.find(j, f.key)) *f.value = r.real(*v, join(path, f.key));
 }

@@ -318,6 +318,7 @@ void SceneRunner::advance() {
   ++frame_;
   ++totals_.frames;
   totals_.substeps += stats_.substeps;  // those taken: the CFL split may take more than asked for
+  totals_.density_iterations += stats_.density_iterations;
   totals_.step_ms += stats_.time_total_ms;
   totals_.density_error_sum += stats_.avg_density_error;
   totals_.density_error_max = std::max(totals_.density_error_max, stats_.max_density_error);

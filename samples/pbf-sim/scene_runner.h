@@ -44,6 +44,7 @@ struct RunTotals {
   size_t removed = 0;            ///< particles removed by sinks
   int frames = 0;                ///< frames advanced
   uint64_t substeps = 0;         ///< solver substeps taken
+  uint64_t density_iterations = 0;  ///< density iterations run, over every substep (pbf_stats.density_iterations)
   double step_ms = 0.0;          ///< wall-clock time inside pbf_solver_step [ms]
   double density_error_sum = 0.0;  ///< sum over frames of the average compression
   float density_error_max = 0.0f;  ///< largest compression seen after any frame

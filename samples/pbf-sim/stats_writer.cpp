@@ -23,7 +23,8 @@ const std::vector<std::string>& StatsWriter::columns() {
       "avg_neighbors", "max_neighbors", "neighbor_overflows", "max_speed_m_s", "rms_speed_m_s", "kinetic_energy_J",
       "mass_kg", "com_x_m", "com_y_m", "com_z_m", "time_total_ms", "time_predict_ms", "time_grid_ms",
       "time_neighbors_ms", "time_constraints_ms", "time_velocity_ms", "time_vorticity_viscosity_ms",
-      "local_global_iterations", "cg_iterations", "cg_residual", "min_substep_dt_s", "max_substep_dt_s"};
+      "local_global_iterations", "cg_iterations", "cg_residual", "min_substep_dt_s", "max_substep_dt_s",
+      "density_iterations"};
   return names;
 }
 
@@ -68,12 +69,13 @@ void StatsWriter::write(int frame, double time, const pbf_solver* solver, const 
   const int written = std::fprintf(
       file_,
       "%d,%.9g,%zu,%u,%u,%.9g,%.9g,%.9g,%u,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,"
-      "%u,%u,%.9g,%.9g,%.9g\n",
+      "%u,%u,%.9g,%.9g,%.9g,%u\n",
       frame, time, n, s.substeps, s.iterations, s.avg_density_error, s.max_density_error, s.avg_neighbors,
       s.max_neighbors, s.neighbor_overflows, std::sqrt(v2_max), std::sqrt(v2_sum * inv), 0.5 * mass * v2_sum,
       mass * count, com[0] * inv, com[1] * inv, com[2] * inv, s.time_total_ms, s.time_predict_ms, s.time_grid_ms,
       s.time_neighbors_ms, s.time_constraints_ms, s.time_velocity_ms, s.time_vorticity_viscosity_ms,
-      s.local_global_iterations, s.cg_iterations, s.cg_residual, s.min_substep_dt, s.max_substep_dt);
+      s.local_global_iterations, s.cg_iterations, s.cg_residual, s.min_substep_dt, s.max_substep_dt,
+      s.density_iterations);
   if (written < 0 || std::fflush(file_) != 0)
     throw std::runtime_error(path_ + ": cannot write the statistics file: " + std::strerror(errno));
   ++rows_;
