@@ -2,9 +2,10 @@
 // whether a device is usable, the factory, the buffers and their growth
 // (reserve() sizes them all, CUB's scratch included), append and remove, the
 // bulk read, write and map in user order, checkpoints (export_state,
-// import_state), measure() and the iterations' tally. It runs no stage: the stages live beside it,
-// one concern a file (cuda_grid.cu, cuda_boundary.cu, cuda_pbf.cu,
-// cuda_projective.cu) with the recording of a step in cuda_recording.cu.
+// import_state), measure() and the iterations' tally. It runs no stage: the
+// stages live beside it, one concern a file (cuda_grid.cu, cuda_boundary.cu,
+// cuda_pbf.cu, cuda_projective.cu) with the recording of a step in
+// cuda_recording.cu.
 #include "backend/cuda/cuda_backend.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
