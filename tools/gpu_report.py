@@ -123,9 +123,14 @@ def read_sim_bench(work, step):
     if not text:
         return None
     out = {}
-    m = re.search(r": (\d+) particles, backend (\w+).*dt ([0-9.]+) s, (\d+) iterations, (\d+) steps", text)
+    m = re.search(r": (\d+) particles, backend (\w+).*dt ([0-9.]+) s, (\d+) iterations(?: \(up to (\d+)[^)]*\))?, "
+                  r"(\d+) steps", text)
     if m:
-        out.update(particles=int(m[1]), backend=m[2], dt=float(m[3]), iterations=int(m[4]), steps=int(m[5]))
+        out.update(particles=int(m[1]), backend=m[2], dt=float(m[3]), iterations=int(m[4]),
+                   max_iterations=int(m[5] or m[4]), steps=int(m[6]))
+    m = re.search(r"density iterations per substep: ([0-9.]+)", text)
+    if m:
+        out["iterations_run"] = float(m[1])
     m = re.search(r"median ms per step: ([0-9.]+)", text)
     if m:
         out["median_ms"] = float(m[1])
@@ -202,15 +207,18 @@ def main(argv):
         results.append(("bench", f"{name}/{label}", status, fmt(per_step, 4) if per_step else "", "ms/step",
                         fmt(target) if target else "", fmt(floor, 3) if floor else "", detail))
     sim = {}
-    for step, dt in (("pbf_sim_bench_1ms", 0.001), ("pbf_sim_bench_4ms", 0.004)):
+    for step, dt in (("pbf_sim_bench_1ms", 0.001), ("pbf_sim_bench_1ms_fixed_iterations", 0.001),
+                     ("pbf_sim_bench_4ms", 0.004)):
         r = read_sim_bench(work, step)
         if r and "median_ms" in r:
             sim[step] = r
             n = r.get("particles", 59319)
             target = TARGETS.get(59319) if abs(n - 59319) < 1200 and r.get("iterations") == 4 else None
-            results.append(("bench", f"pbf-sim --bench dt {dt}", "ok", fmt(r["median_ms"], 4), "ms/step",
+            fixed = " fixed iterations" if step.endswith("fixed_iterations") else ""
+            results.append(("bench", f"pbf-sim --bench dt {dt}{fixed}", "ok", fmt(r["median_ms"], 4), "ms/step",
                             fmt(target) if target else "", fmt(floor_ms(n)[0], 3),
                             f"avg_density_error_pct={r.get('avg_error_pct')} max_density_error_pct={r.get('max_error_pct')} "
+                            f"iterations_per_substep={r.get('iterations_run')} max_iterations={r.get('max_iterations')} "
                             + " ".join(f"{p}_ms={v}" for p, v in r["phases"].items())))
 
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
@@ -303,7 +311,8 @@ def main(argv):
 
     md += ["", "## pbf-sim --bench (the reference dam break, 1 s simulated)", ""]
     for step, r in sim.items():
-        md.append(f"- {step}: {r.get('particles')} particles, dt {r.get('dt')} s, median {r['median_ms']} ms per step; "
+        md.append(f"- {step}: {r.get('particles')} particles, dt {r.get('dt')} s, median {r['median_ms']} ms per step, "
+                  f"{r.get('iterations_run')} density iterations per substep (graph of {r.get('max_iterations')}); "
                   + ", ".join(f"{p} {v}" for p, v in r["phases"].items())
                   + f"; density error average {r.get('avg_error_pct')} %, maximum {r.get('max_error_pct')} %")
     if not sim:
