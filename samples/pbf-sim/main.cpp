@@ -66,6 +66,12 @@ void print_progress(int done, int total, double elapsed_s) {
 // The scene's name in the first line: the file, or "dam break" for the built-in one.
 std::string scene_name(const Scene& s, bool builtin) { return builtin ? "dam break" : s.source; }
 
+// Where the density tolerance may add PBF iterations: up to how many, above what compression.
+void print_density_tolerance(const pbf_params& p) {
+  if (p.density_tolerance > 0.0f && p.max_iterations > p.iterations)
+    std::printf(" (up to %u above %.3g%% compression)", p.max_iterations, 100.0 * p.density_tolerance);
+}
+
 // A run with no particles and no emitter to add any would only write empty frames: refuse it.
 void require_particles(const SceneRunner& runner, bool builtin) {
   if (runner.particle_count() > 0 || !runner.emitters().empty()) return;
@@ -101,8 +107,8 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
               projective ? params.projective_iterations : params.iterations);
   if (projective)
     std::printf(" at most");
-  else if (params.density_tolerance > 0.0f && params.max_iterations > params.iterations)
-    std::printf(" (up to %u above %.3g%% compression)", params.max_iterations, 100.0 * params.density_tolerance);
+  else
+    print_density_tolerance(params);
   std::printf("\n");
   if (!builtin && !scene.description.empty()) std::printf("  %s\n", scene.description.c_str());
   size_t samples = 0;
@@ -202,8 +208,7 @@ int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
   std::printf("pbf %s  %s: %zu particles, backend %s, %d threads, dt %.4f s, %u iterations", pbf_version_string(),
               builtin ? "reference dam break" : runner.scene().source.c_str(), n,
               pbf_backend_name(runner.desc().backend), runner.desc().thread_count, o.bench_dt, params.iterations);
-  if (params.density_tolerance > 0.0f && params.max_iterations > params.iterations)
-    std::printf(" (up to %u above %.3g%% compression)", params.max_iterations, 100.0 * params.density_tolerance);
+  print_density_tolerance(params);
   std::printf(", %d steps\n", steps);
   if (!runner.scene().emitters.empty() || !runner.scene().sinks.empty())
     std::printf("(emitters and sinks do not run in --bench: the initial fluid is timed)\n");
