@@ -217,7 +217,9 @@ static inline pbf_solver_desc pbf_solver_desc_default(void) {
  */
 typedef struct pbf_params {
   size_t struct_size;            /**< sizeof(pbf_params); set by pbf_params_default(). Also accepted:
-                                      the first layout, which ends before `projective_stiffness` */
+                                      the first layout, which ends before `projective_stiffness`, and
+                                      the second, which ends before `reserved` (112 bytes on 64-bit
+                                      platforms); the fields they lack take their defaults */
   float gravity[3];              /**< body acceleration [m/s^2], each -1e6 .. 1e6; default (0, -9.81, 0) */
   uint32_t iterations;           /**< density-constraint iterations per substep, 1 .. 100; default 4 */
   float relaxation;              /**< constraint-force mixing epsilon of eq. 11, as a fraction of the
@@ -287,7 +289,7 @@ typedef struct pbf_params {
                                       built against it leaves undefined */
   float density_tolerance;       /**< PBF: after the first `iterations` density iterations of a
                                       substep, more run until the mean compression
-                                      (rho - rho0) / rho0 that an iteration starts from is at most
+                                      max(rho / rho0 - 1, 0) that an iteration starts from is at most
                                       this, 0 .. 1; 0 = exactly `iterations`. Default 0.001 (0.1 %):
                                       a deep column stepped at one or two substeps per 1/60 s frame
                                       keeps its height instead of sinking into itself, and steps
