@@ -106,6 +106,15 @@ struct Plane {
   float offset;
 };
 
+// The compression max(rho / rho0 - 1, 0) of a density, given 1 / rho0: the
+// density error the statistics and the density tolerance count (a lighter
+// free-surface particle is not wrong). A NaN density stays NaN, so that the
+// statistics show it.
+PBF_HD float compression(float rho, float inv_rest_density) {
+  const float e = rho * inv_rest_density - 1.0f;
+  return e < 0.0f ? 0.0f : e;
+}
+
 // What one step did; times are summed over its substeps.
 struct StepStats {
   uint32_t particle_count = 0;

@@ -373,7 +373,7 @@ void CpuBackend::solve_density(const StepContext& ctx, float tolerance) {
   const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
   for_each_particle([&](uint32_t i) { density_lambda(c, i, nb, xp_.data(), boundary, walls, rho_[i], lambda_[i]); });
   if (tolerance >= 0.0f && !x_.empty()) {
-    const double sum = deterministic_sum([&](uint32_t i) { return double(compression(c, rho_[i])); });
+    const double sum = deterministic_sum([&](uint32_t i) { return double(compression(rho_[i], c.inv_rest_density)); });
     converged_ = static_cast<float>(sum / static_cast<double>(x_.size())) <= tolerance;  // as the CUDA gate
   }
   for_each_particle([&](uint32_t i) {
@@ -428,7 +428,7 @@ void CpuBackend::measure(StepStats& stats) const {
         tbb::blocked_range<size_t>(0, n, 4096), Measures{},
         [&](const tbb::blocked_range<size_t>& r, Measures acc) {
           for (size_t i = r.begin(); i < r.end(); ++i) {
-            const float e = std::max(rho_[i] * inv_rho0 - 1.0f, 0.0f);
+            const float e = compression(rho_[i], inv_rho0);
             acc.error_sum += e;
             acc.error_max = std::max(acc.error_max, e);
             acc.neighbor_sum += nb_count_[i];

@@ -65,7 +65,7 @@ __global__ void k_measure(size_t n, float inv_rho0, const float* rho, const uint
   float e = 0.0f, s2 = 0.0f;
   uint32_t count = 0;
   if (i < n) {
-    e = fmaxf(rho[i] * inv_rho0 - 1.0f, 0.0f);
+    e = compression(rho[i], inv_rho0);
     count = nb_count[i];
     s2 = length_squared(v[i]);
   }

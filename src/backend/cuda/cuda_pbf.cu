@@ -43,7 +43,7 @@ __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, Neig
     density_lambda(c, static_cast<uint32_t>(i), nb, xp, boundary, walls, r, l);
     rho[i] = r;
     lambda[i] = l;
-    e = compression(c, r);
+    e = compression(r, c.inv_rest_density);
   }
   if (partials) block_reduce(e, e, partials, partial_max);
 }

@@ -120,10 +120,6 @@ inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfPara
   return c;
 }
 
-// The compression max(rho / rho0 - 1, 0) of a density: what the statistics
-// and the density tolerance count (a lighter free-surface particle is not wrong).
-PBF_HD float compression(const PbfConstants& c, float rho) { return fmaxf(rho * c.inv_rest_density - 1.0f, 0.0f); }
-
 // v shortened to max_speed where it is faster. A velocity whose square
 // overflows (a caller may set any finite velocity) is measured in units of its
 // largest component instead, so it is clamped too, to a finite vector.
