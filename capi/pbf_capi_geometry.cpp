@@ -15,7 +15,7 @@
 #include "geometry/sdf_file.h"
 #include "geometry/signed_distance_field.h"
 #include "pbf/pbf.h"
-#include "solver/boundary/boundary_sampling.h"
+#include "boundary/boundary_sampling.h"
 
 namespace pbf::capi {
 namespace {

@@ -88,6 +88,8 @@ constexpr float kMaxParticleSpacing = 1.0e3f;   // [m]
 constexpr float kMinRestDensity = 1.0e-3f;      // [kg/m^3]
 constexpr float kMaxRestDensity = 1.0e5f;       // [kg/m^3]
 constexpr float kMinSubstep = 1.0e-9f;          // dt / substeps [s]
+// The most substeps one step takes when the CFL condition asks for more (pbf_solver_step's own limit).
+constexpr uint32_t kMaxAdaptiveSubsteps = 1000;
 // Projective Fluids' global step weighs each particle's displacement by m/dt^2
 // and sums squares of the result in float: m/dt^2 x spacing (a force [N]) at
 // most this keeps them finite, so its steps are also at least

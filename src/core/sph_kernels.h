@@ -10,6 +10,10 @@ namespace pbf {
 
 constexpr float kPi = 3.14159265358979323846f;
 
+// The kernel a method measures density with: what a device needs to know of
+// the method to weigh its boundary samples (Backend::set_boundary_particles).
+enum class DensityKernel { Poly6, CubicSpline };
+
 // Kernel radius and the normalisation constants that depend on it.
 struct KernelConstants {
   float h;            // kernel radius [m]

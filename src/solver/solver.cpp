@@ -9,11 +9,8 @@
 
 #include "core/error.h"
 #include "core/lattice_fill.h"
-#include "solver/boundary/boundary_sampling.h"
-#include "solver/pbf/pbf_equations.h"
-#include "solver/pbf/pbf_step.h"
-#include "solver/projective/projective_equations.h"
-#include "solver/projective/projective_step.h"
+#include "boundary/boundary_equations.h"
+#include "boundary/boundary_sampling.h"
 
 namespace pbf {
 
@@ -71,15 +68,11 @@ std::vector<Plane> domain_walls(const SolverConfig& c) {
 
 Solver::Solver(const SolverConfig& config)
     : config_(config),
-      particle_mass_(pbf::particle_mass(config)),
       planes_(domain_walls(config)),
-      backend_(create_backend(config)) {}
+      backend_(create_backend(config)),
+      method_(create_method(config, *backend_)) {}
 
-float Solver::min_substep() const {
-  if (config_.method != Method::Projective) return kMinSubstep;
-  const double inertial = std::sqrt(double(particle_mass_) * config_.particle_spacing / kMaxProjectiveInertialForce);
-  return std::max(kMinSubstep, static_cast<float>(inertial * (1.0 + 1e-6)));  // rounded up
-}
+void Solver::reserve_particles(size_t n) { method_->reserve(n, obstacle_count()); }
 
 void Solver::add_particles(const float* positions, const float* velocities, size_t n) {
   if (size() + n > config_.max_particles) {
@@ -88,6 +81,7 @@ void Solver::add_particles(const float* positions, const float* velocities, size
         << config_.max_particles << ")";
     throw Error(Status::CapacityExceeded, msg.str());
   }
+  reserve_particles(size() + n);
   backend_->append(positions, velocities, n);
 }
 
@@ -127,6 +121,7 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
     velocities[3 * i + 1] = velocity.y;
     velocities[3 * i + 2] = velocity.z;
   }
+  reserve_particles(size() + n);
   backend_->append(points.data(), velocities.data(), n);
   return n;
 }
@@ -184,9 +179,9 @@ uint32_t Solver::add_obstacle(const SdfGridView& field, const float rotation[4],
   std::copy(o.rotation, o.rotation + 4, o.target_rotation);
   o.target_translation = translation;
   obstacles_.push_back(std::move(o));
-  // A PBF step holds the poses of all its substeps; the CFL split may take up to kMaxAdaptiveSubsteps.
-  obstacle_poses_.reserve(obstacles_.size() * kMaxAdaptiveSubsteps);
   try {
+    method_->reserve(size(), obstacle_count());
+    poses_now_.reserve(obstacles_.size());
     upload_obstacle_fields();
   } catch (...) {
     obstacles_.pop_back();
@@ -229,7 +224,7 @@ void Solver::replace_boundary(std::vector<Vec3>&& samples, std::vector<uint32_t>
   }
   const bool moving = std::any_of(bodies.begin(), bodies.end(), [](uint32_t b) { return b != kStaticBoundary; });
   if (!moving) {
-    backend_->set_boundary_particles(samples.data(), nullptr, nullptr, samples.size());
+    backend_->set_boundary_particles(samples.data(), nullptr, nullptr, samples.size(), method_->density_kernel());
   } else {
     // World positions at the obstacles' present placements, where the backend computes the pseudo-masses.
     std::vector<RigidTransform> now;
@@ -237,7 +232,8 @@ void Solver::replace_boundary(std::vector<Vec3>&& samples, std::vector<uint32_t>
     std::vector<Vec3> world(samples.size());
     for (size_t k = 0; k < samples.size(); ++k)
       world[k] = bodies[k] == kStaticBoundary ? samples[k] : to_world(now.at(bodies[k]), samples[k]);
-    backend_->set_boundary_particles(world.data(), bodies.data(), samples.data(), samples.size());
+    backend_->set_boundary_particles(world.data(), bodies.data(), samples.data(), samples.size(),
+                                     method_->density_kernel());
   }
   boundary_.swap(samples);
   boundary_body_.swap(bodies);
@@ -313,29 +309,18 @@ size_t Solver::add_domain_boundary_particles() {
 }
 
 void Solver::clear_boundary_particles() {
-  backend_->set_boundary_particles(nullptr, nullptr, nullptr, 0);
+  backend_->set_boundary_particles(nullptr, nullptr, nullptr, 0, method_->density_kernel());
   boundary_.clear();
   boundary_body_.clear();
   domain_walls_sampled_ = false;
 }
 
-void Solver::pose_obstacles(float s0, float s1, ObstaclePose* out) const {
+void Solver::Path::between(float s0, float s1, ObstaclePose* out) const {
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     const ObstacleRecord& o = obstacles_[b];
     out[b].start = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s0);
     out[b].end = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s1);
   }
-}
-
-void Solver::finish_step(StepStats& s, std::chrono::steady_clock::time_point start) {
-  // The obstacles have arrived where the user placed them (with or without particles to move).
-  for (ObstacleRecord& o : obstacles_) {
-    std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
-    o.translation = o.target_translation;
-  }
-  backend_->measure(s);
-  s.time_total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  stats_ = s;
 }
 
 StepContext Solver::step_context() const {
@@ -348,103 +333,18 @@ StepContext Solver::step_context() const {
 }
 
 void Solver::step(float dt, uint32_t substeps) {
-  if (config_.method == Method::Projective) {
-    step_projective(dt, substeps);
-    return;
-  }
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
-  const DensityIterations iterations = density_iterations(params_);
-  s.iterations = iterations.most;
-  if (size() > 0 && params_.adaptive_dt) {
-    StepStats now;
-    backend_->measure(now);
-    substeps = pbf_substep_count(dt, substeps, now.max_speed, length(params_.gravity), params_.cfl_number,
-                                 config_.particle_spacing);
+  const Path path(obstacles_);
+  method_->step(StepRequest{dt, substeps, &params_, step_context(), &path}, s);
+  // The obstacles have arrived where the user placed them (with or without particles to move).
+  for (ObstacleRecord& o : obstacles_) {
+    std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
+    o.translation = o.target_translation;
   }
-  s.substeps = substeps;
-  s.min_substep_dt = s.max_substep_dt = dt / static_cast<float>(substeps);
-  if (size() > 0) {
-    StepContext ctx = step_context();
-    ctx.constants = make_pbf_constants(config_, params_, dt / static_cast<float>(substeps));
-    // Every substep's poses at once, so that a backend can record the whole step.
-    const size_t count = obstacles_.size();
-    obstacle_poses_.resize(count * substeps);
-    for (uint32_t k = 0; k < substeps; ++k)
-      pose_obstacles(float(k) / float(substeps), float(k + 1) / float(substeps), obstacle_poses_.data() + k * count);
-    pbf_step(*backend_, ctx, obstacle_poses_.data(), substeps, iterations, s);
-  }
-  finish_step(s, start);
-}
-
-// Projective Fluids: each of the `substeps` intervals is one implicit Euler
-// step, or, with adaptive_dt, as many equal steps as the CFL condition asks
-// for (re-evaluated after every step from the largest speed), each at most
-// max_dt. Obstacles move a fraction of the way per step, as in PBF. Without
-// adaptive_dt the steps are known in advance and run as one
-// projective_step() (one recording on CUDA); with it, each step is one,
-// since the next one's size waits for the speeds this one leaves.
-void Solver::step_projective(float dt, uint32_t substeps) {
-  const auto start = std::chrono::steady_clock::now();
-  StepStats s;
-  s.iterations = params_.projective_iterations;
-  uint32_t steps = 0;
-  const auto context = [&](double h) {
-    StepContext ctx = step_context();
-    const float step_dt = static_cast<float>(h);
-    ctx.constants = make_pbf_constants(config_, params_, step_dt);
-    ctx.projective = make_projective_constants(config_, params_, step_dt);
-    // The method's own mass and density kernel; vorticity confinement belongs to PBF.
-    ctx.constants.mass = ctx.projective.mass;
-    ctx.constants.mass_over_rho0 = ctx.projective.mass_over_rho0;
-    ctx.constants.vorticity = 0.0f;
-    // Its settling is measured with XSPH blending c per step, whatever the step's length.
-    ctx.constants.xsph = params_.xsph_viscosity;
-    return ctx;
-  };
-  const auto count_steps = [&](uint32_t n, float step_dt) {
-    s.min_substep_dt = steps == 0 ? step_dt : std::min(s.min_substep_dt, step_dt);
-    s.max_substep_dt = std::max(s.max_substep_dt, step_dt);
-    steps += n;
-  };
-  const double interval = static_cast<double>(dt) / substeps;
-  const size_t count = obstacles_.size();
-  if (size() > 0 && !params_.adaptive_dt) {
-    obstacle_poses_.resize(count * substeps);
-    for (uint32_t k = 0; k < substeps; ++k)
-      pose_obstacles(static_cast<float>(double(k) / substeps), static_cast<float>((k + 1.0) / substeps),
-                     obstacle_poses_.data() + k * count);
-    projective_step(*backend_, context(interval), obstacle_poses_.data(), substeps, params_, s);
-    count_steps(substeps, static_cast<float>(interval));
-  } else if (size() > 0) {
-    obstacle_poses_.resize(count);
-    const float gravity = length(params_.gravity);
-    for (uint32_t k = 0; k < substeps; ++k) {
-      double used = 0.0;
-      // At most 1000 steps per interval, whatever the speeds.
-      for (uint32_t piece = 0; used < interval; ++piece) {
-        double h = interval - used;
-        if (piece < 999) {
-          StepStats now;
-          backend_->measure(now);
-          const float speed = now.max_speed + gravity * params_.max_dt;
-          const double limit =
-              std::max({static_cast<double>(cfl_time_step(params_.cfl_number, config_.particle_spacing, speed,
-                                                          params_.max_dt)),
-                        interval / 1000.0, static_cast<double>(min_substep())});
-          if (h > limit) h = (interval - used) / std::ceil((interval - used) / limit);
-        }
-        const float s0 = static_cast<float>((k + used / interval) / substeps);
-        used = (h == interval - used) ? interval : used + h;
-        const float s1 = static_cast<float>((k + used / interval) / substeps);
-        pose_obstacles(s0, s1, obstacle_poses_.data());
-        projective_step(*backend_, context(h), obstacle_poses_.data(), 1, params_, s);
-        count_steps(1, static_cast<float>(h));
-      }
-    }
-  }
-  s.substeps = size() > 0 ? steps : substeps;
-  finish_step(s, start);
+  backend_->measure(s);
+  s.time_total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stats_ = s;
 }
 
 void Solver::update_densities() {
@@ -455,26 +355,11 @@ void Solver::update_densities() {
   backend_->read(Field::Velocity, v.data());
   const std::vector<float> still(3 * n, 0.0f);
   backend_->write(Field::Velocity, still.data());
-  PbfParams p = params_;
-  p.gravity = Vec3{0.0f, 0.0f, 0.0f};
-  const float dt = 1.0f / 240.0f;  // any valid step: nothing moves
   StepContext ctx = step_context();
-  ctx.constants = make_pbf_constants(config_, p, dt);
-  obstacle_poses_.resize(obstacles_.size());
-  pose_obstacles(0.0f, 0.0f, obstacle_poses_.data());  // where they are now
-  ctx.obstacle_poses = obstacle_poses_.data();
-  backend_->predict(ctx);
-  backend_->build_grid(ctx);
-  backend_->find_neighbors(ctx);
-  if (config_.method == Method::Projective) {
-    ctx.projective = make_projective_constants(config_, p, dt);
-    ctx.constants.mass = ctx.projective.mass;
-    ctx.constants.mass_over_rho0 = ctx.projective.mass_over_rho0;
-    backend_->projective_begin(ctx);
-    backend_->projective_update_velocities(ctx);
-  } else {
-    backend_->update_velocities(ctx);
-  }
+  poses_now_.resize(obstacles_.size());
+  Path(obstacles_).between(0.0f, 0.0f, poses_now_.data());  // where they are now
+  ctx.obstacle_poses = poses_now_.data();
+  method_->update_densities(params_, ctx);
   backend_->write(Field::Position, x.data());
   backend_->write(Field::Velocity, v.data());
 }
@@ -535,6 +420,7 @@ void Solver::restore(const Checkpoint& c, const std::string& path) {
   }
   std::vector<Plane> planes = domain_walls(config_);
   planes.insert(planes.end(), c.planes.begin(), c.planes.end());
+  reserve_particles(n);
   backend_->import_state(c.particles);  // the last step that may fail
   planes_.swap(planes);
   params_ = c.params;

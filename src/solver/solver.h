@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "core/config.h"
 #include "io/checkpoint.h"
+#include "methods/method.h"
 
 namespace pbf {
 
@@ -31,11 +32,9 @@ class Solver {
   explicit Solver(const SolverConfig& config);  // config as resolve_config() returned it
 
   const SolverConfig& config() const { return config_; }
-  float particle_mass() const { return particle_mass_; }
-  // The shortest step the method computes in float range [s]: kMinSubstep,
-  // or for Projective Fluids, whose global step weighs displacements by
-  // m/dt^2, the longer step that kMaxProjectiveInertialForce allows.
-  float min_substep() const;
+  float particle_mass() const { return method_->particle_mass(); }
+  // The shortest step the method computes in float range [s] (FluidMethod::min_substep).
+  float min_substep() const { return method_->min_substep(); }
   const PbfParams& params() const { return params_; }
   void set_params(const PbfParams& params) { params_ = params; }
 
@@ -75,7 +74,7 @@ class Solver {
   // `positions` holds 3 floats per sample, already checked. Throws
   // Error(CapacityExceeded) beyond kMaxBoundaryParticles.
   void add_boundary_particles(const float* positions, size_t n);
-  // Adds samples of the six domain walls (solver/boundary/boundary_sampling.h);
+  // Adds samples of the six domain walls (boundary/boundary_sampling.h);
   // returns how many.
   size_t add_domain_boundary_particles();
   // Adds n samples fixed in obstacle `index`'s frame, at `local` positions
@@ -111,7 +110,6 @@ class Solver {
 
  private:
   SolverConfig config_;
-  float particle_mass_;
   PbfParams params_;
   std::vector<Plane> planes_;  // the six domain walls, then the user's planes
   struct ObstacleRecord {
@@ -123,11 +121,18 @@ class Solver {
     Vec3 target_translation;
   };
   std::vector<ObstacleRecord> obstacles_;
-  // The poses of a step's substeps, substep after substep (a Projective Fluids step's one at a time), reused.
-  std::vector<ObstaclePose> obstacle_poses_;
-  // Writes to out[0 .. obstacle count - 1] each obstacle's placement at fractions s0 and s1 of the way
-  // from where it is to its target (the substep's start and end).
-  void pose_obstacles(float s0, float s1, ObstaclePose* out) const;
+  // The obstacles' way from where they are to their targets, as a step's method asks for it.
+  class Path final : public ObstaclePath {
+   public:
+    explicit Path(const std::vector<ObstacleRecord>& obstacles) : obstacles_(obstacles) {}
+    uint32_t count() const override { return static_cast<uint32_t>(obstacles_.size()); }
+    // Each obstacle's placement at fractions s0 and s1 of the way (a substep's start and end).
+    void between(float s0, float s1, ObstaclePose* out) const override;
+
+   private:
+    const std::vector<ObstacleRecord>& obstacles_;
+  };
+  std::vector<ObstaclePose> poses_now_;  // update_densities(): where the obstacles are
   // Throws Error(InvalidArgument) for an index that names no obstacle.
   void require_obstacle(uint32_t index) const;
   void upload_obstacle_fields();
@@ -136,7 +141,7 @@ class Solver {
   std::vector<Vec3> boundary_;
   std::vector<uint32_t> boundary_body_;
   // Whether boundary particles sample the domain's walls: their planes then
-  // add no density of their own (solver/boundary/wall_density.h).
+  // add no density of their own (boundary/wall_density.h).
   bool domain_walls_sampled_ = false;
   // Makes `samples` with their `bodies` the boundary set, on the backend first.
   // The planes and obstacle count every stage of a step needs; the caller
@@ -149,11 +154,10 @@ class Solver {
   // Removes the samples whose body `remove(body)` names and returns how many; the others keep their order.
   template <class Pred>
   size_t remove_boundary_of(Pred remove);
-  void step_projective(float dt, uint32_t substeps);
-  // The end of either method's step: obstacles at their targets, the
-  // statistics measured and timed from `start`, kept as the last step's.
-  void finish_step(StepStats& s, std::chrono::steady_clock::time_point start);
+  // Room in the backend and the method for n particles: before the backend grows.
+  void reserve_particles(size_t n);
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<FluidMethod> method_;  // runs on *backend_
   StepStats stats_;
 };
 

@@ -10,7 +10,7 @@
 #include "core/config.h"
 #include "core/lattice.h"
 #include "core/lattice_fill.h"
-#include "solver/pbf/pbf_equations.h"
+#include "methods/pbf/pbf_equations.h"
 
 namespace {
 
@@ -59,7 +59,7 @@ TEST(LatticeSums, CalibratedMassGivesTheIdealLatticeExactlyTheRestDensity) {
     config.rest_density = 1000.0f;
     const KernelConstants k = KernelConstants::make(config.kernel_radius);
     const LatticeSums s = pbf::lattice_sums(spacing, k);
-    const double mass = pbf::particle_mass(config);
+    const double mass = pbf::pbf_particle_mass(config);
     // By construction, up to the rounding of the mass to float (6e-8 relative).
     EXPECT_NEAR(mass * s.sum_w, 1000.0, 1e-4) << "spacing = " << spacing;
 

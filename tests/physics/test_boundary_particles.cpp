@@ -88,7 +88,7 @@ TEST_P(BoundaryTank, SettlesAtRestDensityIncludingTheLayerAtTheWalls) {
   EXPECT_NEAR(with.floor_density, 1000.0, 10.0);
   EXPECT_LT(with.wall_error, 0.01);
   // Without samples the planes of the domain add the solid's density
-  // themselves (solver/boundary/wall_density.h): the floor layer used to sit
+  // themselves (boundary/wall_density.h): the floor layer used to sit
   // at about 900 kg/m^3, missing half its kernel.
   EXPECT_LT(without.stats.avg_density_error, 0.01f);
   EXPECT_LT(without.stats.max_speed, 0.5f);

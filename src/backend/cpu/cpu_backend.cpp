@@ -39,69 +39,24 @@ CpuBackend::CpuBackend(const SolverConfig& config)
       arena_(config.thread_count),
       grid_(grid_for(config)) {}
 
-template <class Body>
-void CpuBackend::for_each_particle(Body&& body) const {
-  const size_t n = x_.size();
-  arena_.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t i = r.begin(); i < r.end(); ++i) body(static_cast<uint32_t>(i));
-    });
-  });
-}
-
-template <class Term>
-double CpuBackend::deterministic_sum(Term&& term) const {
-  const size_t n = x_.size();
-  double total = 0.0;
-  arena_.execute([&] {
-    total = tbb::parallel_deterministic_reduce(
-        tbb::blocked_range<size_t>(0, n, 4096), 0.0,
-        [&](const tbb::blocked_range<size_t>& r, double acc) {
-          for (size_t i = r.begin(); i < r.end(); ++i) acc += term(static_cast<uint32_t>(i));
-          return acc;
-        },
-        [](double a, double b) { return a + b; }, tbb::simple_partitioner());
-  });
-  return total;
-}
-
 void CpuBackend::resize(size_t n) {
   // Reserve everything first: if an allocation fails, every array still has
   // its old size and the solver its old state. Afterwards nothing allocates,
   // here or in any later step with at most n particles.
-  for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->reserve(n);
-  for (auto* a : {&rho_, &lambda_}) a->reserve(n);
+  for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_}) a->reserve(n);
+  rho_.reserve(n);
   for (auto* a : {&id_, &order_, &id_scratch_, &nb_count_}) a->reserve(n);
   boundary_near_.reserve(n);
   nb_index_.reserve(n * static_cast<size_t>(stride_));
-  const bool projective = config_.method == Method::Projective;
-  const size_t slots = static_cast<size_t>(stride_) + 1;
-  if (projective) {
-    for (auto* a : {&pf_s_, &pf_prev_}) a->reserve(n);
-    pf_compression_.reserve(n);
-    pf_active_.reserve(n);
-    pf_touching_.reserve(n);
-    pf_disp_.reserve(n * slots);
-    pf_back_.reserve(n * static_cast<size_t>(stride_));
-  }
   grid_.reserve(n);
-  for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_, &omega_}) a->resize(n);
+  for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_}) a->resize(n);
   rho_.resize(n);
-  lambda_.resize(n);
   id_.resize(n);
   order_.resize(n);
   id_scratch_.resize(n);
   nb_count_.assign(n, 0u);
   boundary_near_.assign(n, 1u);
   nb_index_.resize(n * static_cast<size_t>(stride_));
-  if (projective) {
-    for (auto* a : {&pf_s_, &pf_prev_}) a->resize(n);
-    pf_compression_.resize(n);
-    pf_active_.resize(n);
-    pf_touching_.resize(n);
-    pf_disp_.resize(n * slots);
-    pf_back_.resize(n * static_cast<size_t>(stride_));
-  }
 }
 
 void CpuBackend::append(const float* positions, const float* velocities, size_t n) {
@@ -112,9 +67,7 @@ void CpuBackend::append(const float* positions, const float* velocities, size_t 
     x_[k] = Vec3{positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]};
     v_[k] = velocities ? Vec3{velocities[3 * i], velocities[3 * i + 1], velocities[3 * i + 2]} : Vec3{0, 0, 0};
     xp_[k] = x_[k];
-    omega_[k] = Vec3{0, 0, 0};
     rho_[k] = 0.0f;
-    lambda_[k] = 0.0f;
     id_[k] = static_cast<uint32_t>(k);
   }
 }
@@ -130,9 +83,7 @@ void CpuBackend::remove(const std::vector<uint8_t>& remove) {
     x_[kept] = x_[k];
     v_[kept] = v_[k];
     xp_[kept] = xp_[k];
-    omega_[kept] = omega_[k];
     rho_[kept] = rho_[k];
-    lambda_[kept] = lambda_[k];
     id_[kept] = renumber[id_[k]];
     ++kept;
   }
@@ -184,8 +135,6 @@ void CpuBackend::import_state(const ParticleState& in) {
   std::copy(in.positions.begin(), in.positions.end(), xp_.begin());
   std::copy(in.densities.begin(), in.densities.end(), rho_.begin());
   std::copy(in.user_ids.begin(), in.user_ids.end(), id_.begin());
-  std::fill(omega_.begin(), omega_.end(), Vec3{0, 0, 0});
-  std::fill(lambda_.begin(), lambda_.end(), 0.0f);
 }
 
 void CpuBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count) {
@@ -202,7 +151,7 @@ void CpuBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count) 
 }
 
 void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
-                                        size_t count) {
+                                        size_t count, DensityKernel density_kernel) {
   if (count == 0) {
     boundary_grid_.reset();
     boundary_x_ = {};
@@ -239,7 +188,7 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
   psi_given.resize(count);
   const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
   const CubicKernel cubic_kernel = CubicKernel::make(config_.kernel_radius);
-  const bool projective = config_.method == Method::Projective;
+  const bool cubic = density_kernel == DensityKernel::CubicSpline;
   const float rho0 = config_.rest_density;
   arena_.execute([&] {
     // Every sample in a cell (clamped into the border ones), so that the sums below find each one's
@@ -260,7 +209,7 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 256), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t b = r.begin(); b < r.end(); ++b) {
         const uint32_t index = static_cast<uint32_t>(b);
-        psi[b] = rho0 / (projective ? boundary_kernel_sum(cubic_kernel, view, index, same_body)
+        psi[b] = rho0 / (cubic ? boundary_kernel_sum(cubic_kernel, view, index, same_body)
                                     : boundary_kernel_sum(kernel, view, index, same_body));
       }
     });
@@ -328,8 +277,8 @@ const Obstacle* CpuBackend::obstacles_for(const StepContext& ctx) {
 }
 
 void CpuBackend::predict(const StepContext& ctx) {
-  converged_ = false;  // a new substep's iterations
-  const PbfConstants& c = ctx.constants;
+  iterations_.converged = false;  // a new substep's iterations
+  const MotionConstants& c = ctx.motion;
   const Obstacle* obstacles = obstacles_for(ctx);
   for_each_particle([&](uint32_t i) {
     pbf::predict(c, x_[i], v_[i], xp_[i]);
@@ -353,59 +302,15 @@ void CpuBackend::build_grid(const StepContext& ctx) {
   });
 }
 
-void CpuBackend::find_neighbors(const StepContext& ctx) {
+void CpuBackend::find_neighbors(const StepContext&) {
   arena_.execute([&] {
-    overflows_ = grid_.find_neighbors(xp_.data(), x_.size(), ctx.constants.kernel.h, stride_, nb_index_.data(),
+    overflows_ = grid_.find_neighbors(xp_.data(), x_.size(), config_.kernel_radius, stride_, nb_index_.data(),
                                       nb_count_.data());
   });
   const BoundarySamples boundary = boundary_samples();
   if (boundary.count == 0) return;
-  const float reach = kBoundaryNearReach * ctx.constants.kernel.h;
+  const float reach = kBoundaryNearReach * config_.kernel_radius;
   for_each_particle([&](uint32_t i) { boundary_near_[i] = boundary_within(boundary, xp_[i], reach) ? 1u : 0u; });
-}
-
-void CpuBackend::solve_density(const StepContext& ctx, float tolerance) {
-  if (converged_) return;
-  const PbfConstants& c = ctx.constants;
-  const NeighborLists nb = neighbor_lists();
-  const Obstacle* obstacles = obstacles_for(ctx);
-  const BoundarySamples boundary = boundary_samples();
-  const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
-  for_each_particle([&](uint32_t i) { density_lambda(c, i, nb, xp_.data(), boundary, walls, rho_[i], lambda_[i]); });
-  if (tolerance >= 0.0f && !x_.empty()) {
-    const double sum = deterministic_sum([&](uint32_t i) { return double(compression(rho_[i], c.inv_rest_density)); });
-    converged_ = static_cast<float>(sum / static_cast<double>(x_.size())) <= tolerance;  // as the CUDA gate
-  }
-  for_each_particle([&](uint32_t i) {
-    const Vec3 moved = xp_[i] + position_correction(c, i, nb, xp_.data(), lambda_.data(), boundary, walls);
-    scratch_b_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x_[i]);
-  });
-  xp_.swap(scratch_b_);
-  ++tally_.iterations;
-}
-
-void CpuBackend::update_velocities(const StepContext& ctx) {
-  const PbfConstants& c = ctx.constants;
-  const NeighborLists nb = neighbor_lists();
-  const BoundarySamples boundary = boundary_samples();
-  const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
-  for_each_particle([&](uint32_t i) {
-    v_[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x_[i], xp_[i], v_[i]);
-    x_[i] = xp_[i];
-    rho_[i] = density(c, i, nb, xp_.data(), boundary, walls);
-  });
-}
-
-void CpuBackend::apply_vorticity_viscosity(const StepContext& ctx) {
-  const PbfConstants& c = ctx.constants;
-  if (c.vorticity <= 0.0f && c.xsph <= 0.0f) return;
-  const NeighborLists nb = neighbor_lists();
-  if (c.vorticity > 0.0f)
-    for_each_particle([&](uint32_t i) { omega_[i] = vorticity(c, i, nb, x_.data(), v_.data(), rho_.data()); });
-  for_each_particle([&](uint32_t i) {
-    scratch_b_[i] = vorticity_viscosity(c, i, nb, x_.data(), v_.data(), rho_.data(), omega_.data());
-  });
-  v_.swap(scratch_b_);
 }
 
 namespace {
@@ -457,79 +362,10 @@ void CpuBackend::measure(StepStats& stats) const {
   stats.max_speed = std::sqrt(m.speed2_max);
 }
 
-// ---------------------------------------------------------------- Projective Fluids
-
-void CpuBackend::projective_begin(const StepContext&) {
-  const NeighborLists nb = neighbor_lists();
-  for_each_particle([&](uint32_t i) {
-    pf_s_[i] = xp_[i];
-    pf_prev_[i] = xp_[i];
-    fill_back_slots(nb, i, pf_back_.data());
-  });
-  converged_ = false;
-}
-
-void CpuBackend::projective_local_step(const StepContext& ctx, float tolerance) {
-  if (converged_) return;
-  const ProjectiveConstants& c = ctx.projective;
-  const NeighborLists nb = neighbor_lists();
-  const float contact = wall_contact_distance(ctx.constants.particle_radius);
-  for_each_particle([&](uint32_t i) { pf_touching_[i] = touches_wall(ctx.planes, ctx.plane_count, contact, xp_[i]); });
-  const ProjectionWalls walls{ctx.planes, ctx.plane_count, contact, pf_touching_.data()};
-  const BoundarySamples boundary = boundary_samples();
-  const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
-  for_each_particle([&](uint32_t i) {
-    const Projection p = project_density_constraint(c, i, nb, boundary, solid, walls, xp_.data(),
-                                                    pf_disp_.data() + static_cast<size_t>(i) * c.slots);
-    pf_compression_[i] = p.compression;
-    pf_active_[i] = p.steps > 0 ? 1 : 0;
-    rho_[i] = p.density;
-  });
-  const size_t n = x_.size();
-  float largest = 0.0f;
-  for (size_t i = 0; i < n; ++i) largest = std::max(largest, pf_compression_[i]);  // max is order-free
-  const double sum = deterministic_sum([&](uint32_t i) { return static_cast<double>(pf_compression_[i]); });
-  const float mean = n > 0 ? static_cast<float>(sum / static_cast<double>(n)) : 0.0f;
-  tally_.mean_compression = mean;
-  tally_.max_compression = largest;
-  converged_ = mean <= tolerance;
-}
-
-void CpuBackend::projective_global_step(const StepContext& ctx, float omega) {
-  if (converged_) return;
-  const ProjectiveConstants& c = ctx.projective;
-  const NeighborLists nb = neighbor_lists();
-  const BoundarySamples boundary = boundary_samples();
-  const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
-  const PbfConstants& pc = ctx.constants;
-  const Obstacle* obstacles = obstacles_for(ctx);
-  // One pass: the system is diagonal, and a particle's row reads only its own iterate.
-  for_each_particle([&](uint32_t l) {
-    const Vec3 moved = global_step_position(c, l, nb, pf_back_.data(), boundary, solid, pf_s_.data(), xp_.data(),
-                                            pf_disp_.data(), pf_active_.data(), pf_prev_[l], omega);
-    pf_prev_[l] = xp_[l];
-    xp_[l] = collide(pc, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x_[l]);
-  });
-  ++tally_.iterations;
-}
-
 IterationTally CpuBackend::iteration_tally() {
-  const IterationTally t = tally_;
-  tally_ = IterationTally{};
+  const IterationTally t = iterations_.tally;
+  iterations_.tally = IterationTally{};
   return t;
-}
-
-void CpuBackend::projective_update_velocities(const StepContext& ctx) {
-  const PbfConstants& c = ctx.constants;
-  const NeighborLists nb = neighbor_lists();
-  for_each_particle([&](uint32_t i) {
-    v_[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x_[i], xp_[i], v_[i]);
-    x_[i] = xp_[i];
-  });
-  const BoundarySamples boundary = boundary_samples();
-  const DensityWalls solid =
-      projective_density_walls(ctx.projective, ctx.planes, ctx.plane_count, ctx.density_planes_first);
-  for_each_particle([&](uint32_t i) { rho_[i] = cubic_density(ctx.projective, i, nb, boundary, solid, xp_.data()); });
 }
 
 }  // namespace pbf

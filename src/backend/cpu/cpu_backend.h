@@ -1,9 +1,14 @@
 // cpu_backend.h - the oneTBB backend. Particle data lives in cell order in
 // structure-of-arrays form; `id_` maps each place back to the user's index.
 // Every stage is a parallel loop over particles that writes only its own
-// particle, inside the solver's own task arena.
+// particle, inside the solver's own task arena. The methods' CPU stages
+// (methods/<method>/cpu/) work on the same arrays through the accessors below,
+// and keep arrays of their own only for what lives within a substep.
 #pragma once
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
 #include <memory>
@@ -12,6 +17,8 @@
 #include "backend/backend.h"
 #include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cpu/cpu_workers.h"
+#include "boundary/boundary_equations.h"
+#include "core/neighbor_lists.h"
 
 namespace pbf {
 
@@ -29,45 +36,69 @@ class CpuBackend final : public Backend {
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
   void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;
-  void set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
-                              size_t count) override;
+  void set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local, size_t count,
+                              DensityKernel kernel) override;
 
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
   void find_neighbors(const StepContext& ctx) override;
-  void solve_density(const StepContext& ctx, float tolerance) override;
-  void update_velocities(const StepContext& ctx) override;
-  void apply_vorticity_viscosity(const StepContext& ctx) override;
   void measure(StepStats& stats) const override;
   IterationTally iteration_tally() override;
 
-  void projective_begin(const StepContext& ctx) override;
-  void projective_local_step(const StepContext& ctx, float tolerance) override;
-  void projective_global_step(const StepContext& ctx, float omega) override;
-  void projective_update_velocities(const StepContext& ctx) override;
-
-  // Internal state in cell order, for tests of single stages.
+  // --- what the methods' CPU stages work on; every array in cell order ---
+  const SolverConfig& config() const { return config_; }
+  // Positions x, velocities v, predicted positions x* and densities, n each;
+  // scratch() is n spare vectors that a stage may fill and swap with x* or v.
+  std::vector<Vec3>& positions() { return x_; }
+  std::vector<Vec3>& velocities() { return v_; }
+  std::vector<Vec3>& predicted_positions() { return xp_; }
+  std::vector<Vec3>& scratch() { return scratch_b_; }
+  std::vector<float>& densities() { return rho_; }
   const std::vector<Vec3>& predicted_positions() const { return xp_; }
-  const std::vector<float>& lambdas() const { return lambda_; }
   const std::vector<float>& densities() const { return rho_; }
   const std::vector<uint32_t>& user_ids() const { return id_; }
   NeighborLists neighbor_lists() const { return NeighborLists{nb_index_.data(), nb_count_.data(), stride_}; }
   // The boundary samples in cell order, with their pseudo-masses (count 0 when there are none).
   BoundarySamples boundary_samples() const;
-  // Projective Fluids: the inertial target, constraint displacements and active flags, in cell order.
-  const std::vector<Vec3>& projective_target() const { return pf_s_; }
-  const std::vector<Vec3>& projective_displacements() const { return pf_disp_; }
-  const std::vector<uint8_t>& projective_active() const { return pf_active_; }
+  // The obstacles with the poses of the substep `ctx` describes.
+  const Obstacle* obstacles_for(const StepContext& ctx);
+  // Whether the substep's iterations have converged (predict() opens them
+  // again) and what they did since the last iteration_tally().
+  struct Iterations {
+    bool converged = false;
+    IterationTally tally;
+  };
+  Iterations& iterations() { return iterations_; }
 
- private:
+  // body(i) for every particle i in parallel, inside the solver's arena.
   template <class Body>
-  void for_each_particle(Body&& body) const;
+  void for_each_particle(Body&& body) const {
+    const size_t n = x_.size();
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i < r.end(); ++i) body(static_cast<uint32_t>(i));
+      });
+    });
+  }
   // sum_i term(i) in double over fixed blocks joined in a fixed order: the
   // same result for any thread count.
   template <class Term>
-  double deterministic_sum(Term&& term) const;
-  // The obstacles of the substep `ctx` describes, in obstacles_.
-  const Obstacle* obstacles_for(const StepContext& ctx);
+  double deterministic_sum(Term&& term) const {
+    const size_t n = x_.size();
+    double total = 0.0;
+    arena_.execute([&] {
+      total = tbb::parallel_deterministic_reduce(
+          tbb::blocked_range<size_t>(0, n, 4096), 0.0,
+          [&](const tbb::blocked_range<size_t>& r, double acc) {
+            for (size_t i = r.begin(); i < r.end(); ++i) acc += term(static_cast<uint32_t>(i));
+            return acc;
+          },
+          [](double a, double b) { return a + b; }, tbb::simple_partitioner());
+    });
+    return total;
+  }
+
+ private:
   void resize(size_t n);
 
   SolverConfig config_;
@@ -78,9 +109,8 @@ class CpuBackend final : public Backend {
   uint32_t overflows_ = 0;
 
   std::vector<Vec3> x_, v_, xp_;        // positions, velocities, predicted positions
-  std::vector<Vec3> scratch_a_, scratch_b_;  // double buffers (Jacobi updates, reordering)
-  std::vector<Vec3> omega_;             // vorticity
-  std::vector<float> rho_, lambda_;
+  std::vector<Vec3> scratch_a_, scratch_b_;  // double buffers (reordering; the methods' Jacobi updates)
+  std::vector<float> rho_;
   std::vector<uint32_t> id_;            // place -> user index
   std::vector<uint32_t> order_, id_scratch_;
   std::vector<uint32_t> nb_index_, nb_count_;
@@ -103,20 +133,7 @@ class CpuBackend final : public Backend {
   // Places the samples that move with obstacles at the substep's end poses and sorts the set again.
   void move_boundary(const StepContext& ctx);
 
-  // Projective Fluids only (empty for PBF): inertial target s, previous
-  // iterate (Chebyshev), each constraint's compression and displacements
-  // (max_neighbors + 1 slots per constraint), and per neighbour slot the
-  // particle's place in that neighbour's list (fill_back_slots(), once per
-  // step).
-  std::vector<Vec3> pf_s_, pf_prev_, pf_disp_;
-  std::vector<uint32_t> pf_back_;
-  std::vector<float> pf_compression_;
-  std::vector<uint8_t> pf_active_;
-  std::vector<uint8_t> pf_touching_;  // per particle: rests on a plane (projective_equations.h)
-
-  // Both methods: whether the substep's iterations have converged, and what they did since the last tally.
-  bool converged_ = false;
-  IterationTally tally_;
+  Iterations iterations_;
 };
 
 }  // namespace pbf

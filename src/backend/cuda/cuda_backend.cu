@@ -4,8 +4,8 @@
 // bulk read, write and map in user order, checkpoints (export_state,
 // import_state), measure() and the iterations' tally. It runs no stage: the
 // stages live beside it, one concern a file (cuda_grid.cu, cuda_boundary.cu,
-// cuda_pbf.cu, cuda_projective.cu) with the recording of a step in
-// cuda_recording.cu.
+// cuda_predict.cu) with the recording of a step in cuda_recording.cu, and
+// the methods' stages in methods/<method>/cuda/.
 #include "backend/cuda/cuda_backend.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -21,7 +21,6 @@
 
 #include "backend/cuda/cuda_entry.h"
 #include "backend/cuda/cuda_launch.cuh"
-#include "solver/pbf/pbf_equations.h"
 
 namespace pbf {
 
@@ -186,8 +185,8 @@ void CudaBackend::finish(const char* stage) const {
 
 void CudaBackend::reserve(size_t n) {
   const size_t keep = n_;
-  for (auto* b : {&x_, &v_, &xp_, &scratch_, &omega_}) b->reserve(n, keep);
-  for (auto* b : {&rho_, &lambda_}) b->reserve(n, keep);
+  for (auto* b : {&x_, &v_, &xp_, &scratch_}) b->reserve(n, keep);
+  rho_.reserve(n, keep);
   for (auto* b : {&id_, &id_scratch_}) b->reserve(n, keep);
   for (auto* b : {&keys_, &keys_sorted_, &places_, &order_, &nb_count_}) b->reserve(n, 0);
   boundary_near_.reserve(n, 0);  // filled by every neighbour search before it is read
@@ -198,12 +197,6 @@ void CudaBackend::reserve(size_t n) {
   const size_t iteration_blocks = std::max<size_t>(1, blocks_for(n));
   iteration_partials_.reserve(iteration_blocks, 0);
   iteration_partial_max_.reserve(iteration_blocks, 0);
-  if (config_.method == Method::Projective) {
-    for (auto* b : {&pf_s_, &pf_prev_}) b->reserve(n, 0);
-    pf_active_.reserve(n, 0);
-    pf_touching_.reserve(n, 0);
-    pf_disp_.reserve(n * (static_cast<size_t>(stride_) + 1), 0);
-  }
   // CUB's scratch for the sort of n keys and the scan of the cell counts.
   size_t sort_bytes = 0, scan_bytes = 0;
   cuda_check(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(), keys_sorted_.data(), places_.data(),
@@ -230,9 +223,7 @@ void CudaBackend::append(const float* positions, const float* velocities, size_t
                "cudaMemcpy (velocities)");
   else
     cuda_check(cudaMemsetAsync(v_.data() + at, 0, n * sizeof(Vec3), stream_), "cudaMemset (velocities)");
-  cuda_check(cudaMemsetAsync(omega_.data() + at, 0, n * sizeof(Vec3), stream_), "cudaMemset");
   cuda_check(cudaMemsetAsync(rho_.data() + at, 0, n * sizeof(float), stream_), "cudaMemset");
-  cuda_check(cudaMemsetAsync(lambda_.data() + at, 0, n * sizeof(float), stream_), "cudaMemset");
   k_iota<<<blocks_for(n), kBlock, 0, stream_>>>(id_.data() + at, static_cast<uint32_t>(at), n);
   check_launch("k_iota");
   finish("append");
@@ -302,8 +293,6 @@ void CudaBackend::import_state(const ParticleState& in) {
     up(v_.data(), in.velocities.data(), n * sizeof(Vec3));
     up(rho_.data(), in.densities.data(), n * sizeof(float));
     up(id_.data(), in.user_ids.data(), n * sizeof(uint32_t));
-    cuda_check(cudaMemsetAsync(omega_.data(), 0, n * sizeof(Vec3), stream_), "cudaMemset");
-    cuda_check(cudaMemsetAsync(lambda_.data(), 0, n * sizeof(float), stream_), "cudaMemset");
     finish("import_state");
   }
   n_ = n;

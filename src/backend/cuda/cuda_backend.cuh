@@ -1,12 +1,16 @@
 // cuda_backend.cuh - the CUDA backend. Particle data lives on one GPU in cell
 // order, as arrays of Vec3/float/uint32; `id_` maps each place back to the
 // user's index. Every stage is a kernel per particle that calls the same
-// functions of pbf_equations.h as the CPU backend and writes only its own
-// particle. Sorting by cell is CUB's stable radix sort, so the order (and
-// therefore every sum) is the CPU backend's order. Included only by .cu files.
-// One class, its methods defined by concern across this folder's .cu files:
-// cuda_backend.cu (construction, the particle store, measure), cuda_grid.cu,
-// cuda_boundary.cu, cuda_pbf.cu, cuda_projective.cu and cuda_recording.cu.
+// functions as the CPU backend (core/motion.h, the methods' equations) and
+// writes only its own particle. Sorting by cell is CUB's stable radix sort,
+// so the order (and therefore every sum) is the CPU backend's order.
+// Included only by .cu files. One class, its methods defined by concern
+// across this folder's .cu files: cuda_backend.cu (construction, the particle
+// store, measure), cuda_grid.cu, cuda_boundary.cu, cuda_predict.cu and
+// cuda_recording.cu. The methods' CUDA stages
+// (methods/<method>/cuda/) launch their kernels on the same stream, on the
+// buffers the accessors below lend, and keep buffers of their own only for
+// what lives within a substep.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,7 +20,9 @@
 
 #include "backend/backend.h"
 #include "backend/cuda/device_buffer.cuh"
+#include "boundary/boundary_equations.h"
 #include "core/grid_spec.h"
+#include "core/neighbor_lists.h"
 
 namespace pbf {
 
@@ -29,8 +35,8 @@ struct CudaMeasures {
   uint32_t neighbor_max;
 };
 
-// Both methods' iterations on the GPU, so that a substep needs no answer
-// from the host (Backend::solve_density, Backend::projective_local_step):
+// The methods' iterations on the GPU, so that a substep needs no answer
+// from the host (PbfStages::solve_density, ProjectiveStages::local_step):
 // whether the substep's iterations have ended, and the tally since it was
 // last read.
 struct IterationDeviceState {
@@ -55,52 +61,67 @@ class CudaBackend final : public Backend {
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
   void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;
-  void set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
-                              size_t count) override;
+  void set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local, size_t count,
+                              DensityKernel kernel) override;
 
   void predict(const StepContext& ctx) override;
   void build_grid(const StepContext& ctx) override;
   void find_neighbors(const StepContext& ctx) override;
-  void solve_density(const StepContext& ctx, float tolerance) override;
-  void update_velocities(const StepContext& ctx) override;
-  void apply_vorticity_viscosity(const StepContext& ctx) override;
   void measure(StepStats& stats) const override;
   IterationTally iteration_tally() override;
 
-  // Records a PBF step by stream capture and runs it as one CUDA graph
+  // Records a step by stream capture and runs it as one CUDA graph
   // (updated in place from step to step while its shape stays the same).
   bool begin_recording(const StepContext& ctx, const ObstaclePose* poses, uint32_t substeps) override;
   bool run_recording(StepStats& timing) override;
   void abandon_recording() noexcept override;
 
-  void projective_begin(const StepContext& ctx) override;
-  void projective_local_step(const StepContext& ctx, float tolerance) override;
-  void projective_global_step(const StepContext& ctx, float omega) override;
-  void projective_update_velocities(const StepContext& ctx) override;
-
- private:
+  // --- what the methods' CUDA stages work on; every buffer in cell order ---
+  const SolverConfig& config() const { return config_; }
+  cudaStream_t stream() const { return stream_; }
+  // Makes the solver's device current (before any CUDA call of a stage).
   void use_device() const;
-  // Waits for the stream; a failed kernel surfaces here as an Error. While
-  // a step is being recorded nothing has run, and there is nothing to wait for.
-  void finish(const char* stage) const;
-  // Called as a PBF stage starts: while recording, marks where the phase
+  // Called as a stage starts: while recording, marks where the phase
   // `phase` (a StepStats time) begins if the previous stage's was another.
   void begin_stage(double StepStats::*phase);
+  // Called as a stage ends: waits for the stream; a failed kernel surfaces
+  // here as an Error. While a step is being recorded nothing has run, and
+  // there is nothing to wait for.
+  void finish(const char* stage) const;
+  // Positions x, velocities v, predicted positions x* and densities, size()
+  // each; scratch() is size() spare vectors that a stage may fill and swap
+  // with x* or v (a recording restores such swaps when it is dropped).
+  DeviceBuffer<Vec3>& positions() { return x_; }
+  DeviceBuffer<Vec3>& velocities() { return v_; }
+  DeviceBuffer<Vec3>& predicted_positions() { return xp_; }
+  DeviceBuffer<Vec3>& scratch() { return scratch_; }
+  DeviceBuffer<float>& densities() { return rho_; }
+  NeighborLists neighbor_lists() const;
+  // The boundary samples on the GPU (count 0 when there are none).
+  BoundarySamples boundary_samples() const;
+  // Uploads the obstacles of the substep `ctx` describes; returns them on the GPU.
+  const Obstacle* obstacles_for(const StepContext& ctx);
+  // The iterations' state on the GPU (predict() opens a substep's
+  // iterations), and room for one partial sum and maximum of an iteration's
+  // compression per block of kBlock particles (cuda_launch.cuh's block_reduce
+  // and k_iteration_gate).
+  IterationDeviceState* iteration_state() { return iteration_state_.data(); }
+  double* iteration_partials() { return iteration_partials_.data(); }
+  float* iteration_partial_max() { return iteration_partial_max_.data(); }
+  // Enqueues the copy of the iterations' tally to host memory (a node of the
+  // graph when recorded), for iteration_tally(); the methods' last stage of a
+  // substep calls it.
+  void copy_tally_to_host();
+
+ private:
   // Puts the buffers that stages swap back where they were when the recording began.
   void restore_swapped_buffers() noexcept;
   // Ends the capture of a recording that will not run; later steps run stage by stage.
   void drop_recording() noexcept;
   // Room for n particles in every buffer; on failure nothing has changed.
   void reserve(size_t n);
-  NeighborLists neighbor_lists() const;
-  // The boundary samples on the GPU (count 0 when there are none).
-  BoundarySamples boundary_samples() const;
-  // Uploads the obstacles of the substep `ctx` describes; returns them on the GPU.
-  const Obstacle* obstacles_for(const StepContext& ctx);
   // Copies the obstacles to the GPU with `substeps` sets of poses (substep after substep) from `poses`.
   void upload_obstacles(const ObstaclePose* poses, uint32_t substeps);
-  // Enqueues the copy of the iterations' tally to iteration_state_host_ (a node of the graph when recorded).
-  void copy_tally_to_host();
 
   SolverConfig config_;
   GridSpec grid_;
@@ -110,8 +131,8 @@ class CudaBackend final : public Backend {
   size_t n_ = 0;
   cudaStream_t stream_ = nullptr;
 
-  DeviceBuffer<Vec3> x_, v_, xp_, scratch_, omega_;
-  DeviceBuffer<float> rho_, lambda_;
+  DeviceBuffer<Vec3> x_, v_, xp_, scratch_;
+  DeviceBuffer<float> rho_;
   DeviceBuffer<uint32_t> id_, id_scratch_;
   DeviceBuffer<uint32_t> keys_, keys_sorted_, places_, order_;
   DeviceBuffer<uint32_t> cell_count_, cell_start_;  // cells_ + 1 entries each
@@ -149,7 +170,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<unsigned char> boundary_temp_;
   // Places the samples that move with obstacles at the substep's end poses and sorts the set again.
   void move_boundary(const StepContext& ctx);
-  // Recorded PBF steps: whether steps are recorded (PBF_CUDA_GRAPHS=0 or a
+  // Recorded steps: whether steps are recorded (PBF_CUDA_GRAPHS=0 or a
   // failed recording turns it off), the recording under way, its obstacles
   // on the GPU (obstacles_device_ holds substep after substep), the graph
   // that runs it, and the events that mark where its phases begin (a
@@ -164,17 +185,13 @@ class CudaBackend final : public Backend {
   size_t marks_ = 0;
   Vec3* swapped_vec3_[4] = {nullptr, nullptr, nullptr, nullptr};  // x_, v_, xp_, scratch_
   uint32_t* swapped_id_[2] = {nullptr, nullptr};                   // id_, id_scratch_
-  // Both methods: the per-block partial sums and maxima of the compression
+  // The methods' iterations: the per-block partial sums and maxima of the compression
   // an iteration measures (kBlock particles a block), and the iterations'
   // state on the GPU with its page-locked host copy.
   DeviceBuffer<double> iteration_partials_;
   DeviceBuffer<float> iteration_partial_max_;
   DeviceBuffer<IterationDeviceState> iteration_state_;
   IterationDeviceState* iteration_state_host_ = nullptr;
-  // Projective Fluids only (empty for PBF): inertial target, previous
-  // iterate, displacements (max_neighbors + 1 slots per constraint).
-  DeviceBuffer<Vec3> pf_s_, pf_prev_, pf_disp_;
-  DeviceBuffer<uint8_t> pf_active_, pf_touching_;
 };
 
 }  // namespace pbf

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_launch.cuh"
-#include "solver/pbf/pbf_equations.h"
+#include "boundary/boundary_equations.h"
 
 namespace pbf {
 
@@ -24,12 +24,12 @@ namespace {
 
 // Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b included) of its body (body null: all),
 // with the method's density kernel (the cubic spline for Projective Fluids).
-__global__ void k_boundary_psi(size_t n, KernelConstants kernel, CubicKernel cubic_kernel, bool projective, float rho0,
+__global__ void k_boundary_psi(size_t n, KernelConstants kernel, CubicKernel cubic_kernel, bool cubic, float rho0,
                                BoundarySamples boundary, const uint32_t* body, float* psi) {
   const size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (b >= n) return;
   const uint32_t index = static_cast<uint32_t>(b);
-  psi[b] = rho0 / (projective ? boundary_kernel_sum(cubic_kernel, boundary, index, body)
+  psi[b] = rho0 / (cubic ? boundary_kernel_sum(cubic_kernel, boundary, index, body)
                               : boundary_kernel_sum(kernel, boundary, index, body));
 }
 
@@ -78,7 +78,7 @@ void CudaBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count)
 }
 
 void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
-                                         size_t count) {
+                                         size_t count, DensityKernel density_kernel) {
   use_device();
   if (count == 0) {
     DeviceBuffer<Vec3> no_x;
@@ -132,9 +132,9 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
   const BoundarySamples view{grid_, cell_start.data(), x.data(), nullptr, static_cast<uint32_t>(count), nullptr};
   const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
   const CubicKernel cubic_kernel = CubicKernel::make(config_.kernel_radius);
-  const bool projective = config_.method == Method::Projective;
+  const bool cubic = density_kernel == DensityKernel::CubicSpline;  // else Poly6
   if (!moving) {
-    k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, projective,
+    k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, cubic,
                                                               config_.rest_density, view, nullptr, psi.data());
     check_launch("k_boundary_psi");
     DeviceBuffer<uint32_t> to_clamped;
@@ -209,7 +209,7 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
   cuda_check(cudaMemcpyAsync(local_device.data(), locals.data(), count * sizeof(Vec3), cudaMemcpyHostToDevice,
                              stream_),
              "cudaMemcpy (boundary samples)");
-  k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, projective,
+  k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, cubic,
                                                             config_.rest_density, view, bodies_sorted.data(),
                                                             psi.data());
   check_launch("k_boundary_psi");

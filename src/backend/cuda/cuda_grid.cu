@@ -14,7 +14,7 @@
 
 #include "backend/cuda/cuda_launch.cuh"
 #include "core/neighbor_scan.h"
-#include "solver/pbf/pbf_equations.h"
+#include "boundary/boundary_equations.h"
 
 namespace pbf {
 
@@ -82,17 +82,17 @@ void CudaBackend::build_grid(const StepContext& ctx) {
   finish("build_grid");
 }
 
-void CudaBackend::find_neighbors(const StepContext& ctx) {
+void CudaBackend::find_neighbors(const StepContext&) {
   use_device();
   begin_stage(&StepStats::time_neighbors_ms);
   cuda_check(cudaMemsetAsync(overflows_.data(), 0, sizeof(uint32_t), stream_), "cudaMemset");
   k_neighbors<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, grid_, cell_start_.data(), xp_.data(),
-                                                       ctx.constants.kernel.h, stride_, nb_index_.data(),
+                                                       config_.kernel_radius, stride_, nb_index_.data(),
                                                        nb_count_.data(), overflows_.data());
   check_launch("k_neighbors");
   if (boundary_n_ > 0) {
     k_boundary_near<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, boundary_samples(),
-                                                             kBoundaryNearReach * ctx.constants.kernel.h, xp_.data(),
+                                                             kBoundaryNearReach * config_.kernel_radius, xp_.data(),
                                                              boundary_near_.data());
     check_launch("k_boundary_near");
   }

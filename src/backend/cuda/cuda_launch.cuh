@@ -1,11 +1,12 @@
-// cuda_launch.cuh - what the CUDA backend's .cu files share to launch
+// cuda_launch.cuh - what the CUDA backend's .cu files and the methods' CUDA
+// stages (methods/<method>/cuda/) share to launch
 // kernels: the block size, the planes of a step passed to kernels by value,
 // the gathers between orders (cell order, user order), the launch check, and
 // the reductions and gate that end both methods' iterations on the GPU.
 // All of it has internal linkage (an unnamed namespace), so that each .cu file
 // compiles its own copy and no kernel is launched from another translation
 // unit than the one that defines it (no relocatable device code). Touches no
-// buffer of CudaBackend; included only by the backend's .cu files.
+// buffer of CudaBackend; included only by .cu files.
 #pragma once
 
 #include <cuda_runtime.h>

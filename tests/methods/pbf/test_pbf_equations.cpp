@@ -1,5 +1,5 @@
 // Unit tests of the per-particle equations of Position Based Fluids
-// (solver/pbf/pbf_equations.h) against an independent double-precision
+// (methods/pbf/pbf_equations.h) against an independent double-precision
 // evaluation of Macklin & Mueller (2013), eq. 1-2, 8, 11, 13-15, on small
 // particle sets with brute-force neighbour lists.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/config.h"
-#include "solver/pbf/pbf_equations.h"
+#include "methods/pbf/pbf_equations.h"
 
 namespace {
 

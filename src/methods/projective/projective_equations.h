@@ -22,7 +22,7 @@
 #include "core/hd.h"
 #include "core/lattice.h"
 #include "core/sph_kernels.h"
-#include "solver/pbf/pbf_equations.h"
+#include "methods/pbf/pbf_equations.h"
 
 namespace pbf {
 
@@ -42,10 +42,17 @@ struct ProjectiveConstants {
   float wall_calibration;   // DensityWalls::calibration of the cubic spline
 };
 
+// Particle mass so that the ideal lattice at `spacing` has density rho0,
+// measured with Projective Fluids' density kernel, the cubic spline.
+inline float projective_particle_mass(const SolverConfig& config) {
+  const CubicKernel k = CubicKernel::make(config.kernel_radius);
+  return static_cast<float>(config.rest_density / cubic_lattice_sum(config.particle_spacing, k));
+}
+
 inline ProjectiveConstants make_projective_constants(const SolverConfig& config, const PbfParams& p, float dt) {
   ProjectiveConstants c{};
   c.kernel = CubicKernel::make(config.kernel_radius);
-  c.mass = particle_mass(config);
+  c.mass = projective_particle_mass(config);
   c.mass_over_rho0 = c.mass / config.rest_density;
   c.stiffness = p.projective_stiffness;
   c.inertia = c.mass / (dt * dt);

@@ -13,9 +13,9 @@
 #include "backend/cpu/cpu_backend.h"
 #include "core/config.h"
 #include "core/error.h"
-#include "solver/boundary/boundary_equations.h"
-#include "solver/boundary/boundary_sampling.h"
-#include "solver/pbf/pbf_equations.h"
+#include "boundary/boundary_equations.h"
+#include "boundary/boundary_sampling.h"
+#include "methods/pbf/pbf_equations.h"
 #include "solver/solver.h"
 
 namespace {
@@ -70,7 +70,7 @@ TEST(BoundaryPseudoMass, EachSampleGetsRestDensityOverItsOwnKernelSum) {
   std::uniform_real_distribution<float> u(-0.3f, 0.3f);
   std::vector<Vec3> samples(400);
   for (Vec3& s : samples) s = Vec3{u(rng), u(rng), u(rng)};
-  backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size());
+  backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size(), pbf::DensityKernel::Poly6);
   const BoundarySamples b = backend.boundary_samples();
   ASSERT_EQ(b.count, samples.size());
   const std::vector<Vec3> sorted = positions_of(b);
@@ -84,11 +84,11 @@ TEST(BoundaryPseudoMass, EachSampleGetsRestDensityOverItsOwnKernelSum) {
 TEST(BoundaryPseudoMass, ClearingTheSamplesLeavesNone) {
   CpuBackend backend(make_config());
   const Vec3 one{0.0f, 0.0f, 0.0f};
-  backend.set_boundary_particles(&one, nullptr, nullptr, 1);
+  backend.set_boundary_particles(&one, nullptr, nullptr, 1, pbf::DensityKernel::Poly6);
   EXPECT_EQ(backend.boundary_samples().count, 1u);
   // A lone sample: psi = rho0 / W(0).
   EXPECT_NEAR(backend.boundary_samples().psi[0], 1000.0 / poly6(kRadius, 0.0), 1e-3);
-  backend.set_boundary_particles(nullptr, nullptr, nullptr, 0);
+  backend.set_boundary_particles(nullptr, nullptr, nullptr, 0, pbf::DensityKernel::Poly6);
   EXPECT_EQ(backend.boundary_samples().count, 0u);
   EXPECT_EQ(pbf::boundary_density(KernelConstants::make(kRadius), backend.boundary_samples(), one), 0.0f);
 }
@@ -113,10 +113,10 @@ TEST(BoundaryPseudoMass, EachBodyCountsOnlyItsOwnSamples) {
       lid.push_back(Vec3{i * kSpacing + 0.03f, 0.5f * kRadius, k * kSpacing});
     }
   CpuBackend alone(config);
-  alone.set_boundary_particles(wall.data(), nullptr, nullptr, wall.size());
+  alone.set_boundary_particles(wall.data(), nullptr, nullptr, wall.size(), pbf::DensityKernel::Poly6);
   const std::vector<float> wall_psi(alone.boundary_samples().psi, alone.boundary_samples().psi + wall.size());
   std::vector<Vec3> wall_sorted = positions_of(alone.boundary_samples());
-  alone.set_boundary_particles(lid.data(), nullptr, nullptr, lid.size());
+  alone.set_boundary_particles(lid.data(), nullptr, nullptr, lid.size(), pbf::DensityKernel::Poly6);
   std::vector<float> lid_psi;
   for (const Vec3& p : lid) lid_psi.push_back(psi_at(alone.boundary_samples(), p));
 
@@ -125,7 +125,7 @@ TEST(BoundaryPseudoMass, EachBodyCountsOnlyItsOwnSamples) {
   std::vector<uint32_t> body(wall.size(), pbf::kStaticBoundary);
   body.resize(both.size(), 0u);  // the lid moves with obstacle 0, here where it is (local = world)
   CpuBackend backend(config);
-  backend.set_boundary_particles(both.data(), body.data(), both.data(), both.size());
+  backend.set_boundary_particles(both.data(), body.data(), both.data(), both.size(), pbf::DensityKernel::Poly6);
   const BoundarySamples b = backend.boundary_samples();
   ASSERT_EQ(b.count, both.size());
   for (size_t k = 0; k < wall.size(); ++k)
@@ -195,10 +195,10 @@ TEST(BoundaryWalls, FluidRestingOnTheFloorHasRestDensity) {
   const SolverConfig config = make_config();
   CpuBackend backend(config);
   const std::vector<Vec3> walls = pbf::sample_domain_walls(config, size_t(1) << 26);
-  backend.set_boundary_particles(walls.data(), nullptr, nullptr, walls.size());
+  backend.set_boundary_particles(walls.data(), nullptr, nullptr, walls.size(), pbf::DensityKernel::Poly6);
   const BoundarySamples b = backend.boundary_samples();
   const KernelConstants k = KernelConstants::make(kRadius);
-  const double mass = pbf::particle_mass(config);
+  const double mass = pbf::pbf_particle_mass(config);
   // Fluid neighbours of a bottom particle at p: the half lattice above it.
   auto fluid_density = [&](Vec3 p) {
     double sum = 0.0;
@@ -255,7 +255,7 @@ TEST(BoundaryWalls, SamplesCoverEveryWallOnceAtAboutTheSpacing) {
 TEST(BoundaryNear, OnlyParticlesWithinReachOfASampleAreMarkedAndUnmarkedOnesSkipTheScan) {
   CpuBackend backend(make_config());
   const Vec3 sample{0.0f, 0.0f, 0.0f};
-  backend.set_boundary_particles(&sample, nullptr, nullptr, 1);
+  backend.set_boundary_particles(&sample, nullptr, nullptr, 1, pbf::DensityKernel::Poly6);
   BoundarySamples b = backend.boundary_samples();
   const float reach = pbf::kBoundaryNearReach * kRadius;
   EXPECT_TRUE(pbf::boundary_within(b, Vec3{0.99f * reach, 0.0f, 0.0f}, reach));
@@ -284,7 +284,7 @@ struct Cloud {
     std::uniform_real_distribution<float> u(-0.25f, 0.25f);
     std::vector<Vec3> samples(300);
     for (Vec3& s : samples) s = Vec3{u(rng), u(rng) - 0.15f, u(rng)};
-    backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size());
+    backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size(), pbf::DensityKernel::Poly6);
     b = backend.boundary_samples();
     b.near = nullptr;  // the fluid particles here are the test's own: every one scans
   }
@@ -467,7 +467,7 @@ TEST(BoundaryBeyondReach, StaticSamplesFarOutsideAreSetAsideAtSetUpWithTheirPseu
   for (const float x : {-5.0f, 0.0f})
     for (int i = 0; i < 5; ++i)
       for (int k = 0; k < 5; ++k) samples.push_back(Vec3{x, 0.1f * float(i), 0.1f * float(k)});
-  backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size());
+  backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size(), pbf::DensityKernel::Poly6);
   const BoundarySamples b = backend.boundary_samples();
   ASSERT_EQ(b.count, 50u);
   const uint32_t cells = static_cast<uint32_t>(b.grid.cell_count());

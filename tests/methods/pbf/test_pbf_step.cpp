@@ -1,5 +1,6 @@
-// How pbf_step() (solver/pbf/pbf_step.h) drives a backend: substep after
-// substep with each substep's obstacle poses, and, for a backend that records
+// How pbf_step() (methods/pbf/pbf_step.h) drives a device and PBF's stages:
+// substep after substep with each substep's obstacle poses, and, for a
+// backend that records
 // a step (the CUDA backend's graphs), the recording protocol: a recording
 // that runs replaces the stage calls; one that cannot run, or a stage that
 // fails while recording, falls back to the stages one by one with the same
@@ -12,7 +13,7 @@
 
 #include "backend/backend.h"
 #include "core/error.h"
-#include "solver/pbf/pbf_step.h"
+#include "methods/pbf/pbf_step.h"
 
 namespace {
 
@@ -61,12 +62,14 @@ std::vector<float> positions(const Backend& backend) {
 
 // Forwards every stage to a CPU backend and logs it. As a recording backend
 // it only logs while recording (nothing runs), and can be told to refuse
-// the recording at its end or to fail in a stage while recording.
+// the recording at its end or to fail in a stage while recording. Its
+// stages() are PBF's CPU stages on the same device, logged the same way.
 class LoggingBackend final : public Backend {
  public:
   enum class Recording { None, Runs, CannotRun, StageFails };
 
-  LoggingBackend(const SolverConfig& config, Recording mode) : inner_(make_block(config)), mode_(mode) {}
+  LoggingBackend(const SolverConfig& config, Recording mode)
+      : inner_(make_block(config)), inner_stages_(pbf::make_pbf_stages(*inner_)), stages_(*this), mode_(mode) {}
 
   std::vector<std::string> log;
   std::vector<const ObstaclePose*> poses_seen;  // ctx.obstacle_poses at each predict
@@ -84,8 +87,9 @@ class LoggingBackend final : public Backend {
   void export_state(pbf::ParticleState& out) const override { inner_->export_state(out); }
   void import_state(const pbf::ParticleState& in) override { inner_->import_state(in); }
   void set_obstacle_fields(const pbf::SdfGridView* f, uint32_t n) override { inner_->set_obstacle_fields(f, n); }
-  void set_boundary_particles(const Vec3* p, const uint32_t* b, const Vec3* l, size_t n) override {
-    inner_->set_boundary_particles(p, b, l, n);
+  void set_boundary_particles(const Vec3* p, const uint32_t* b, const Vec3* l, size_t n,
+                              pbf::DensityKernel k) override {
+    inner_->set_boundary_particles(p, b, l, n, k);
   }
 
   void predict(const StepContext& ctx) override {
@@ -94,21 +98,7 @@ class LoggingBackend final : public Backend {
   }
   void build_grid(const StepContext& ctx) override { stage("grid", [&] { inner_->build_grid(ctx); }); }
   void find_neighbors(const StepContext& ctx) override { stage("neighbors", [&] { inner_->find_neighbors(ctx); }); }
-  void solve_density(const StepContext& ctx, float tolerance) override {
-    tolerances.push_back(tolerance);
-    stage("density", [&] { inner_->solve_density(ctx, tolerance); });
-  }
-  void update_velocities(const StepContext& ctx) override {
-    stage("velocity", [&] { inner_->update_velocities(ctx); });
-  }
-  void apply_vorticity_viscosity(const StepContext& ctx) override {
-    stage("viscosity", [&] { inner_->apply_vorticity_viscosity(ctx); });
-  }
   void measure(StepStats& s) const override { inner_->measure(s); }
-  void projective_begin(const StepContext&) override {}
-  void projective_local_step(const StepContext&, float) override {}
-  void projective_global_step(const StepContext&, float) override {}
-  void projective_update_velocities(const StepContext&) override {}
   pbf::IterationTally iteration_tally() override { return inner_->iteration_tally(); }
 
   bool begin_recording(const StepContext&, const ObstaclePose*, uint32_t substeps) override {
@@ -132,7 +122,8 @@ class LoggingBackend final : public Backend {
     log.push_back("abandon");
   }
 
- private:
+  pbf::PbfStages& stages() { return stages_; }
+
   template <class Run>
   void stage(const char* name, Run run) {
     if (fail_every_stage || (recording_ && mode_ == Recording::StageFails && std::string(name) == "density"))
@@ -141,7 +132,29 @@ class LoggingBackend final : public Backend {
     if (!recording_) run();
   }
 
+ private:
+  class Stages final : public pbf::PbfStages {
+   public:
+    explicit Stages(LoggingBackend& device) : device_(device) {}
+    void reserve(size_t n) override { device_.inner_stages_->reserve(n); }
+    void solve_density(const StepContext& ctx, const pbf::PbfConstants& c, float tolerance) override {
+      device_.tolerances.push_back(tolerance);
+      device_.stage("density", [&] { device_.inner_stages_->solve_density(ctx, c, tolerance); });
+    }
+    void update_velocities(const StepContext& ctx, const pbf::PbfConstants& c) override {
+      device_.stage("velocity", [&] { device_.inner_stages_->update_velocities(ctx, c); });
+    }
+    void apply_vorticity_viscosity(const StepContext& ctx, const pbf::PbfConstants& c) override {
+      device_.stage("viscosity", [&] { device_.inner_stages_->apply_vorticity_viscosity(ctx, c); });
+    }
+
+   private:
+    LoggingBackend& device_;
+  };
+
   std::unique_ptr<Backend> inner_;
+  std::unique_ptr<pbf::PbfStages> inner_stages_;
+  Stages stages_;
   Recording mode_;
   bool recording_ = false;
   uint32_t recorded_substeps_ = 0;
@@ -153,17 +166,21 @@ struct Step {
   std::vector<Plane> planes;
   std::vector<ObstaclePose> poses;  // none: no obstacles
   StepContext ctx{};
+  pbf::PbfConstants constants{};
 
   Step() {
     params.iterations = 2;
     params.density_tolerance = 0.0f;  // exactly 2 iterations
     planes.push_back(Plane{Vec3{0.0f, 1.0f, 0.0f}, 0.0f});  // the floor
-    ctx.constants = pbf::make_pbf_constants(config, params, 1.0f / 120.0f);
+    constants = pbf::make_pbf_constants(config, params, 1.0f / 120.0f);
     ctx.planes = planes.data();
     ctx.plane_count = static_cast<uint32_t>(planes.size());
   }
-  void run(Backend& backend, uint32_t substeps, StepStats& timing) {
-    pbf::pbf_step(backend, ctx, poses.data(), substeps, pbf::density_iterations(params), timing);
+  void run(Backend& backend, pbf::PbfStages& stages, uint32_t substeps, StepStats& timing) {
+    pbf::pbf_step(backend, stages, ctx, constants, poses.data(), substeps, pbf::density_iterations(params), timing);
+  }
+  void run(LoggingBackend& backend, uint32_t substeps, StepStats& timing) {
+    run(backend, backend.stages(), substeps, timing);
   }
 };
 
@@ -182,8 +199,9 @@ std::vector<std::string> concat(std::initializer_list<std::vector<std::string>> 
 std::vector<float> reference_positions() {
   Step step;
   std::unique_ptr<Backend> backend = make_block(step.config);
+  std::unique_ptr<pbf::PbfStages> stages = pbf::make_pbf_stages(*backend);
   StepStats timing;
-  for (int k = 0; k < 2; ++k) step.run(*backend, 2, timing);
+  for (int k = 0; k < 2; ++k) step.run(*backend, *stages, 2, timing);
   return positions(*backend);
 }
 
@@ -204,7 +222,8 @@ TEST(PbfStep, EachSubstepSeesItsOwnObstaclePoses) {
   LoggingBackend backend(step.config, LoggingBackend::Recording::Runs);
   StepStats timing;
   // The logging backend holds no obstacles: only where each substep looks is checked.
-  pbf::pbf_step(backend, step.ctx, step.poses.data(), 3, pbf::DensityIterations{0, 0, -1.0f}, timing);
+  pbf::pbf_step(backend, backend.stages(), step.ctx, step.constants, step.poses.data(), 3,
+                pbf::DensityIterations{0, 0, -1.0f}, timing);
   ASSERT_EQ(backend.poses_seen.size(), 3u);
   for (size_t k = 0; k < 3; ++k) EXPECT_EQ(backend.poses_seen[k], step.poses.data() + 2 * k) << "substep " << k;
 }

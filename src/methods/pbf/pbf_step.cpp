@@ -1,12 +1,12 @@
-#include "solver/pbf/pbf_step.h"
+#include "methods/pbf/pbf_step.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "core/config.h"
 #include "core/error.h"
-#include "solver/phase_timer.h"
-#include "solver/recorded_step.h"
+#include "methods/phase_timer.h"
+#include "methods/recorded_step.h"
 
 namespace pbf {
 
@@ -25,7 +25,8 @@ uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float g
   return n;
 }
 
-void pbf_substep(Backend& backend, const StepContext& ctx, const DensityIterations& iterations, StepStats& timing) {
+void pbf_substep(Backend& backend, PbfStages& stages, const StepContext& ctx, const PbfConstants& c,
+                 const DensityIterations& iterations, StepStats& timing) {
   {
     PhaseTimer t(timing.time_predict_ms);
     backend.predict(ctx);
@@ -40,36 +41,38 @@ void pbf_substep(Backend& backend, const StepContext& ctx, const DensityIteratio
   }
   {
     PhaseTimer t(timing.time_constraints_ms);
-    // The last required iteration measures whether the substep needs more (Backend::solve_density).
+    // The last required iteration measures whether the substep needs more (PbfStages::solve_density).
     for (uint32_t k = 0; k < iterations.most; ++k)
-      backend.solve_density(ctx, k + 1 < iterations.least ? -1.0f : iterations.tolerance);
+      stages.solve_density(ctx, c, k + 1 < iterations.least ? -1.0f : iterations.tolerance);
   }
   {
     PhaseTimer t(timing.time_velocity_ms);
-    backend.update_velocities(ctx);
+    stages.update_velocities(ctx, c);
   }
   {
     PhaseTimer t(timing.time_vorticity_viscosity_ms);
-    backend.apply_vorticity_viscosity(ctx);
+    stages.apply_vorticity_viscosity(ctx, c);
   }
 }
 
 namespace {
 
-void run_substeps(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps,
-                  const DensityIterations& iterations, StepStats& timing) {
+void run_substeps(Backend& backend, PbfStages& stages, StepContext ctx, const PbfConstants& c,
+                  const ObstaclePose* poses, uint32_t substeps, const DensityIterations& iterations,
+                  StepStats& timing) {
   for (uint32_t k = 0; k < substeps; ++k) {
     ctx.obstacle_poses = poses + static_cast<size_t>(k) * ctx.obstacle_count;
-    pbf_substep(backend, ctx, iterations, timing);
+    pbf_substep(backend, stages, ctx, c, iterations, timing);
   }
 }
 
 }  // namespace
 
-void pbf_step(Backend& backend, StepContext ctx, const ObstaclePose* poses, uint32_t substeps,
-              const DensityIterations& iterations, StepStats& timing) {
+void pbf_step(Backend& backend, PbfStages& stages, StepContext ctx, const PbfConstants& c, const ObstaclePose* poses,
+              uint32_t substeps, const DensityIterations& iterations, StepStats& timing) {
+  ctx.motion = c;
   run_recorded(backend, ctx, poses, substeps, timing,
-               [&](StepStats& s) { run_substeps(backend, ctx, poses, substeps, iterations, s); });
+               [&](StepStats& s) { run_substeps(backend, stages, ctx, c, poses, substeps, iterations, s); });
   timing.density_iterations += backend.iteration_tally().iterations;
 }
 

@@ -1,4 +1,4 @@
-// Unit tests of the density a plane adds (solver/boundary/wall_density.h):
+// Unit tests of the density a plane adds (boundary/wall_density.h):
 // the kernels' half-space integrals against direct quadrature, their
 // sections against finite differences, the calibration against the lattice
 // at a wall, an edge and a corner, and the terms the density constraints of
@@ -11,9 +11,9 @@
 
 #include "core/config.h"
 #include "core/lattice.h"
-#include "solver/boundary/wall_density.h"
-#include "solver/pbf/pbf_equations.h"
-#include "solver/projective/projective_equations.h"
+#include "boundary/wall_density.h"
+#include "methods/pbf/pbf_equations.h"
+#include "methods/projective/projective_equations.h"
 
 namespace {
 

@@ -7,25 +7,26 @@
 #include <cmath>
 #include <cstdint>
 
+#include "boundary/boundary_equations.h"
+#include "boundary/wall_density.h"
 #include "core/config.h"
 #include "core/hd.h"
 #include "core/lattice.h"
+#include "core/motion.h"
 #include "core/neighbor_lists.h"
 #include "core/obstacle.h"
 #include "core/sph_kernels.h"
-#include "solver/boundary/boundary_equations.h"
-#include "solver/boundary/wall_density.h"
 
 namespace pbf {
 
-// Constants of one substep, derived from the solver's config and parameters.
-struct PbfConstants {
+// Constants of one substep, derived from the solver's config and parameters:
+// the motion every method shares (core/motion.h) and PBF's own.
+struct PbfConstants : MotionConstants {
   KernelConstants kernel;
   float mass;               // particle mass [kg]
   float rest_density;       // rho0 [kg/m^3]
   float inv_rest_density;   // 1 / rho0
   float mass_over_rho0;     // m / rho0 [m^3]: the volume of a particle at rest
-  float particle_radius;    // half the spacing: how far particles stay from walls [m]
   float wall_calibration;   // DensityWalls::calibration of Poly6
   float cfm;                // epsilon of eq. 11 [1/m^2]
   float scorr_scale;        // k of eq. 13 divided by the rest gradient norm [m^2]
@@ -34,24 +35,11 @@ struct PbfConstants {
   bool unilateral;          // clamp C_i to compression
   float xsph;               // c of eq. 17
   float vorticity;          // epsilon of eq. 16 [m/s]
-  float restitution;
-  float friction;
-  float max_speed;          // [m/s]
-  Vec3 gravity;             // [m/s^2]
-  float dt;                 // substep [s]
-  float inv_dt;
-  Vec3 box_min;             // domain shrunk by the particle radius
-  Vec3 box_max;
 };
 
 // Particle mass so that the ideal lattice at `spacing` has density rho0,
-// measured with the density kernel of the solver's method (Poly6 for PBF,
-// the cubic spline for Projective Fluids).
-inline float particle_mass(const SolverConfig& config) {
-  if (config.method == Method::Projective) {
-    const CubicKernel k = CubicKernel::make(config.kernel_radius);
-    return static_cast<float>(config.rest_density / cubic_lattice_sum(config.particle_spacing, k));
-  }
+// measured with PBF's density kernel, Poly6.
+inline float pbf_particle_mass(const SolverConfig& config) {
   const KernelConstants k = KernelConstants::make(config.kernel_radius);
   return static_cast<float>(config.rest_density / lattice_sums(config.particle_spacing, k).sum_w);
 }
@@ -84,13 +72,13 @@ inline float xsph_step_fraction(float c, double dt) {
 
 inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfParams& p, float dt) {
   PbfConstants c{};
+  static_cast<MotionConstants&>(c) = make_motion_constants(config, p, dt);
   c.kernel = KernelConstants::make(config.kernel_radius);
   const LatticeSums lattice = lattice_sums(config.particle_spacing, c.kernel);
   c.rest_density = config.rest_density;
   c.mass = static_cast<float>(config.rest_density / lattice.sum_w);
   c.inv_rest_density = 1.0f / config.rest_density;
   c.mass_over_rho0 = c.mass * c.inv_rest_density;
-  c.particle_radius = 0.5f * config.particle_spacing;
   c.wall_calibration = static_cast<float>(wall_calibration(
       config.particle_spacing, config.kernel_radius, [&](float r2) { return poly6(c.kernel, r2); }, poly6_half_space));
   // sum_k |grad_k C_i|^2 of a particle at rest (eq. 8-9): the sum of
@@ -108,65 +96,7 @@ inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfPara
   c.unilateral = p.unilateral;
   c.xsph = xsph_step_fraction(p.xsph_viscosity, dt);
   c.vorticity = p.vorticity_epsilon;
-  c.restitution = p.restitution;
-  c.friction = p.friction;
-  c.max_speed = p.max_speed;
-  c.gravity = p.gravity;
-  c.dt = dt;
-  c.inv_dt = 1.0f / dt;
-  const float r = c.particle_radius;
-  c.box_min = config.domain_min + Vec3{r, r, r};
-  c.box_max = config.domain_max - Vec3{r, r, r};
   return c;
-}
-
-// v shortened to max_speed where it is faster. A velocity whose square
-// overflows (a caller may set any finite velocity) is measured in units of its
-// largest component instead, so it is clamped too, to a finite vector.
-PBF_HD Vec3 clamp_speed(Vec3 v, float max_speed) {
-  const float s2 = length_squared(v);
-  if (s2 <= 3.0e38f) {
-    if (s2 > max_speed * max_speed) return v * (max_speed / sqrtf(s2));
-    return v;
-  }
-  const float a = fmaxf(fabsf(v.x), fmaxf(fabsf(v.y), fabsf(v.z)));
-  const Vec3 u{v.x / a, v.y / a, v.z / a};  // largest component +-1
-  const float len = length(u);               // 1 .. sqrt(3)
-  if (a <= max_speed / len) return v;
-  return u * (max_speed / len);
-}
-
-// Algorithm 1, lines 1-3: apply gravity and predict the position.
-PBF_HD void predict(const PbfConstants& c, Vec3 x, Vec3& v, Vec3& x_pred) {
-  v = clamp_speed(v + c.gravity * c.dt, c.max_speed);
-  x_pred = x + v * c.dt;
-}
-
-// Keeps a predicted position out of every plane, with Coulomb friction on the
-// tangential motion since the start of the substep (x_start), then out of
-// every obstacle (core/obstacle.h), and finally inside the domain box
-// whatever the planes and obstacles did.
-PBF_HD Vec3 collide(const PbfConstants& c, const Plane* planes, uint32_t plane_count, const Obstacle* obstacles,
-                    uint32_t obstacle_count, Vec3 p, Vec3 x_start) {
-  for (uint32_t k = 0; k < plane_count; ++k) {
-    const Vec3 n = planes[k].normal;
-    const float depth = c.particle_radius - (dot(n, p) + planes[k].offset);
-    if (depth <= 0.0f) continue;
-    p += n * depth;
-    if (c.friction > 0.0f) {
-      const Vec3 moved = p - x_start;
-      const Vec3 tangential = moved - n * dot(moved, n);
-      const float t = length(tangential);
-      const float limit = c.friction * depth;
-      if (t > 0.0f) p -= tangential * fminf(1.0f, limit / t);
-    }
-  }
-  for (uint32_t k = 0; k < obstacle_count; ++k)
-    p = collide_obstacle(obstacles[k], c.particle_radius, c.friction, p, x_start);
-  p.x = clampf(p.x, c.box_min.x, c.box_max.x);
-  p.y = clampf(p.y, c.box_min.y, c.box_max.y);
-  p.z = clampf(p.z, c.box_min.z, c.box_max.z);
-  return p;
 }
 
 // SPH density (eq. 2) at particle i; the self term included.
@@ -305,41 +235,6 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
   return dp + grad * (lambda[i] * c.inv_rest_density);
 }
 
-// Algorithm 1, line 21: v = (x* - x) / dt, then restitution against every
-// plane the particle touches: the normal velocity leaving the wall is at
-// least -restitution times the velocity it arrived with (v_pred). A particle
-// that bounces off several planes at once leaves no faster than it arrived or
-// than x* - x moved it (the first bounce excepted): raising the normal speed
-// off each plane in turn, along normals that are not orthogonal, lowers it off
-// the others, and a particle squeezed between planes gained speed without
-// bound, bounce after bounce.
-PBF_HD Vec3 updated_velocity(const PbfConstants& c, const Plane* planes, uint32_t plane_count,
-                             Vec3 x, Vec3 x_pred, Vec3 v_pred) {
-  Vec3 v = (x_pred - x) * c.inv_dt;
-  const float contact = c.particle_radius * 1.001f;
-  // The square of the largest speed a further bounce may leave; < 0 before the first.
-  float speed2 = -1.0f;
-  for (uint32_t k = 0; k < plane_count; ++k) {
-    const Vec3 n = planes[k].normal;
-    if (dot(n, x_pred) + planes[k].offset > contact) continue;
-    const float arriving = dot(v_pred, n);
-    if (arriving >= 0.0f) continue;
-    float wanted = -c.restitution * arriving;
-    const float leaving = dot(v, n);
-    if (leaving >= wanted) continue;
-    if (speed2 < 0.0f) {
-      speed2 = fmaxf(length_squared(v), length_squared(v_pred));
-    } else {
-      // v keeps its part along the plane, so the normal part may be at most this.
-      const float room = speed2 - (length_squared(v) - leaving * leaving);
-      if (wanted * wanted > room) wanted = room > 0.0f ? sqrtf(room) : 0.0f;
-      if (leaving >= wanted) continue;
-    }
-    v += n * (wanted - leaving);
-  }
-  return clamp_speed(v, c.max_speed);
-}
-
 // Vorticity omega_i (eq. 15) as the SPH curl: sum_j V_j grad W_ij x (v_j - v_i).
 PBF_HD Vec3 vorticity(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
                       const Vec3* v, const float* rho) {
@@ -354,12 +249,13 @@ PBF_HD Vec3 vorticity(const PbfConstants& c, uint32_t i, const NeighborLists& nb
 }
 
 // New velocity after vorticity confinement (eq. 16) and XSPH viscosity
-// (eq. 17), both from the same old velocities (Jacobi).
+// (eq. 17), both from the same old velocities (Jacobi). `omega` is read only
+// where c.vorticity > 0 (may be null otherwise).
 PBF_HD Vec3 vorticity_viscosity(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
                                 const Vec3* x, const Vec3* v, const float* rho, const Vec3* omega) {
   const Vec3 xi = x[i];
   const Vec3 vi = v[i];
-  const float wi = length(omega[i]);
+  const float wi = c.vorticity > 0.0f ? length(omega[i]) : 0.0f;
   Vec3 eta{0.0f, 0.0f, 0.0f};
   Vec3 blend{0.0f, 0.0f, 0.0f};
   nb.for_each(i, [&](uint32_t j) {

@@ -1,4 +1,4 @@
-#include "solver/boundary/boundary_sampling.h"
+#include "boundary/boundary_sampling.h"
 
 #include <algorithm>
 #include <cmath>

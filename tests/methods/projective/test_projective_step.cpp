@@ -1,6 +1,7 @@
-// How projective_step() (solver/projective/projective_step.h) drives a
-// backend: the same stage sequence for every substep, with no answer taken
-// from the backend inside the step (the early stop is the backend's), the
+// How projective_step() (methods/projective/projective_step.h) drives a
+// device and the method's stages: the same stage sequence for every substep,
+// with no answer taken from the device inside the step (the early stop is the
+// stages'), the
 // iteration tally read once at the end, and, for a backend that records a
 // step (the CUDA backend's graphs), the whole step offered as one recording,
 // with the stages one by one as the fallback giving the same result.
@@ -12,8 +13,8 @@
 
 #include "backend/backend.h"
 #include "core/error.h"
-#include "solver/projective/projective_equations.h"
-#include "solver/projective/projective_step.h"
+#include "methods/projective/projective_equations.h"
+#include "methods/projective/projective_step.h"
 
 namespace {
 
@@ -64,12 +65,19 @@ std::vector<float> positions(const Backend& backend) {
 
 // Forwards every stage to a CPU backend and logs it; as a recording backend
 // it only logs while recording (nothing runs), and can be told to refuse the
-// recording at its end.
+// recording at its end. Its stages() are Projective Fluids' and PBF's CPU
+// stages on the same device, logged the same way.
 class LoggingBackend final : public Backend {
  public:
   enum class Recording { None, Runs, CannotRun };
 
-  LoggingBackend(const SolverConfig& config, Recording mode) : inner_(make_block(config)), mode_(mode) {}
+  LoggingBackend(const SolverConfig& config, Recording mode)
+      : inner_(make_block(config)),
+        inner_projective_(pbf::make_projective_stages(*inner_)),
+        inner_pbf_(pbf::make_pbf_stages(*inner_)),
+        projective_(*this),
+        viscosity_(*this),
+        mode_(mode) {}
 
   std::vector<std::string> log;
   uint32_t recorded_substeps = 0;
@@ -84,33 +92,15 @@ class LoggingBackend final : public Backend {
   void export_state(pbf::ParticleState& out) const override { inner_->export_state(out); }
   void import_state(const pbf::ParticleState& in) override { inner_->import_state(in); }
   void set_obstacle_fields(const pbf::SdfGridView* f, uint32_t n) override { inner_->set_obstacle_fields(f, n); }
-  void set_boundary_particles(const Vec3* p, const uint32_t* b, const Vec3* l, size_t n) override {
-    inner_->set_boundary_particles(p, b, l, n);
+  void set_boundary_particles(const Vec3* p, const uint32_t* b, const Vec3* l, size_t n,
+                              pbf::DensityKernel k) override {
+    inner_->set_boundary_particles(p, b, l, n, k);
   }
 
   void predict(const StepContext& ctx) override { stage("predict", [&] { inner_->predict(ctx); }); }
   void build_grid(const StepContext& ctx) override { stage("grid", [&] { inner_->build_grid(ctx); }); }
   void find_neighbors(const StepContext& ctx) override { stage("neighbors", [&] { inner_->find_neighbors(ctx); }); }
-  void solve_density(const StepContext& ctx, float tolerance) override {
-    stage("density", [&] { inner_->solve_density(ctx, tolerance); });
-  }
-  void update_velocities(const StepContext& ctx) override {
-    stage("pbf velocity", [&] { inner_->update_velocities(ctx); });
-  }
-  void apply_vorticity_viscosity(const StepContext& ctx) override {
-    stage("viscosity", [&] { inner_->apply_vorticity_viscosity(ctx); });
-  }
   void measure(StepStats& s) const override { inner_->measure(s); }
-  void projective_begin(const StepContext& ctx) override { stage("begin", [&] { inner_->projective_begin(ctx); }); }
-  void projective_local_step(const StepContext& ctx, float tolerance) override {
-    stage("local", [&] { inner_->projective_local_step(ctx, tolerance); });
-  }
-  void projective_global_step(const StepContext& ctx, float omega) override {
-    stage("global", [&] { inner_->projective_global_step(ctx, omega); });
-  }
-  void projective_update_velocities(const StepContext& ctx) override {
-    stage("velocity", [&] { inner_->projective_update_velocities(ctx); });
-  }
   pbf::IterationTally iteration_tally() override {
     log.push_back("tally");
     return inner_->iteration_tally();
@@ -130,14 +120,58 @@ class LoggingBackend final : public Backend {
   }
   void abandon_recording() noexcept override { recording_ = false; }
 
- private:
+  pbf::ProjectiveStageSet stages() { return pbf::ProjectiveStageSet{projective_, viscosity_}; }
+
   template <class Run>
   void stage(const char* name, Run run) {
     log.push_back(recording_ ? std::string("rec:") + name : std::string(name));
     if (!recording_) run();
   }
 
+ private:
+  class Projective final : public pbf::ProjectiveStages {
+   public:
+    explicit Projective(LoggingBackend& device) : d_(device) {}
+    void reserve(size_t n) override { d_.inner_projective_->reserve(n); }
+    void begin(const StepContext& ctx, const pbf::ProjectiveConstants& c) override {
+      d_.stage("begin", [&] { d_.inner_projective_->begin(ctx, c); });
+    }
+    void local_step(const StepContext& ctx, const pbf::ProjectiveConstants& c, float tolerance) override {
+      d_.stage("local", [&] { d_.inner_projective_->local_step(ctx, c, tolerance); });
+    }
+    void global_step(const StepContext& ctx, const pbf::ProjectiveConstants& c, float omega) override {
+      d_.stage("global", [&] { d_.inner_projective_->global_step(ctx, c, omega); });
+    }
+    void update_velocities(const StepContext& ctx, const pbf::ProjectiveConstants& c) override {
+      d_.stage("velocity", [&] { d_.inner_projective_->update_velocities(ctx, c); });
+    }
+
+   private:
+    LoggingBackend& d_;
+  };
+  class Viscosity final : public pbf::PbfStages {
+   public:
+    explicit Viscosity(LoggingBackend& device) : d_(device) {}
+    void reserve(size_t n) override { d_.inner_pbf_->reserve(n); }
+    void solve_density(const StepContext& ctx, const pbf::PbfConstants& c, float tolerance) override {
+      d_.stage("density", [&] { d_.inner_pbf_->solve_density(ctx, c, tolerance); });
+    }
+    void update_velocities(const StepContext& ctx, const pbf::PbfConstants& c) override {
+      d_.stage("pbf velocity", [&] { d_.inner_pbf_->update_velocities(ctx, c); });
+    }
+    void apply_vorticity_viscosity(const StepContext& ctx, const pbf::PbfConstants& c) override {
+      d_.stage("viscosity", [&] { d_.inner_pbf_->apply_vorticity_viscosity(ctx, c); });
+    }
+
+   private:
+    LoggingBackend& d_;
+  };
+
   std::unique_ptr<Backend> inner_;
+  std::unique_ptr<pbf::ProjectiveStages> inner_projective_;
+  std::unique_ptr<pbf::PbfStages> inner_pbf_;
+  Projective projective_;
+  Viscosity viscosity_;
   Recording mode_;
   bool recording_ = false;
 };
@@ -149,22 +183,21 @@ struct Step {
   std::vector<Plane> planes;
   std::vector<ObstaclePose> poses;  // none: no obstacles
   StepContext ctx{};
+  pbf::ProjectiveStepConstants constants;
 
   Step() {
     params.projective_iterations = 3;
     params.projective_tolerance = 0.0f;
     planes.push_back(Plane{Vec3{0.0f, 1.0f, 0.0f}, 0.0f});  // the floor
-    const float dt = 1.0f / 120.0f;
-    ctx.constants = pbf::make_pbf_constants(config, params, dt);
-    ctx.projective = pbf::make_projective_constants(config, params, dt);
-    ctx.constants.mass = ctx.projective.mass;
-    ctx.constants.mass_over_rho0 = ctx.projective.mass_over_rho0;
-    ctx.constants.vorticity = 0.0f;
+    constants = pbf::make_projective_step_constants(config, params, 1.0f / 120.0f);
     ctx.planes = planes.data();
     ctx.plane_count = static_cast<uint32_t>(planes.size());
   }
-  void run(Backend& backend, uint32_t substeps, StepStats& stats) {
-    pbf::projective_step(backend, ctx, poses.data(), substeps, params, stats);
+  void run(Backend& backend, const pbf::ProjectiveStageSet& stages, uint32_t substeps, StepStats& stats) {
+    pbf::projective_step(backend, stages, ctx, constants, poses.data(), substeps, params, stats);
+  }
+  void run(LoggingBackend& backend, uint32_t substeps, StepStats& stats) {
+    run(backend, backend.stages(), substeps, stats);
   }
 };
 
@@ -218,8 +251,10 @@ TEST(ProjectiveStep, ARecordingBackendGetsTheWholeStepAsOneRecording) {
 TEST(ProjectiveStep, ARecordingThatCannotRunFallsBackToTheStagesWithTheSameResult) {
   Step step;
   std::unique_ptr<Backend> reference = make_block(step.config);
+  std::unique_ptr<pbf::ProjectiveStages> projective = pbf::make_projective_stages(*reference);
+  std::unique_ptr<pbf::PbfStages> viscosity = pbf::make_pbf_stages(*reference);
   StepStats reference_stats;
-  step.run(*reference, 2, reference_stats);
+  step.run(*reference, pbf::ProjectiveStageSet{*projective, *viscosity}, 2, reference_stats);
   LoggingBackend backend(step.config, LoggingBackend::Recording::CannotRun);
   StepStats stats;
   step.run(backend, 2, stats);

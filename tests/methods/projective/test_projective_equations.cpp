@@ -1,4 +1,4 @@
-// Unit tests of Projective Fluids (solver/projective/): the local projection
+// Unit tests of Projective Fluids (methods/projective/): the local projection
 // of one density constraint (Weiler et al. 2016, Algorithm 1, eq. 8-11), the
 // matrix-free global system (eq. 5), its closed-form solve, and the CPU
 // backend's local and global steps, on small particle sets.
@@ -11,11 +11,13 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
 #include "core/config.h"
-#include "solver/projective/projective_equations.h"
+#include "methods/projective/cpu/projective_cpu_stages.h"
+#include "methods/projective/projective_equations.h"
 
 namespace {
 
@@ -221,23 +223,24 @@ class ProjectiveGlobalStep : public ::testing::Test {
     config_ = make_config();
     params_.gravity = Vec3{0.0f, 0.0f, 0.0f};
     backend_ = std::make_unique<pbf::CpuBackend>(config_);
+    stages_ = std::make_unique<pbf::ProjectiveCpuStages>(*backend_);
     const std::vector<Vec3> x = squeezed_cube(6, 0.9f, 3);
     std::vector<float> flat;
     for (const Vec3& v : x) flat.insert(flat.end(), {v.x, v.y, v.z});
     backend_->append(flat.data(), nullptr, x.size());
     ctx_ = pbf::StepContext{};
-    ctx_.constants = pbf::make_pbf_constants(config_, params_, kDt);
-    ctx_.projective = pbf::make_projective_constants(config_, params_, kDt);
+    ctx_.motion = pbf::make_motion_constants(config_, params_, kDt);
+    c_ = pbf::make_projective_constants(config_, params_, kDt);
     planes_ = {};
     ctx_.planes = planes_.data();
     ctx_.plane_count = 0;
     backend_->predict(ctx_);
     backend_->build_grid(ctx_);
     backend_->find_neighbors(ctx_);
-    backend_->projective_begin(ctx_);
-    backend_->projective_local_step(ctx_, 0.0f);
+    stages_->begin(ctx_, c_);
+    stages_->local_step(ctx_, c_, 0.0f);
     before_ = backend_->predicted_positions();
-    backend_->projective_global_step(ctx_, 1.0f);
+    stages_->global_step(ctx_, c_, 1.0f);
     after_ = backend_->predicted_positions();
     tally_ = backend_->iteration_tally();
   }
@@ -245,7 +248,9 @@ class ProjectiveGlobalStep : public ::testing::Test {
   SolverConfig config_;
   PbfParams params_;
   std::unique_ptr<pbf::CpuBackend> backend_;
+  std::unique_ptr<pbf::ProjectiveCpuStages> stages_;
   pbf::StepContext ctx_;
+  ProjectiveConstants c_;
   std::vector<pbf::Plane> planes_;
   pbf::IterationTally tally_;
   std::vector<Vec3> before_, after_;
@@ -265,11 +270,11 @@ TEST_F(ProjectiveGlobalStep, SolutionSatisfiesTheGlobalSystem) {
   // Evaluate eq. 5 directly, row by row: with p_i = S_i x_k + d_i fixed by
   // the local step, A x - b at the new x is r_k - A (x - x_k), where r_k is
   // the residual at the old iterate x_k.
-  const ProjectiveConstants& c = ctx_.projective;
+  const ProjectiveConstants& c = c_;
   const NeighborLists nb = backend_->neighbor_lists();
-  const auto& s = backend_->projective_target();
-  const auto& d = backend_->projective_displacements();
-  const auto& active = backend_->projective_active();
+  const auto& s = stages_->target();
+  const auto& d = stages_->displacements();
+  const auto& active = stages_->active();
   double r0 = 0.0, rn = 0.0;
   for (uint32_t l = 0; l < before_.size(); ++l) {
     Vec3 row;
@@ -292,10 +297,10 @@ TEST_F(ProjectiveGlobalStep, TheGlobalStepLowersTheCompression) {
   run();
   const float first = tally_.mean_compression;
   for (int k = 0; k < 10; ++k) {
-    backend_->projective_local_step(ctx_, 0.0f);
-    backend_->projective_global_step(ctx_, 1.0f);
+    stages_->local_step(ctx_, c_, 0.0f);
+    stages_->global_step(ctx_, c_, 1.0f);
   }
-  backend_->projective_local_step(ctx_, 0.0f);
+  stages_->local_step(ctx_, c_, 0.0f);
   const float later = backend_->iteration_tally().mean_compression;
   EXPECT_LT(later, 0.5f * first) << "first " << first;
 }
@@ -305,19 +310,19 @@ TEST_F(ProjectiveGlobalStep, TheGlobalStepLowersTheCompression) {
 // steps change nothing, until the next substep begins.
 TEST_F(ProjectiveGlobalStep, ALocalStepWithinTheToleranceEndsTheSubstepsIterations) {
   run();
-  backend_->projective_local_step(ctx_, 1.0f);  // any compression is within 100 %
-  const std::vector<float> densities = backend_->densities();
-  const std::vector<Vec3> converged = backend_->predicted_positions();
+  stages_->local_step(ctx_, c_, 1.0f);  // any compression is within 100 %
+  const std::vector<float> densities = std::as_const(*backend_).densities();
+  const std::vector<Vec3> converged = std::as_const(*backend_).predicted_positions();
   for (int k = 0; k < 3; ++k) {
-    backend_->projective_global_step(ctx_, 1.0f);
-    backend_->projective_local_step(ctx_, 0.0f);
+    stages_->global_step(ctx_, c_, 1.0f);
+    stages_->local_step(ctx_, c_, 0.0f);
   }
   EXPECT_EQ(max_distance(backend_->predicted_positions(), converged), 0.0f);
   EXPECT_EQ(backend_->densities(), densities);
   EXPECT_EQ(backend_->iteration_tally().iterations, 0u);
-  backend_->projective_begin(ctx_);
-  backend_->projective_local_step(ctx_, 0.0f);
-  backend_->projective_global_step(ctx_, 1.0f);
+  stages_->begin(ctx_, c_);
+  stages_->local_step(ctx_, c_, 0.0f);
+  stages_->global_step(ctx_, c_, 1.0f);
   EXPECT_GT(max_distance(backend_->predicted_positions(), converged), 0.0f) << "a new substep iterates again";
   EXPECT_EQ(backend_->iteration_tally().iterations, 1u);
 }

@@ -1,0 +1,67 @@
+// method.h - what the solver drives: a simulation method (PBF, Projective
+// Fluids). A method owns its constants (derived from the parameters), its
+// stage sequence (methods/<method>/<method>_step.h) and its stages on each
+// backend (methods/<method>/<backend>/); it runs them on a device (Backend),
+// which knows no method. Adding a method is a folder beside pbf/ and
+// projective/ plus one line in create_method().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "backend/backend.h"
+#include "core/config.h"
+
+namespace pbf {
+
+// Where the solver's obstacles are during a step: between() writes each
+// obstacle's pose at the fractions s0 and s1 of the step (start and end).
+class ObstaclePath {
+ public:
+  virtual uint32_t count() const = 0;
+  virtual void between(float s0, float s1, ObstaclePose* out) const = 0;
+
+ protected:
+  ~ObstaclePath() = default;
+};
+
+// One step as the solver asks for it.
+struct StepRequest {
+  float dt;                         // [s]
+  uint32_t substeps;                // as pbf_solver_step() was given them
+  const PbfParams* params;
+  StepContext ctx;                  // planes and obstacle count; the method fills in motion and poses
+  const ObstaclePath* obstacles;
+};
+
+class FluidMethod {
+ public:
+  virtual ~FluidMethod() = default;
+  // The particle mass at which the ideal lattice at the config's spacing has
+  // the rest density, measured with the method's density kernel [kg].
+  virtual float particle_mass() const = 0;
+  // The kernel the method measures density with (boundary samples' pseudo-masses).
+  virtual DensityKernel density_kernel() const = 0;
+  // The shortest step the method computes in float range [s] (at least kMinSubstep).
+  virtual float min_substep() const = 0;
+  // Room for n particles and `obstacles` obstacles in the method's own
+  // arrays, called before the device grows to n particles and before an
+  // obstacle is added, so that no later step allocates; on failure nothing
+  // changed.
+  virtual void reserve(size_t n, uint32_t obstacles) = 0;
+  // Advances the device's particles by step.dt: fills in the step's substep
+  // counts and sizes, iteration counts and phase times (the solver adds the
+  // measures and the total time). Without particles only the counts.
+  virtual void step(const StepRequest& step, StepStats& stats) = 0;
+  // The density of every particle at the positions predicted from where it
+  // is now with zero velocity, without gravity (pbf_solver_update_densities):
+  // the particles' positions and velocities are the solver's to keep and
+  // restore. ctx holds the planes and the obstacles where they are now.
+  virtual void update_densities(const PbfParams& params, StepContext ctx) = 0;
+};
+
+// The method config.method names, running on `backend` (which outlives it).
+std::unique_ptr<FluidMethod> create_method(const SolverConfig& config, Backend& backend);
+
+}  // namespace pbf

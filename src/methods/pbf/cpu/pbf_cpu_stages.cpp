@@ -1,0 +1,73 @@
+#include "methods/pbf/cpu/pbf_cpu_stages.h"
+
+namespace pbf {
+
+void PbfCpuStages::reserve(size_t n) {
+  lambda_.reserve(n);
+  omega_.reserve(n);
+}
+
+void PbfCpuStages::fit() {
+  const size_t n = device_.positions().size();
+  if (lambda_.size() != n) lambda_.resize(n);
+  if (omega_.size() != n) omega_.resize(n);
+}
+
+void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) {
+  CpuBackend::Iterations& state = device_.iterations();
+  if (state.converged) return;
+  fit();
+  std::vector<Vec3>& x = device_.positions();
+  std::vector<Vec3>& xp = device_.predicted_positions();
+  std::vector<Vec3>& out = device_.scratch();
+  std::vector<float>& rho = device_.densities();
+  const NeighborLists nb = device_.neighbor_lists();
+  const Obstacle* obstacles = device_.obstacles_for(ctx);
+  const BoundarySamples boundary = device_.boundary_samples();
+  const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  device_.for_each_particle(
+      [&](uint32_t i) { density_lambda(c, i, nb, xp.data(), boundary, walls, rho[i], lambda_[i]); });
+  if (tolerance >= 0.0f && !x.empty()) {
+    const double sum =
+        device_.deterministic_sum([&](uint32_t i) { return double(compression(rho[i], c.inv_rest_density)); });
+    state.converged = static_cast<float>(sum / static_cast<double>(x.size())) <= tolerance;  // as the CUDA gate
+  }
+  device_.for_each_particle([&](uint32_t i) {
+    const Vec3 moved = xp[i] + position_correction(c, i, nb, xp.data(), lambda_.data(), boundary, walls);
+    out[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x[i]);
+  });
+  xp.swap(out);
+  ++state.tally.iterations;
+}
+
+void PbfCpuStages::update_velocities(const StepContext& ctx, const PbfConstants& c) {
+  std::vector<Vec3>& x = device_.positions();
+  std::vector<Vec3>& v = device_.velocities();
+  const std::vector<Vec3>& xp = device_.predicted_positions();
+  std::vector<float>& rho = device_.densities();
+  const NeighborLists nb = device_.neighbor_lists();
+  const BoundarySamples boundary = device_.boundary_samples();
+  const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  device_.for_each_particle([&](uint32_t i) {
+    v[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x[i], xp[i], v[i]);
+    x[i] = xp[i];
+    rho[i] = density(c, i, nb, xp.data(), boundary, walls);
+  });
+}
+
+void PbfCpuStages::apply_vorticity_viscosity(const StepContext&, const PbfConstants& c) {
+  if (c.vorticity <= 0.0f && c.xsph <= 0.0f) return;
+  fit();
+  const std::vector<Vec3>& x = device_.positions();
+  std::vector<Vec3>& v = device_.velocities();
+  std::vector<Vec3>& out = device_.scratch();
+  const std::vector<float>& rho = device_.densities();
+  const NeighborLists nb = device_.neighbor_lists();
+  if (c.vorticity > 0.0f)
+    device_.for_each_particle([&](uint32_t i) { omega_[i] = vorticity(c, i, nb, x.data(), v.data(), rho.data()); });
+  device_.for_each_particle(
+      [&](uint32_t i) { out[i] = vorticity_viscosity(c, i, nb, x.data(), v.data(), rho.data(), omega_.data()); });
+  v.swap(out);
+}
+
+}  // namespace pbf

@@ -1,0 +1,34 @@
+// pbf_cpu_stages.h - Position Based Fluids' stages on the CPU backend: each a
+// parallel loop over the device's particles (cell order) that writes only its
+// own particle. Keeps the per-substep arrays of its own (lambda, vorticity).
+#pragma once
+
+#include <vector>
+
+#include "backend/cpu/cpu_backend.h"
+#include "methods/pbf/pbf_stages.h"
+
+namespace pbf {
+
+class PbfCpuStages final : public PbfStages {
+ public:
+  explicit PbfCpuStages(CpuBackend& device) : device_(device) {}
+
+  void reserve(size_t n) override;
+  void solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) override;
+  void update_velocities(const StepContext& ctx, const PbfConstants& c) override;
+  void apply_vorticity_viscosity(const StepContext& ctx, const PbfConstants& c) override;
+
+  // The last iteration's lambda of each particle, in cell order (for tests).
+  const std::vector<float>& lambdas() const { return lambda_; }
+
+ private:
+  // Sizes the stages' arrays to the device's particles (no allocation after reserve()).
+  void fit();
+
+  CpuBackend& device_;
+  std::vector<float> lambda_;
+  std::vector<Vec3> omega_;  // vorticity
+};
+
+}  // namespace pbf

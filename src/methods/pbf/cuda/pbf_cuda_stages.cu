@@ -1,0 +1,172 @@
+// pbf_cuda_stages.cu - Position Based Fluids' stages on the CUDA backend:
+// density and position correction, the update of velocities, and vorticity
+// confinement with XSPH viscosity. Each kernel calls pbf_equations.h for one
+// particle and writes only that particle; the stages read the device's
+// neighbour lists, boundary samples and obstacles, write its positions,
+// velocities, predicted positions, densities and scratch, and keep lambda
+// and the vorticity in buffers of their own. The density iterations end on
+// the GPU at the tolerance (k_iteration_gate).
+#include "methods/pbf/cuda/pbf_cuda_entry.h"
+
+#include "backend/cuda/cuda_backend.cuh"
+#include "backend/cuda/cuda_launch.cuh"
+#include "methods/pbf/pbf_equations.h"
+
+namespace pbf {
+
+namespace {
+
+// The density iterations' kernels return at once when the substep's
+// iterations have converged: every thread reads the same flag, set before the
+// kernel began. With `partials`, each block's sum and largest compression
+// (block_reduce) go to the gate after the correction.
+__global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
+                                 BoundarySamples boundary, const Vec3* xp, float* rho, float* lambda,
+                                 double* partials, float* partial_max, const IterationDeviceState* state) {
+  if (state->converged) return;
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  float e = 0.0f;
+  if (i < n) {
+    float r, l;
+    const DensityWalls walls = pbf_density_walls(c, planes.plane, planes.count, planes.density_first);
+    density_lambda(c, static_cast<uint32_t>(i), nb, xp, boundary, walls, r, l);
+    rho[i] = r;
+    lambda[i] = l;
+    e = compression(r, c.inv_rest_density);
+  }
+  if (partials) block_reduce(e, e, partials, partial_max);
+}
+
+// Writes the corrected positions to `out`, which the stage then swaps with
+// xp; once converged it copies xp there unchanged, so that the swap (recorded
+// with the graph) keeps them.
+__global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
+                          uint32_t obstacle_count, NeighborLists nb, BoundarySamples boundary, const Vec3* xp,
+                          const float* lambda, const Vec3* x, Vec3* out, IterationDeviceState* state) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (state->converged) {
+    if (i < n) out[i] = xp[i];
+    return;
+  }
+  if (i == 0) state->iterations += 1;
+  if (i >= n) return;
+  const DensityWalls walls = pbf_density_walls(c, planes.plane, planes.count, planes.density_first);
+  const Vec3 moved = xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda, boundary, walls);
+  out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i]);
+}
+
+__global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
+                                  BoundarySamples boundary, Vec3* x, const Vec3* xp, Vec3* v, float* rho) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  v[i] = updated_velocity(c, planes.plane, planes.count, x[i], xp[i], v[i]);
+  x[i] = xp[i];
+  rho[i] = density(c, static_cast<uint32_t>(i), nb, xp, boundary,
+                   pbf_density_walls(c, planes.plane, planes.count, planes.density_first));
+}
+
+__global__ void k_vorticity(size_t n, PbfConstants c, NeighborLists nb, const Vec3* x, const Vec3* v,
+                            const float* rho, Vec3* omega) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) omega[i] = vorticity(c, static_cast<uint32_t>(i), nb, x, v, rho);
+}
+
+__global__ void k_vorticity_viscosity(size_t n, PbfConstants c, NeighborLists nb, const Vec3* x, const Vec3* v,
+                                      const float* rho, const Vec3* omega, Vec3* out) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = vorticity_viscosity(c, static_cast<uint32_t>(i), nb, x, v, rho, omega);
+}
+
+class PbfCudaStages final : public PbfStages {
+ public:
+  explicit PbfCudaStages(CudaBackend& device) : device_(device) {}
+
+  void reserve(size_t n) override {
+    device_.use_device();
+    lambda_.reserve(n, 0);
+    omega_.reserve(n, 0);
+  }
+  void solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) override;
+  void update_velocities(const StepContext& ctx, const PbfConstants& c) override;
+  void apply_vorticity_viscosity(const StepContext& ctx, const PbfConstants& c) override;
+
+ private:
+  CudaBackend& device_;
+  DeviceBuffer<float> lambda_;
+  DeviceBuffer<Vec3> omega_;  // vorticity
+};
+
+void PbfCudaStages::solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) {
+  CudaBackend& d = device_;
+  d.use_device();
+  d.begin_stage(&StepStats::time_constraints_ms);
+  const size_t n = d.size();
+  const unsigned b = blocks_for(n);
+  const cudaStream_t stream = d.stream();
+  const NeighborLists nb = d.neighbor_lists();
+  const BoundarySamples boundary = d.boundary_samples();
+  const bool gate = tolerance >= 0.0f;
+  k_density_lambda<<<b, kBlock, 0, stream>>>(n, c, plane_set(ctx), nb, boundary, d.predicted_positions().data(),
+                                             d.densities().data(), lambda_.data(),
+                                             gate ? d.iteration_partials() : nullptr, d.iteration_partial_max(),
+                                             d.iteration_state());
+  check_launch("k_density_lambda");
+  const Obstacle* obstacles = d.obstacles_for(ctx);
+  k_correct<<<b, kBlock, 0, stream>>>(n, c, plane_set(ctx), obstacles, ctx.obstacle_count, nb, boundary,
+                                      d.predicted_positions().data(), lambda_.data(), d.positions().data(),
+                                      d.scratch().data(), d.iteration_state());
+  check_launch("k_correct");
+  d.predicted_positions().swap(d.scratch());
+  // After the correction, which this iteration makes whatever the gate finds.
+  if (gate) {
+    k_iteration_gate<<<1, kBlock, 0, stream>>>(b, n, tolerance, d.iteration_partials(), d.iteration_partial_max(),
+                                                d.iteration_state());
+    check_launch("k_iteration_gate");
+  }
+  d.finish("solve_density");
+}
+
+void PbfCudaStages::update_velocities(const StepContext& ctx, const PbfConstants& c) {
+  CudaBackend& d = device_;
+  d.use_device();
+  d.begin_stage(&StepStats::time_velocity_ms);
+  const size_t n = d.size();
+  k_update_velocity<<<blocks_for(n), kBlock, 0, d.stream()>>>(n, c, plane_set(ctx), d.neighbor_lists(),
+                                                               d.boundary_samples(), d.positions().data(),
+                                                               d.predicted_positions().data(), d.velocities().data(),
+                                                               d.densities().data());
+  check_launch("k_update_velocity");
+  d.copy_tally_to_host();
+  d.finish("update_velocities");
+}
+
+void PbfCudaStages::apply_vorticity_viscosity(const StepContext&, const PbfConstants& c) {
+  if (c.vorticity <= 0.0f && c.xsph <= 0.0f) return;
+  CudaBackend& d = device_;
+  d.use_device();
+  d.begin_stage(&StepStats::time_vorticity_viscosity_ms);
+  const size_t n = d.size();
+  const unsigned b = blocks_for(n);
+  const cudaStream_t stream = d.stream();
+  const NeighborLists nb = d.neighbor_lists();
+  if (c.vorticity > 0.0f) {
+    k_vorticity<<<b, kBlock, 0, stream>>>(n, c, nb, d.positions().data(), d.velocities().data(),
+                                          d.densities().data(), omega_.data());
+    check_launch("k_vorticity");
+  }
+  k_vorticity_viscosity<<<b, kBlock, 0, stream>>>(n, c, nb, d.positions().data(), d.velocities().data(),
+                                                  d.densities().data(), omega_.data(), d.scratch().data());
+  check_launch("k_vorticity_viscosity");
+  d.velocities().swap(d.scratch());
+  d.finish("apply_vorticity_viscosity");
+}
+
+}  // namespace
+
+std::unique_ptr<PbfStages> make_pbf_cuda_stages(Backend& backend) {
+  auto* device = dynamic_cast<CudaBackend*>(&backend);
+  if (!device) throw Error(Status::Internal, "make_pbf_cuda_stages: not the CUDA backend");
+  return std::make_unique<PbfCudaStages>(*device);
+}
+
+}  // namespace pbf

@@ -1,0 +1,54 @@
+#include "methods/pbf/pbf_method.h"
+
+#include "methods/pbf/pbf_equations.h"
+#include "methods/pbf/pbf_step.h"
+
+namespace pbf {
+
+PbfMethod::PbfMethod(const SolverConfig& config, Backend& backend)
+    : config_(config), backend_(backend), stages_(make_pbf_stages(backend)) {}
+
+float PbfMethod::particle_mass() const { return pbf_particle_mass(config_); }
+
+void PbfMethod::reserve(size_t n, uint32_t obstacles) {
+  // A step holds the poses of all its substeps; the CFL split may take up to kMaxAdaptiveSubsteps.
+  poses_.reserve(static_cast<size_t>(obstacles) * kMaxAdaptiveSubsteps);
+  stages_->reserve(n);
+}
+
+void PbfMethod::step(const StepRequest& step, StepStats& s) {
+  const PbfParams& params = *step.params;
+  const DensityIterations iterations = density_iterations(params);
+  s.iterations = iterations.most;
+  uint32_t substeps = step.substeps;
+  const bool particles = backend_.size() > 0;
+  if (particles && params.adaptive_dt) {
+    StepStats now;
+    backend_.measure(now);
+    substeps = pbf_substep_count(step.dt, substeps, now.max_speed, length(params.gravity), params.cfl_number,
+                                 config_.particle_spacing);
+  }
+  s.substeps = substeps;
+  s.min_substep_dt = s.max_substep_dt = step.dt / static_cast<float>(substeps);
+  if (!particles) return;
+  const PbfConstants c = make_pbf_constants(config_, params, step.dt / static_cast<float>(substeps));
+  // Every substep's poses at once, so that a backend can record the whole step.
+  const size_t count = step.obstacles->count();
+  poses_.resize(count * substeps);
+  for (uint32_t k = 0; k < substeps; ++k)
+    step.obstacles->between(float(k) / float(substeps), float(k + 1) / float(substeps), poses_.data() + k * count);
+  pbf_step(backend_, *stages_, step.ctx, c, poses_.data(), substeps, iterations, s);
+}
+
+void PbfMethod::update_densities(const PbfParams& params, StepContext ctx) {
+  PbfParams p = params;
+  p.gravity = Vec3{0.0f, 0.0f, 0.0f};
+  const PbfConstants c = make_pbf_constants(config_, p, 1.0f / 240.0f);  // any valid step: nothing moves
+  ctx.motion = c;
+  backend_.predict(ctx);
+  backend_.build_grid(ctx);
+  backend_.find_neighbors(ctx);
+  stages_->update_velocities(ctx, c);
+}
+
+}  // namespace pbf

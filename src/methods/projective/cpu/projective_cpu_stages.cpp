@@ -1,0 +1,106 @@
+#include "methods/projective/cpu/projective_cpu_stages.h"
+
+#include <algorithm>
+
+namespace pbf {
+
+void ProjectiveCpuStages::reserve(size_t n) {
+  const size_t stride = device_.config().max_neighbors;
+  for (auto* a : {&s_, &prev_}) a->reserve(n);
+  compression_.reserve(n);
+  active_.reserve(n);
+  touching_.reserve(n);
+  disp_.reserve(n * (stride + 1));
+  back_.reserve(n * stride);
+}
+
+void ProjectiveCpuStages::fit() {
+  const size_t n = device_.positions().size();
+  const size_t stride = device_.config().max_neighbors;
+  if (s_.size() == n) return;
+  for (auto* a : {&s_, &prev_}) a->resize(n);
+  compression_.resize(n);
+  active_.resize(n);
+  touching_.resize(n);
+  disp_.resize(n * (stride + 1));
+  back_.resize(n * stride);
+}
+
+void ProjectiveCpuStages::begin(const StepContext&, const ProjectiveConstants&) {
+  fit();
+  const std::vector<Vec3>& xp = device_.predicted_positions();
+  const NeighborLists nb = device_.neighbor_lists();
+  device_.for_each_particle([&](uint32_t i) {
+    s_[i] = xp[i];
+    prev_[i] = xp[i];
+    fill_back_slots(nb, i, back_.data());
+  });
+  device_.iterations().converged = false;
+}
+
+void ProjectiveCpuStages::local_step(const StepContext& ctx, const ProjectiveConstants& c, float tolerance) {
+  CpuBackend::Iterations& state = device_.iterations();
+  if (state.converged) return;
+  fit();
+  const std::vector<Vec3>& xp = device_.predicted_positions();
+  std::vector<float>& rho = device_.densities();
+  const NeighborLists nb = device_.neighbor_lists();
+  const float contact = wall_contact_distance(ctx.motion.particle_radius);
+  device_.for_each_particle(
+      [&](uint32_t i) { touching_[i] = touches_wall(ctx.planes, ctx.plane_count, contact, xp[i]); });
+  const ProjectionWalls walls{ctx.planes, ctx.plane_count, contact, touching_.data()};
+  const BoundarySamples boundary = device_.boundary_samples();
+  const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  device_.for_each_particle([&](uint32_t i) {
+    const Projection p = project_density_constraint(c, i, nb, boundary, solid, walls, xp.data(),
+                                                    disp_.data() + static_cast<size_t>(i) * c.slots);
+    compression_[i] = p.compression;
+    active_[i] = p.steps > 0 ? 1 : 0;
+    rho[i] = p.density;
+  });
+  const size_t n = xp.size();
+  float largest = 0.0f;
+  for (size_t i = 0; i < n; ++i) largest = std::max(largest, compression_[i]);  // max is order-free
+  const double sum = device_.deterministic_sum([&](uint32_t i) { return static_cast<double>(compression_[i]); });
+  const float mean = n > 0 ? static_cast<float>(sum / static_cast<double>(n)) : 0.0f;
+  state.tally.mean_compression = mean;
+  state.tally.max_compression = largest;
+  state.converged = mean <= tolerance;
+}
+
+void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveConstants& c, float omega) {
+  CpuBackend::Iterations& state = device_.iterations();
+  if (state.converged) return;
+  fit();
+  const std::vector<Vec3>& x = device_.positions();
+  std::vector<Vec3>& xp = device_.predicted_positions();
+  const NeighborLists nb = device_.neighbor_lists();
+  const BoundarySamples boundary = device_.boundary_samples();
+  const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  const Obstacle* obstacles = device_.obstacles_for(ctx);
+  // One pass: the system is diagonal, and a particle's row reads only its own iterate.
+  device_.for_each_particle([&](uint32_t l) {
+    const Vec3 moved = global_step_position(c, l, nb, back_.data(), boundary, solid, s_.data(), xp.data(),
+                                            disp_.data(), active_.data(), prev_[l], omega);
+    prev_[l] = xp[l];
+    xp[l] = collide(ctx.motion, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x[l]);
+  });
+  ++state.tally.iterations;
+}
+
+void ProjectiveCpuStages::update_velocities(const StepContext& ctx, const ProjectiveConstants& c) {
+  std::vector<Vec3>& x = device_.positions();
+  std::vector<Vec3>& v = device_.velocities();
+  const std::vector<Vec3>& xp = device_.predicted_positions();
+  std::vector<float>& rho = device_.densities();
+  const NeighborLists nb = device_.neighbor_lists();
+  device_.for_each_particle([&](uint32_t i) {
+    v[i] = updated_velocity(ctx.motion, ctx.planes, ctx.plane_count, x[i], xp[i], v[i]);
+    x[i] = xp[i];
+  });
+  const BoundarySamples boundary = device_.boundary_samples();
+  const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  device_.for_each_particle([&](uint32_t i) { rho[i] = cubic_density(c, i, nb, boundary, solid, xp.data()); });
+}
+
+}  // namespace pbf

@@ -1,0 +1,45 @@
+// projective_cpu_stages.h - Projective Fluids' stages on the CPU backend:
+// each a parallel loop over the device's particles (cell order) that writes
+// only its own particle or its own constraint's slots. Keeps the per-substep
+// arrays of its own (inertial target, previous iterate, displacements).
+#pragma once
+
+#include <vector>
+
+#include "backend/cpu/cpu_backend.h"
+#include "methods/projective/projective_stages.h"
+
+namespace pbf {
+
+class ProjectiveCpuStages final : public ProjectiveStages {
+ public:
+  explicit ProjectiveCpuStages(CpuBackend& device) : device_(device) {}
+
+  void reserve(size_t n) override;
+  void begin(const StepContext& ctx, const ProjectiveConstants& c) override;
+  void local_step(const StepContext& ctx, const ProjectiveConstants& c, float tolerance) override;
+  void global_step(const StepContext& ctx, const ProjectiveConstants& c, float omega) override;
+  void update_velocities(const StepContext& ctx, const ProjectiveConstants& c) override;
+
+  // The inertial target, constraint displacements and active flags, in cell order (for tests).
+  const std::vector<Vec3>& target() const { return s_; }
+  const std::vector<Vec3>& displacements() const { return disp_; }
+  const std::vector<uint8_t>& active() const { return active_; }
+
+ private:
+  // Sizes the stages' arrays to the device's particles (no allocation after reserve()).
+  void fit();
+
+  CpuBackend& device_;
+  // Inertial target s, previous iterate (Chebyshev), each constraint's
+  // compression and displacements (max_neighbors + 1 slots per constraint),
+  // and per neighbour slot the particle's place in that neighbour's list
+  // (fill_back_slots(), once per substep).
+  std::vector<Vec3> s_, prev_, disp_;
+  std::vector<uint32_t> back_;
+  std::vector<float> compression_;
+  std::vector<uint8_t> active_;
+  std::vector<uint8_t> touching_;  // per particle: rests on a plane (projective_equations.h)
+};
+
+}  // namespace pbf

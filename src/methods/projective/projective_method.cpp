@@ -1,0 +1,99 @@
+#include "methods/projective/projective_method.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "methods/projective/projective_equations.h"
+#include "methods/projective/projective_step.h"
+
+namespace pbf {
+
+ProjectiveMethod::ProjectiveMethod(const SolverConfig& config, Backend& backend)
+    : config_(config),
+      backend_(backend),
+      mass_(projective_particle_mass(config)),
+      stages_(make_projective_stages(backend)),
+      viscosity_(make_pbf_stages(backend)) {}
+
+float ProjectiveMethod::min_substep() const {
+  const double inertial = std::sqrt(double(mass_) * config_.particle_spacing / kMaxProjectiveInertialForce);
+  return std::max(kMinSubstep, static_cast<float>(inertial * (1.0 + 1e-6)));  // rounded up
+}
+
+void ProjectiveMethod::reserve(size_t n, uint32_t obstacles) {
+  // Without adaptive_dt a step holds the poses of all its substeps (at most kMaxAdaptiveSubsteps).
+  poses_.reserve(static_cast<size_t>(obstacles) * kMaxAdaptiveSubsteps);
+  stages_->reserve(n);
+  viscosity_->reserve(n);
+}
+
+// Without adaptive_dt the steps are known in advance and run as one
+// projective_step() (one recording on CUDA); with it, each step is one,
+// since the next one's size waits for the speeds this one leaves. Obstacles
+// move a fraction of the way per step, as in PBF.
+void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
+  const PbfParams& params = *step.params;
+  s.iterations = params.projective_iterations;
+  uint32_t steps = 0;
+  const auto count_steps = [&](uint32_t n, float step_dt) {
+    s.min_substep_dt = steps == 0 ? step_dt : std::min(s.min_substep_dt, step_dt);
+    s.max_substep_dt = std::max(s.max_substep_dt, step_dt);
+    steps += n;
+  };
+  const ProjectiveStageSet stages{*stages_, *viscosity_};
+  const uint32_t substeps = step.substeps;
+  const double interval = static_cast<double>(step.dt) / substeps;
+  const size_t count = step.obstacles->count();
+  if (backend_.size() > 0 && !params.adaptive_dt) {
+    poses_.resize(count * substeps);
+    for (uint32_t k = 0; k < substeps; ++k)
+      step.obstacles->between(static_cast<float>(double(k) / substeps), static_cast<float>((k + 1.0) / substeps),
+                              poses_.data() + k * count);
+    const float h = static_cast<float>(interval);
+    projective_step(backend_, stages, step.ctx, make_projective_step_constants(config_, params, h), poses_.data(),
+                    substeps, params, s);
+    count_steps(substeps, h);
+  } else if (backend_.size() > 0) {
+    poses_.resize(count);
+    const float gravity = length(params.gravity);
+    for (uint32_t k = 0; k < substeps; ++k) {
+      double used = 0.0;
+      // At most 1000 steps per interval, whatever the speeds.
+      for (uint32_t piece = 0; used < interval; ++piece) {
+        double h = interval - used;
+        if (piece < 999) {
+          StepStats now;
+          backend_.measure(now);
+          const float speed = now.max_speed + gravity * params.max_dt;
+          const double limit = std::max(
+              {static_cast<double>(cfl_time_step(params.cfl_number, config_.particle_spacing, speed, params.max_dt)),
+               interval / 1000.0, static_cast<double>(min_substep())});
+          if (h > limit) h = (interval - used) / std::ceil((interval - used) / limit);
+        }
+        const float s0 = static_cast<float>((k + used / interval) / substeps);
+        used = (h == interval - used) ? interval : used + h;
+        const float s1 = static_cast<float>((k + used / interval) / substeps);
+        step.obstacles->between(s0, s1, poses_.data());
+        projective_step(backend_, stages, step.ctx,
+                        make_projective_step_constants(config_, params, static_cast<float>(h)), poses_.data(), 1,
+                        params, s);
+        count_steps(1, static_cast<float>(h));
+      }
+    }
+  }
+  s.substeps = backend_.size() > 0 ? steps : substeps;
+}
+
+void ProjectiveMethod::update_densities(const PbfParams& params, StepContext ctx) {
+  PbfParams p = params;
+  p.gravity = Vec3{0.0f, 0.0f, 0.0f};
+  const ProjectiveStepConstants c = make_projective_step_constants(config_, p, 1.0f / 240.0f);  // nothing moves
+  ctx.motion = c.viscosity;
+  backend_.predict(ctx);
+  backend_.build_grid(ctx);
+  backend_.find_neighbors(ctx);
+  stages_->begin(ctx, c.projective);
+  stages_->update_velocities(ctx, c.projective);
+}
+
+}  // namespace pbf

@@ -1,0 +1,50 @@
+// projective_step.h - Projective Fluids (Weiler, Koschier & Bender 2016) as
+// a sequence of stages, the device's (Backend) and the method's own
+// (ProjectiveStages, and PBF's XSPH stage), timed per phase: the method's
+// whole control logic, written once for every backend.
+#pragma once
+
+#include "backend/backend.h"
+#include "methods/pbf/pbf_stages.h"
+#include "methods/projective/projective_stages.h"
+
+namespace pbf {
+
+// The constants of one Projective Fluids substep: its own, and PBF's for
+// XSPH viscosity (this method's mass and density kernel volume, no vorticity,
+// XSPH blending params.xsph_viscosity per step whatever its length).
+struct ProjectiveStepConstants {
+  ProjectiveConstants projective;
+  PbfConstants viscosity;
+};
+ProjectiveStepConstants make_projective_step_constants(const SolverConfig& config, const PbfParams& params, float dt);
+
+// The stages one Projective Fluids substep runs.
+struct ProjectiveStageSet {
+  ProjectiveStages& projective;
+  PbfStages& viscosity;  // PBF's apply_vorticity_viscosity, XSPH only
+};
+
+// Records one substep of size c.viscosity.dt: prediction and neighbours as
+// in PBF, then params.projective_iterations local/global iterations, which
+// the stages end early once the mean compression of the iterate is at most
+// params.projective_tolerance (ProjectiveStages::local_step); then
+// velocities and XSPH viscosity. Adds the time of each phase to `timing`.
+// The global system is diagonal and solved in closed form, so the stages
+// take no answer from the backend: the sequence is the same for every
+// substep, and a backend may record it.
+void projective_substep(Backend& backend, const ProjectiveStageSet& stages, const StepContext& ctx,
+                        const ProjectiveStepConstants& c, const PbfParams& params, StepStats& timing);
+
+// Runs `substeps` substeps of size c.viscosity.dt, substep k with the
+// obstacle poses poses[k * ctx.obstacle_count ...]: recorded and run as one
+// unit of work where the backend can (Backend::begin_recording), else stage
+// by stage. Adds the time of each phase and the iteration counts to `stats`:
+// local_global_iterations and cg_iterations both count the global steps run
+// (a closed-form solve is one iteration); cg_residual is 0, the system being
+// solved exactly up to float round-off.
+void projective_step(Backend& backend, const ProjectiveStageSet& stages, StepContext ctx,
+                     const ProjectiveStepConstants& c, const ObstaclePose* poses, uint32_t substeps,
+                     const PbfParams& params, StepStats& stats);
+
+}  // namespace pbf
