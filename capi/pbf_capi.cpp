@@ -761,7 +761,7 @@ pbf_status pbf_solver_map(pbf_solver* solver, pbf_field field, pbf_memory memory
     if (solver->mapped[f]) reject(PBF_ERROR_INVALID_ARGUMENT, "field is already mapped");
     const Field which = f == PBF_FIELD_POSITIONS ? Field::Position : f == PBF_FIELD_VELOCITIES ? Field::Velocity
                                                                                               : Field::Density;
-    const float* data = solver->impl.backend().map(which, m == PBF_MEMORY_DEVICE);
+    const float* data = solver->impl.map(which, m == PBF_MEMORY_DEVICE);
     solver->mapped[f] = true;
     *out_data = data;
     if (out_count) *out_count = solver->impl.size();

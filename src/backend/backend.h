@@ -58,8 +58,11 @@ class Backend {
   virtual size_t size() const = 0;
   // Appends n particles; velocities may be null (at rest).
   virtual void append(const float* positions, const float* velocities, size_t n) = 0;
-  // Removes the particles whose user index has remove[i] != 0; the rest keep their order.
-  virtual void remove(const std::vector<uint8_t>& remove) = 0;
+  // Removes the particles whose user index has remove[i] != 0; the rest keep
+  // their order (user and device). Either succeeds or throws leaving the
+  // particles as they were. Written once for every device (backend.cpp):
+  // export_state(), compacted, import_state().
+  virtual void remove(const std::vector<uint8_t>& remove);
   virtual void read(Field field, float* out) const = 0;
   // Field::Density cannot be written.
   virtual void write(Field field, const float* in) = 0;

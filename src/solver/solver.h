@@ -46,6 +46,8 @@ class Solver {
   void remove_particles(const std::vector<uint8_t>& remove);
   void read(Field field, float* out) const { backend_->read(field, out); }
   void write(Field field, const float* in) { backend_->write(field, in); }
+  // A user-order copy the backend lends (Backend::map): on its GPU when `device`.
+  const float* map(Field field, bool device) { return backend_->map(field, device); }
 
   uint32_t add_plane(const Plane& plane);
   void clear_planes();
@@ -106,6 +108,7 @@ class Solver {
   // particles than max_particles, or puts a particle outside the domain.
   void restore(const Checkpoint& checkpoint, const std::string& path);
 
+  // The device, for tests that look at a backend's own state; the C API goes through the calls above.
   Backend& backend() { return *backend_; }
 
  private:

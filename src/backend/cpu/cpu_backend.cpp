@@ -72,24 +72,6 @@ void CpuBackend::append(const float* positions, const float* velocities, size_t 
   }
 }
 
-void CpuBackend::remove(const std::vector<uint8_t>& remove) {
-  // New user index = old index minus the removed particles before it.
-  std::vector<uint32_t> renumber(remove.size());
-  uint32_t next = 0;
-  for (size_t u = 0; u < remove.size(); ++u) renumber[u] = remove[u] ? UINT32_MAX : next++;
-  size_t kept = 0;
-  for (size_t k = 0; k < x_.size(); ++k) {
-    if (remove[id_[k]]) continue;
-    x_[kept] = x_[k];
-    v_[kept] = v_[k];
-    xp_[kept] = xp_[k];
-    rho_[kept] = rho_[k];
-    id_[kept] = renumber[id_[k]];
-    ++kept;
-  }
-  resize(kept);
-}
-
 void CpuBackend::read(Field field, float* out) const {
   const size_t n = x_.size();
   for (size_t k = 0; k < n; ++k) {

@@ -29,7 +29,6 @@ class CpuBackend final : public Backend {
   BackendKind kind() const override { return BackendKind::Cpu; }
   size_t size() const override { return x_.size(); }
   void append(const float* positions, const float* velocities, size_t n) override;
-  void remove(const std::vector<uint8_t>& remove) override;
   void read(Field field, float* out) const override;
   void write(Field field, const float* in) override;
   const float* map(Field field, bool device) override;

@@ -1,7 +1,8 @@
 // cuda_backend.cu - the CUDA backend's construction and particle store:
 // whether a device is usable, the factory, the buffers and their growth
-// (reserve() sizes them all, CUB's scratch included), append and remove, the
-// bulk read, write and map in user order, checkpoints (export_state,
+// (reserve() sizes them all, CUB's scratch included), append (removal is
+// every backend's Backend::remove), the bulk read, write and map in user
+// order, checkpoints (export_state,
 // import_state), measure() and the iterations' tally. It runs no stage: the
 // stages live beside it, one concern a file (cuda_grid.cu, cuda_boundary.cu,
 // cuda_predict.cu) with the recording of a step in cuda_recording.cu, and
@@ -296,28 +297,6 @@ void CudaBackend::import_state(const ParticleState& in) {
     finish("import_state");
   }
   n_ = n;
-}
-
-void CudaBackend::remove(const std::vector<uint8_t>& remove) {
-  // Rare and not on the step's path: done on the host, as the CPU backend does it.
-  ParticleState s;
-  export_state(s);
-  std::vector<uint32_t> renumber(remove.size());
-  uint32_t next = 0;
-  for (size_t u = 0; u < remove.size(); ++u) renumber[u] = remove[u] ? UINT32_MAX : next++;
-  size_t kept = 0;
-  for (size_t k = 0; k < s.positions.size(); ++k) {
-    if (remove[s.user_ids[k]]) continue;
-    s.positions[kept] = s.positions[k];
-    s.velocities[kept] = s.velocities[k];
-    s.densities[kept] = s.densities[k];
-    s.user_ids[kept] = renumber[s.user_ids[k]];
-    ++kept;
-  }
-  for (auto* a : {&s.positions, &s.velocities}) a->resize(kept);
-  s.densities.resize(kept);
-  s.user_ids.resize(kept);
-  import_state(s);
 }
 
 void CudaBackend::read(Field field, float* out) const {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cuda/cuda_launch.cuh"
 #include "boundary/boundary_equations.h"
 
@@ -93,26 +94,22 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
   }
   const bool moving =
       body != nullptr && std::any_of(body, body + count, [](uint32_t b) { return b != kStaticBoundary; });
-  // Sorted once on the host: a stable counting sort by cell, which gives the CPU backend's order.
-  // Every sample in a cell (clamped into the border ones) for the pseudo-mass sums; `set_aside` puts
-  // those beyond reach of the domain in the bucket after the last cell, as move_boundary() does.
+  // Sorted once on the host by the CPU backend's grid (a stable counting sort by cell), so that both
+  // backends hold the samples in one order. Every sample in a cell (clamped into the border ones) for
+  // the pseudo-mass sums; `set_aside` puts those beyond reach of the domain in the bucket after the
+  // last cell, as move_boundary() does.
+  CpuNeighborGrid host_grid(grid_);
+  host_grid.reserve(count);
   auto counting_sort = [&](bool set_aside, std::vector<uint32_t>& start, std::vector<Vec3>& sorted,
                            std::vector<uint32_t>& order) {
-    start.assign(cells_ + 2, 0u);
-    std::vector<uint32_t> cell(count);
-    for (size_t k = 0; k < count; ++k) {
-      cell[k] = set_aside ? grid_.bucket_index(positions[k]) : grid_.cell_index(positions[k]);
-      ++start[cell[k] + 1];
-    }
-    for (size_t c = 0; c <= cells_; ++c) start[c + 1] += start[c];
-    std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
-    sorted.resize(count);
     order.resize(count);  // place -> index given
-    for (size_t k = 0; k < count; ++k) {
-      const uint32_t place = cursor[cell[k]]++;
-      sorted[place] = positions[k];
-      order[place] = static_cast<uint32_t>(k);
-    }
+    if (set_aside)
+      host_grid.sort_setting_aside(positions, count, order.data());
+    else
+      host_grid.sort(positions, count, order.data());
+    start.assign(host_grid.cell_start(), host_grid.cell_start() + cells_ + 2);
+    sorted.resize(count);
+    for (size_t k = 0; k < count; ++k) sorted[k] = positions[order[k]];
   };
   std::vector<uint32_t> start, order;
   std::vector<Vec3> sorted;
