@@ -1,7 +1,9 @@
 // pbf_equations.h - the per-particle equations of Position Based Fluids
-// (Macklin & Mueller 2013), written once for every backend. A backend runs
-// each function for all particles in parallel; none writes to another
-// particle, so the result does not depend on the order or the thread count.
+// (Macklin & Mueller 2013), written once for every backend. PBF's stages on
+// each backend (cpu/, cuda/) run each function for all particles in
+// parallel; none writes to another particle, so the result does not depend
+// on the order or the thread count. The motion it shares with Projective
+// Fluids (prediction, collisions, the velocity update) is core/motion.h.
 #pragma once
 
 #include <cmath>
