@@ -6,7 +6,8 @@
 // runs each mode many times (run_repeatedly.cmake) and checks the exit code.
 //
 //   mono ExitCheck.exe dispose    solvers disposed on the thread that stepped them;
-//                                 on Linux, the process has no more threads than before
+//                                 on Linux, the process has no more threads of its own
+//                                 name (oneTBB's workers inherit it) than before
 //   mono ExitCheck.exe finalize   a solver never disposed: mono's finalizer frees it at exit
 //   mono ExitCheck.exe thread     a solver stepped on a thread that has ended, disposed on Main
 using System;
@@ -22,9 +23,32 @@ static class ExitCheck {
     return solver;
   }
 
-  /// <summary>The threads of this process, or -1 where /proc/self/task does not exist.</summary>
+  /// <summary>The name of every thread of this process (Linux: /proc/self/task/*/comm); empty elsewhere.</summary>
+  static string[] ThreadNames() {
+    if (!Directory.Exists("/proc/self/task")) return new string[0];
+    var names = new System.Collections.Generic.List<string>();
+    foreach (string task in Directory.GetDirectories("/proc/self/task")) {
+      try {
+        names.Add(File.ReadAllText(Path.Combine(task, "comm")).Trim());
+      } catch (IOException) {
+        // the thread ended while we looked
+      }
+    }
+    return names.ToArray();
+  }
+
+  /// <summary>
+  /// The threads that carry the process's own name, or -1 where /proc/self/task does not exist. oneTBB's
+  /// workers inherit that name; mono names its own threads ("SGen worker", "Finalizer", "Thread Pool
+  /// Worker", ...), which it may start at any time and which are not the library's.
+  /// </summary>
   static int Threads() {
-    return Directory.Exists("/proc/self/task") ? Directory.GetDirectories("/proc/self/task").Length : -1;
+    if (!Directory.Exists("/proc/self/task")) return -1;
+    string self = File.ReadAllText("/proc/self/comm").Trim();
+    int count = 0;
+    foreach (string name in ThreadNames())
+      if (name == self) ++count;
+    return count;
   }
 
   static int Main(string[] args) {
@@ -40,7 +64,8 @@ static class ExitCheck {
         int after = Threads();
         if (after != before) {
           Console.Error.WriteLine("ExitCheck: " + after + " threads after the last solver was disposed, " + before +
-                                  " before the first: the library left worker threads running");
+                                  " before the first: the library left worker threads running (threads now: " +
+                                  string.Join(", ", ThreadNames()) + ")");
           return 1;
         }
         break;
