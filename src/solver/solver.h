@@ -146,10 +146,10 @@ class Solver {
   // Whether boundary particles sample the domain's walls: their planes then
   // add no density of their own (boundary/wall_density.h).
   bool domain_walls_sampled_ = false;
-  // Makes `samples` with their `bodies` the boundary set, on the backend first.
-  // The planes and obstacle count every stage of a step needs; the caller
-  // adds the constants and poses.
+  // The planes and obstacle count every stage of a step needs; the method
+  // adds the motion constants and poses.
   StepContext step_context() const;
+  // Makes `samples` with their `bodies` the boundary set, on the backend first.
   void replace_boundary(std::vector<Vec3>&& samples, std::vector<uint32_t>&& bodies);
   void require_boundary_room(size_t n) const;
   // Adds n samples of one body (kStaticBoundary or an obstacle's index) after the others.
