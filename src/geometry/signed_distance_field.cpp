@@ -643,8 +643,9 @@ std::vector<Vec3> sample_surface(const SdfGridView& field, const RigidTransform&
         for (int64_t kz = starts[2][k]; kz < starts[2][k + 1]; ++kz)
           for (int64_t ky = starts[1][j]; ky < starts[1][j + 1]; ++ky)
             for (int64_t kx = starts[0][i]; kx < starts[0][i + 1]; ++kx) {
-              Vec3 q = field.origin + Vec3{float(kx * double(spacing)), float(ky * double(spacing)),
-                                           float(kz * double(spacing))};
+              const Vec3 start = field.origin + Vec3{float(kx * double(spacing)), float(ky * double(spacing)),
+                                                     float(kz * double(spacing))};
+              Vec3 q = start;
               Vec3 g;
               // d: the distance to the level the samples go to, depth inside the surface.
               float d = sdf_sample(field, q, &g) + depth;
@@ -655,7 +656,11 @@ std::vector<Vec3> sample_surface(const SdfGridView& field, const RigidTransform&
                 q -= g * (d / g2);
                 d = sdf_sample(field, q, &g) + depth;
               }
-              if (std::fabs(d) <= 0.05f * spacing) out.push_back(SurfaceCandidate{{kz, ky, kx}, q});
+              // Starting within a spacing of the level, a projection moves about |d|: one that went
+              // farther than two spacings diverged (a field with near-flat or inconsistent values)
+              // and found no point of this surface, whatever d says where it landed.
+              if (std::fabs(d) <= 0.05f * spacing && length_squared(q - start) <= 4.0f * spacing * spacing)
+                out.push_back(SurfaceCandidate{{kz, ky, kx}, q});
             }
       }
     std::sort(out.begin(), out.end(), [](const SurfaceCandidate& a, const SurfaceCandidate& b) {
@@ -668,9 +673,15 @@ std::vector<Vec3> sample_surface(const SdfGridView& field, const RigidTransform&
   auto key = [&](int64_t i, int64_t j, int64_t k) {
     return (uint64_t(i + (1 << 20)) << 42) | (uint64_t(j + (1 << 20)) << 21) | uint64_t(k + (1 << 20));
   };
+  // A bucket of the thinning's hash; clamped so that the conversion is defined for any point (the
+  // key aliases far buckets, which costs comparisons, never a wrong answer: distances decide).
   auto cell_of = [&](Vec3 p, int64_t c[3]) {
-    const float u[3] = {(p.x - field.origin.x) / min_d, (p.y - field.origin.y) / min_d, (p.z - field.origin.z) / min_d};
-    for (int a = 0; a < 3; ++a) c[a] = int64_t(std::floor(u[a]));
+    const double u[3] = {(double(p.x) - field.origin.x) / min_d, (double(p.y) - field.origin.y) / min_d,
+                         (double(p.z) - field.origin.z) / min_d};
+    for (int a = 0; a < 3; ++a) {
+      const double b = std::floor(u[a]);
+      c[a] = b >= -1.0e15 && b <= 1.0e15 ? int64_t(b) : (b > 0.0 ? int64_t(1.0e15) : int64_t(-1.0e15));
+    }
   };
   std::vector<Vec3> kept;
   for (const std::vector<SurfaceCandidate>& layer : layers)

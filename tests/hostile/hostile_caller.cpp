@@ -2013,6 +2013,7 @@ TEST(HostileCaller, RandomCallsOnOneThreadKeepEveryPromise) {
   std::printf("hostile_caller: seed %llu (PBF_HOSTILE_SEED), %llu calls (PBF_HOSTILE_CALLS)%s\n",
               static_cast<unsigned long long>(base_seed()), static_cast<unsigned long long>(call_budget()),
               include_known() ? (", known issues included: " + included_known()).c_str() : "");
+  std::fflush(stdout);  // a sanitizer that stops the process must not take the seed with it
   const fs::path dir = scratch_dir("one");
   Progress progress;
   {
