@@ -42,8 +42,14 @@ void pbf_substep(Backend& backend, PbfStages& stages, const StepContext& ctx, co
   {
     PhaseTimer t(timing.time_constraints_ms);
     // The last required iteration measures whether the substep needs more (PbfStages::solve_density).
+    // Artificial pressure acts in the required iterations only: it is scaled to push as hard per
+    // substep as in the paper's 4 iterations (artificial_pressure_step_factor()), and the iterations
+    // the tolerance adds would push again and again, the more the more compressed the substep.
+    PbfConstants without_scorr = c;
+    without_scorr.scorr_scale = 0.0f;
     for (uint32_t k = 0; k < iterations.most; ++k)
-      stages.solve_density(ctx, c, k + 1 < iterations.least ? -1.0f : iterations.tolerance);
+      stages.solve_density(ctx, k < iterations.least ? c : without_scorr,
+                           k + 1 < iterations.least ? -1.0f : iterations.tolerance);
   }
   {
     PhaseTimer t(timing.time_velocity_ms);
