@@ -70,6 +70,7 @@
 %unignore pbf_solver_add_obstacle_sdf;
 %unignore pbf_solver_set_obstacle_pose;
 %unignore pbf_solver_get_obstacle_count;
+%unignore pbf_solver_get_obstacle_force;
 %unignore pbf_solver_clear_obstacles;
 %unignore pbf_solver_add_boundary_particles;
 %unignore pbf_solver_add_domain_boundary_particles;

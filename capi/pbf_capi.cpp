@@ -648,6 +648,27 @@ pbf_status pbf_solver_get_obstacle_count(const pbf_solver* solver, uint32_t* out
   });
 }
 
+pbf_status pbf_solver_get_obstacle_force(const pbf_solver* solver, uint32_t index, float out_force[3],
+                                         float out_torque[3]) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_obstacle_index(solver, index);
+    Vec3 force, torque;
+    solver->impl.obstacle_load(index, force, torque);
+    if (out_force) {
+      out_force[0] = force.x;
+      out_force[1] = force.y;
+      out_force[2] = force.z;
+    }
+    if (out_torque) {
+      out_torque[0] = torque.x;
+      out_torque[1] = torque.y;
+      out_torque[2] = torque.z;
+    }
+  });
+}
+
 pbf_status pbf_solver_clear_obstacles(pbf_solver* solver) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");

@@ -420,6 +420,25 @@ public sealed class Solver : IDisposable {
     }
   }
 
+  /// <summary>
+  /// What the liquid exerted on obstacle <paramref name="index"/> during the last step, averaged over
+  /// it: the force [N] and the torque [N m] about the obstacle's origin (its translation where the step
+  /// left it), in world axes. A host engine that drives the obstacle with <see cref="SetObstaclePose"/>
+  /// applies them to its own rigid body (Unity: <c>Rigidbody.AddForce</c> and, about the centre of mass
+  /// c, <c>AddTorque(torque + Vector3.Cross(origin - c, force))</c>). Attach boundary particles to the
+  /// obstacle (<see cref="AddObstacleBoundaryParticles"/>) for accurate forces. PBF only.
+  /// </summary>
+  /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
+  /// <param name="force">Receives the force (3 floats), or null.</param>
+  /// <param name="torque">Receives the torque (3 floats), or null.</param>
+  /// <exception cref="PbfException">InvalidArgument for an unknown index or the Projective Fluids method.</exception>
+  public void GetObstacleForce(int index, float[] force, float[] torque = null) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    if (force != null) SolverDesc.Vec3(force, "force");
+    if (torque != null) SolverDesc.Vec3(torque, "torque");
+    PbfException.Check(PbfNative.pbf_solver_get_obstacle_force(Live(), (uint)index, force, torque));
+  }
+
   /// <summary>Removes every obstacle and the boundary particles attached to them.</summary>
   public void ClearObstacles() { PbfException.Check(PbfNative.pbf_solver_clear_obstacles(Live())); }
 

@@ -262,6 +262,8 @@ PBF_JAVA_VECN(uint32_t, dims, 3, jintArray, int, jint, GetIntArrayRegion)
 %typemap(freearg) CTYPE NAME[N] ""
 %enddef
 PBF_JAVA_OUT_VECN(float, origin, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
+PBF_JAVA_OUT_VECN(float, out_force, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
+PBF_JAVA_OUT_VECN(float, out_torque, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
 PBF_JAVA_OUT_VECN(uint32_t, dims, 3, jintArray, int, jint, SetIntArrayRegion)
 
 %rename("%s") pbf_solver_destroy;

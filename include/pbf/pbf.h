@@ -615,6 +615,34 @@ PBF_API pbf_status pbf_solver_set_obstacle_pose(pbf_solver* solver, uint32_t ind
 PBF_API pbf_status pbf_solver_get_obstacle_count(const pbf_solver* solver, uint32_t* out_count);
 
 /**
+ * What the liquid exerted on obstacle `index` during the last step, averaged
+ * over that step: the force [N] in out_force[3] and the torque [N m] about
+ * the obstacle's origin (its translation, where the step left it) in
+ * out_torque[3], both in world axes. Either pointer may be NULL when that
+ * part is not wanted. A host physics engine that drives the obstacle
+ * (pbf_solver_set_obstacle_pose()) applies them to its own rigid body; the
+ * torque about the body's centre of mass c is out_torque + (o - c) x
+ * out_force, with o the obstacle's origin.
+ *
+ * Measured from what the obstacle did to the particles: each push a
+ * collision with it, or a boundary particle attached to it
+ * (pbf_solver_add_obstacle_boundary_particles()), gives a particle of mass m
+ * in a substep dt is an impulse m d / dt, and the obstacle takes the
+ * opposite. Boundary particles that are not attached to the obstacle belong
+ * to the scenery and count for no obstacle. Attach boundary particles to an
+ * obstacle whose forces matter: with collisions alone the liquid next to it
+ * misses density, and the force is less accurate (docs/PHYSICS.md §12).
+ * Zero before the first step, for an obstacle added since, and after a
+ * checkpoint is loaded.
+ *
+ * PBF only: with PBF_METHOD_PROJECTIVE it fails with
+ * PBF_ERROR_INVALID_ARGUMENT. Also PBF_ERROR_INVALID_ARGUMENT for an `index`
+ * that names no obstacle.
+ */
+PBF_API pbf_status pbf_solver_get_obstacle_force(const pbf_solver* solver, uint32_t index, float out_force[3],
+                                                 float out_torque[3]);
+
+/**
  * Removes every obstacle, and the boundary particles attached to them by
  * pbf_solver_add_obstacle_boundary_particles(); the other boundary particles
  * stay.

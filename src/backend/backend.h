@@ -111,6 +111,14 @@ class Backend {
   // Density error, neighbour counts and speeds of the current state.
   virtual void measure(StepStats& stats) const = 0;
 
+  // What the obstacles did to the water since the previous call, which
+  // starts the sums again: out[k] is the sum of obstacle k's pushes
+  // (core/obstacle.h) over the stages that report them, k < count (the
+  // step's obstacle count). The device's own stages report the collisions of
+  // prediction; a method's stages report theirs through the device's sink.
+  // Waits for the work that made them.
+  virtual void take_obstacle_pushes(ObstaclePush* out, uint32_t count) = 0;
+
   // --- recording a step (methods/recorded_step.h) ---
   // A backend may record the stages of a whole step instead of running them
   // as they are called, and run the recording as one unit of work (CUDA: one

@@ -24,11 +24,18 @@ namespace pbf {
 // follow the last cell, at places cell_start[cell_count()] .. count - 1,
 // which no scan reads. count == 0 means no boundary; then the pointers may
 // be null.
+// `body` (optional, in the same cell order) names each sample's body where
+// some samples move with obstacles, so that their push on the fluid can be
+// told apart (boundary_push()).
 // `near` (optional) marks, per fluid particle in the backend's current order,
 // whether a sample lay within kBoundaryNearReach kernel radii of it at this
 // substep's neighbour search; the per-particle terms of pbf_equations.h skip
 // the scan for unmarked particles, which are most of them. Null: every
 // particle scans.
+// The body of a sample that moves with no obstacle (a static sample); any
+// other body is the index of the obstacle whose frame the sample is fixed in.
+constexpr uint32_t kStaticBoundary = 0xffffffffu;
+
 struct BoundarySamples {
   GridSpec grid;
   const uint32_t* cell_start;  // grid.cell_count() + 1 entries
@@ -36,6 +43,7 @@ struct BoundarySamples {
   const float* psi;            // [kg]
   uint32_t count;
   const uint8_t* near;         // per fluid particle, or null
+  const uint32_t* body = nullptr;  // per sample: kStaticBoundary or its obstacle; null: every sample static
 };
 
 // How far, in kernel radii, a fluid particle looks for samples when the
@@ -44,9 +52,6 @@ struct BoundarySamples {
 // almost nothing anyway, since W and grad W vanish at the kernel radius).
 constexpr float kBoundaryNearReach = 1.25f;
 
-// The body of a sample that moves with no obstacle (a static sample); any
-// other body is the index of the obstacle whose frame the sample is fixed in.
-constexpr uint32_t kStaticBoundary = 0xffffffffu;
 
 // The block of cells that can hold samples within the kernel radius of p
 // (as in neighbor_scan.h, widened by the round-off of p -/+ h).
@@ -148,6 +153,38 @@ PBF_HD void boundary_density_gradient(const KernelConstants& k, const BoundarySa
 PBF_HD void boundary_density_gradient(const CubicKernel& k, const BoundarySamples& b, Vec3 p, float& rho,
                                       Vec3& grad) {
   boundary_density_gradient_with(CubicSpline{k}, b, p, rho, grad);
+}
+
+// The part of a step `scale` x sum_b psi_b grad W(p - x_b) (PBF's position
+// correction along the samples' gradient) that each obstacle's samples give
+// a fluid particle at p, to push.add() (core/obstacle.h): static samples
+// give none. Nothing without bodies.
+template <class Push>
+PBF_HD void boundary_push(const KernelConstants& k, const BoundarySamples& b, Vec3 p, float scale, Push& push) {
+  if (b.count == 0 || b.body == nullptr) return;
+  int lo[3], hi[3];
+  boundary_cell_block(b.grid, p, k.h, lo, hi);
+  // Consecutive samples of one body are summed before they are handed on.
+  uint32_t body = kStaticBoundary;
+  Vec3 sum{0.0f, 0.0f, 0.0f};
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
+      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
+      for (uint32_t s = first; s < last; ++s) {
+        if (b.body[s] == kStaticBoundary) continue;
+        const Vec3 r = p - b.x[s];
+        const float r2 = length_squared(r);
+        if (r2 >= k.h2) continue;
+        if (b.body[s] != body) {
+          if (body != kStaticBoundary) push.add(body, sum * scale, p);
+          body = b.body[s];
+          sum = Vec3{0.0f, 0.0f, 0.0f};
+        }
+        sum += r * (b.psi[s] * spiky_gradient_scale(k, r2));
+      }
+    }
+  if (body != kStaticBoundary) push.add(body, sum * scale, p);
 }
 
 // Whether a sample lies within `radius` of p: the mark of `near`.

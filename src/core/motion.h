@@ -70,8 +70,10 @@ PBF_HD void predict(const MotionConstants& c, Vec3 x, Vec3& v, Vec3& x_pred) {
 // tangential motion since the start of the substep (x_start), then out of
 // every obstacle (core/obstacle.h), and finally inside the domain box
 // whatever the planes and obstacles did.
+// Each obstacle's displacement of the particle goes to `push` (core/obstacle.h).
+template <class Push>
 PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plane_count, const Obstacle* obstacles,
-                    uint32_t obstacle_count, Vec3 p, Vec3 x_start) {
+                    uint32_t obstacle_count, Vec3 p, Vec3 x_start, Push& push) {
   for (uint32_t k = 0; k < plane_count; ++k) {
     const Vec3 n = planes[k].normal;
     const float depth = c.particle_radius - (dot(n, p) + planes[k].offset);
@@ -85,12 +87,21 @@ PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plan
       if (t > 0.0f) p -= tangential * fminf(1.0f, limit / t);
     }
   }
-  for (uint32_t k = 0; k < obstacle_count; ++k)
+  for (uint32_t k = 0; k < obstacle_count; ++k) {
+    const Vec3 before = p;
     p = collide_obstacle(obstacles[k], c.particle_radius, c.friction, p, x_start);
+    if (Push::kActive && (p.x != before.x || p.y != before.y || p.z != before.z)) push.add(k, p - before, before);
+  }
   p.x = clampf(p.x, c.box_min.x, c.box_max.x);
   p.y = clampf(p.y, c.box_min.y, c.box_max.y);
   p.z = clampf(p.z, c.box_min.z, c.box_max.z);
   return p;
+}
+
+PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plane_count, const Obstacle* obstacles,
+                    uint32_t obstacle_count, Vec3 p, Vec3 x_start) {
+  NoPush none;
+  return collide(c, planes, plane_count, obstacles, obstacle_count, p, x_start, none);
 }
 
 // Algorithm 1, line 21: v = (x* - x) / dt, then restitution against every

@@ -27,6 +27,24 @@ struct Obstacle {
   ObstaclePose pose;
 };
 
+// How the stages tell what obstacles did to the water: each time obstacle k
+// displaces a particle that stands at `at` by d (a collision, or the
+// boundary samples attached to k), they call push.add(k, d, at). The water's
+// force on k follows from the sum: a displacement d of a particle of mass m
+// in a substep dt is an impulse m d / dt that k gave it (docs/PHYSICS.md
+// §12). NoPush drops them; each backend has a sink that sums them.
+struct NoPush {
+  static constexpr bool kActive = false;
+  PBF_HD void add(uint32_t, Vec3, Vec3) const {}
+};
+
+// What the pushes on one obstacle sum to: the displacements [m] and their
+// moments about the world's origin, sum at x d [m^2], in double.
+struct ObstaclePush {
+  double d[3];
+  double moment[3];
+};
+
 // The most samples of the swept test below.
 constexpr int kSweepSamples = 32;
 

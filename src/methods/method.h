@@ -26,6 +26,13 @@ class ObstaclePath {
   ~ObstaclePath() = default;
 };
 
+// What the water exerted on one obstacle during a step, averaged over the
+// step: the force [N] and its moment about the world's origin [N m].
+struct ObstacleLoad {
+  Vec3 force;
+  Vec3 moment;
+};
+
 // One step as the solver asks for it.
 struct StepRequest {
   float dt;                         // [s]
@@ -33,6 +40,7 @@ struct StepRequest {
   const PbfParams* params;
   StepContext ctx;                  // planes and obstacle count; the method fills in motion and poses
   const ObstaclePath* obstacles;
+  ObstacleLoad* loads;              // one per obstacle; filled by a method that measures_obstacle_loads()
 };
 
 class FluidMethod {
@@ -54,6 +62,10 @@ class FluidMethod {
   // counts and sizes, iteration counts and phase times (the solver adds the
   // measures and the total time). Without particles only the counts.
   virtual void step(const StepRequest& step, StepStats& stats) = 0;
+  // Whether step() measures what the water exerts on each obstacle
+  // (StepRequest::loads): from the pushes of the obstacles' collisions and
+  // boundary samples on the particles (Backend::take_obstacle_pushes()).
+  virtual bool measures_obstacle_loads() const = 0;
   // The density of every particle at the positions predicted from where it
   // is now with zero velocity, without gravity (pbf_solver_update_densities):
   // the particles' positions and velocities are the solver's to keep and

@@ -179,6 +179,7 @@ uint32_t Solver::add_obstacle(const SdfGridView& field, const float rotation[4],
   std::copy(o.rotation, o.rotation + 4, o.target_rotation);
   o.target_translation = translation;
   obstacles_.push_back(std::move(o));
+  loads_[obstacles_.size() - 1] = ObstacleLoad{};
   try {
     method_->reserve(size(), obstacle_count());
     poses_now_.reserve(obstacles_.size());
@@ -336,7 +337,7 @@ void Solver::step(float dt, uint32_t substeps) {
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
   const Path path(obstacles_);
-  method_->step(StepRequest{dt, substeps, &params_, step_context(), &path}, s);
+  method_->step(StepRequest{dt, substeps, &params_, step_context(), &path, loads_}, s);
   // The obstacles have arrived where the user placed them (with or without particles to move).
   for (ObstacleRecord& o : obstacles_) {
     std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
@@ -345,6 +346,17 @@ void Solver::step(float dt, uint32_t substeps) {
   backend_->measure(s);
   s.time_total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   stats_ = s;
+}
+
+void Solver::obstacle_load(uint32_t index, Vec3& force, Vec3& torque) const {
+  require_obstacle(index);
+  if (!method_->measures_obstacle_loads())
+    throw Error(Status::InvalidArgument,
+                "solver: Projective Fluids does not measure the forces on obstacles; use PBF_METHOD_PBF");
+  const ObstacleLoad& l = loads_[index];
+  force = l.force;
+  // The moment about the world's origin, moved to the obstacle's origin o: M - o x F.
+  torque = l.moment - cross(obstacles_[index].translation, l.force);
 }
 
 void Solver::update_densities() {
@@ -425,6 +437,7 @@ void Solver::restore(const Checkpoint& c, const std::string& path) {
   planes_.swap(planes);
   params_ = c.params;
   stats_ = c.stats;
+  for (ObstacleLoad& l : loads_) l = ObstacleLoad{};
 }
 
 }  // namespace pbf

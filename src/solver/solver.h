@@ -93,6 +93,12 @@ class Solver {
   size_t boundary_particle_count() const { return boundary_.size(); }
 
   void step(float dt, uint32_t substeps);
+  // What the water exerted on obstacle `index` during the last step,
+  // averaged over it: the force [N] and the torque about the obstacle's
+  // origin where the step left it [N m]; zero before the first step and
+  // after a checkpoint is loaded. Throws Error(InvalidArgument) for an index
+  // that names no obstacle or a method that does not measure it.
+  void obstacle_load(uint32_t index, Vec3& force, Vec3& torque) const;
   const StepStats& stats() const { return stats_; }
   // Evaluates every particle's density at its current position with the
   // method's kernel, boundary samples included, as a step ends; positions
@@ -162,6 +168,7 @@ class Solver {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<FluidMethod> method_;  // runs on *backend_
   StepStats stats_;
+  ObstacleLoad loads_[kMaxObstacles] = {};  // the last step's, by obstacle
 };
 
 }  // namespace pbf

@@ -580,6 +580,29 @@ public final class Solver implements AutoCloseable {
     }
   }
 
+  /**
+   * What the liquid exerted on an obstacle during the last step, averaged over it: the force [N]
+   * and the torque [N m] about the obstacle's origin (its translation where the step left it), in
+   * world axes. A host engine that drives the obstacle with {@link #setObstaclePose} applies them
+   * to its own rigid body. Attach boundary particles to the obstacle
+   * ({@link #addObstacleBoundaryParticles}) for accurate forces. PBF only.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @param force receives the force, 3 floats, or null
+   * @param torque receives the torque, 3 floats, or null
+   * @throws PbfException INVALID_ARGUMENT for an unknown index or the Projective Fluids method
+   */
+  public void getObstacleForce(int index, float[] force, float[] torque) {
+    Checks.count(index, "index");
+    if (force != null) Checks.vec3(force, "force");
+    if (torque != null) Checks.vec3(torque, "torque");
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_obstacle_force(live(), index, force, torque));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
   /** Removes every obstacle and the boundary particles attached to them. */
   public void clearObstacles() {
     try {

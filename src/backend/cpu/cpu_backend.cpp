@@ -49,6 +49,7 @@ void CpuBackend::resize(size_t n) {
   boundary_near_.reserve(n);
   nb_index_.reserve(n * static_cast<size_t>(stride_));
   grid_.reserve(n);
+  fit_pushes(n, obstacles_.size());
   for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_}) a->resize(n);
   rho_.resize(n);
   id_.resize(n);
@@ -128,8 +129,35 @@ void CpuBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count) 
     obstacles[k].field = f;
     obstacles[k].field.values = values[k].data();
   }
+  fit_pushes(x_.size(), count);
   field_values_.swap(values);
   obstacles_.swap(obstacles);
+}
+
+void CpuBackend::fit_pushes(size_t n, size_t count) {
+  const size_t size = (n + kPushBlock - 1) / kPushBlock * count;
+  if (pushes_.size() < size) pushes_.resize(size, ObstaclePush{});
+  std::fill(pushes_.begin(), pushes_.end(), ObstaclePush{});
+}
+
+void CpuBackend::take_obstacle_pushes(ObstaclePush* out, uint32_t count) {
+  for (uint32_t k = 0; k < count; ++k) out[k] = ObstaclePush{};
+  const size_t have = obstacles_.size();
+  if (have == 0 || count > have) {
+    std::fill(pushes_.begin(), pushes_.end(), ObstaclePush{});
+    return;
+  }
+  // In block order: the same sums for any thread count.
+  const size_t blocks = pushes_.size() / have;
+  for (size_t b = 0; b < blocks; ++b)
+    for (uint32_t k = 0; k < count; ++k) {
+      ObstaclePush& s = pushes_[b * have + k];
+      for (int a = 0; a < 3; ++a) {
+        out[k].d[a] += s.d[a];
+        out[k].moment[a] += s.moment[a];
+      }
+      s = ObstaclePush{};
+    }
 }
 
 void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
@@ -139,6 +167,7 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
     boundary_x_ = {};
     boundary_psi_ = {};
     boundary_body_ = {};
+    boundary_body_sorted_ = {};
     boundary_local_ = {};
     boundary_world_ = {};
     boundary_psi_given_ = {};
@@ -208,6 +237,7 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
     for (size_t k = 0; k < count; ++k) {
       sorted[k] = positions[order[k]];
       psi[k] = psi_given[order[k]];
+      if (moving) sorted_body[k] = body[order[k]];
     }
   }
   if (!moving) psi_given = {};
@@ -215,6 +245,7 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
   boundary_x_.swap(sorted);
   boundary_psi_.swap(psi);
   boundary_body_.swap(bodies);
+  boundary_body_sorted_.swap(sorted_body);
   boundary_local_.swap(locals);
   boundary_world_.swap(world);
   boundary_psi_given_.swap(psi_given);
@@ -240,6 +271,7 @@ void CpuBackend::move_boundary(const StepContext& ctx) {
       for (size_t k = r.begin(); k < r.end(); ++k) {
         boundary_x_[k] = boundary_world_[boundary_order_[k]];
         boundary_psi_[k] = boundary_psi_given_[boundary_order_[k]];
+        boundary_body_sorted_[k] = boundary_body_[boundary_order_[k]];
       }
     });
   });
@@ -248,7 +280,8 @@ void CpuBackend::move_boundary(const StepContext& ctx) {
 BoundarySamples CpuBackend::boundary_samples() const {
   if (!boundary_grid_) return BoundarySamples{};
   return BoundarySamples{boundary_grid_->spec(), boundary_grid_->cell_start(), boundary_x_.data(),
-                         boundary_psi_.data(), static_cast<uint32_t>(boundary_x_.size()), boundary_near_.data()};
+                         boundary_psi_.data(), static_cast<uint32_t>(boundary_x_.size()), boundary_near_.data(),
+                         boundary_body_sorted_.empty() ? nullptr : boundary_body_sorted_.data()};
 }
 
 const Obstacle* CpuBackend::obstacles_for(const StepContext& ctx) {
@@ -262,9 +295,9 @@ void CpuBackend::predict(const StepContext& ctx) {
   iterations_.converged = false;  // a new substep's iterations
   const MotionConstants& c = ctx.motion;
   const Obstacle* obstacles = obstacles_for(ctx);
-  for_each_particle([&](uint32_t i) {
+  for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
     pbf::predict(c, x_[i], v_[i], xp_[i]);
-    xp_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i]);
+    xp_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i], push);
   });
 }
 

@@ -11,6 +11,7 @@
 #include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cpu/cpu_workers.h"
 #include "boundary/boundary_equations.h"
+#include "core/error.h"
 #include "core/neighbor_lists.h"
 
 namespace pbf {
@@ -43,6 +45,7 @@ class CpuBackend final : public Backend {
   void find_neighbors(const StepContext& ctx) override;
   void measure(StepStats& stats) const override;
   IterationTally iteration_tally() override;
+  void take_obstacle_pushes(ObstaclePush* out, uint32_t count) override;
 
   // --- what the methods' CPU stages work on; every array in cell order ---
   const SolverConfig& config() const { return config_; }
@@ -76,6 +79,49 @@ class CpuBackend final : public Backend {
     arena_.execute([&] {
       tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i < r.end(); ++i) body(static_cast<uint32_t>(i));
+      });
+    });
+  }
+  // The sink of the obstacles' pushes (core/obstacle.h) of one block of
+  // particles: each block sums its own, in particle order, so the sums do
+  // not depend on how the blocks are shared among threads.
+  struct PushSink {
+    static constexpr bool kActive = true;
+    ObstaclePush* sums;  // one per obstacle
+    void add(uint32_t k, Vec3 d, Vec3 at) const {
+      ObstaclePush& s = sums[k];
+      const Vec3 m = cross(at, d);
+      s.d[0] += d.x;
+      s.d[1] += d.y;
+      s.d[2] += d.z;
+      s.moment[0] += m.x;
+      s.moment[1] += m.y;
+      s.moment[2] += m.z;
+    }
+  };
+  // body(i, push) for every particle i in parallel, with a sink for the
+  // pushes of the obstacles of the substep `ctx` describes: NoPush without
+  // obstacles, else its block's PushSink (take_obstacle_pushes() sums them).
+  template <class Body>
+  void for_each_particle_pushing(const StepContext& ctx, Body&& body) {
+    if (ctx.obstacle_count == 0) {
+      NoPush none;
+      for_each_particle([&](uint32_t i) { body(i, none); });
+      return;
+    }
+    const size_t n = x_.size();
+    const size_t blocks = (n + kPushBlock - 1) / kPushBlock;
+    const uint32_t count = ctx.obstacle_count;
+    if (pushes_.size() < blocks * count)
+      throw Error(Status::Internal, "CPU backend: no room for the obstacles' pushes");
+    ObstaclePush* sums = pushes_.data();
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks, 1), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t b = r.begin(); b < r.end(); ++b) {
+          const PushSink push{sums + b * count};
+          const size_t end = std::min(n, (b + 1) * kPushBlock);
+          for (size_t i = b * kPushBlock; i < end; ++i) body(static_cast<uint32_t>(i), push);
+        }
       });
     });
   }
@@ -125,6 +171,7 @@ class CpuBackend final : public Backend {
   // its position in its body's frame (world for static ones), its pseudo-mass; and the scratch of the
   // per-substep sort (world positions, cell order).
   std::vector<uint32_t> boundary_body_;
+  std::vector<uint32_t> boundary_body_sorted_;  // each sample's body in cell order (boundary_x_'s)
   std::vector<Vec3> boundary_local_, boundary_world_;
   std::vector<float> boundary_psi_given_;
   std::vector<uint32_t> boundary_order_;
@@ -133,6 +180,12 @@ class CpuBackend final : public Backend {
   void move_boundary(const StepContext& ctx);
 
   Iterations iterations_;
+  // The obstacles' pushes, per block of kPushBlock particles and obstacle
+  // (block after block), for room for the particles and obstacles held.
+  static constexpr size_t kPushBlock = 1024;
+  std::vector<ObstaclePush> pushes_;
+  // Room for the pushes of n particles and `count` obstacles.
+  void fit_pushes(size_t n, size_t count);
 };
 
 }  // namespace pbf

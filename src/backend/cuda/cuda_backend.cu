@@ -151,6 +151,8 @@ CudaBackend::CudaBackend(const SolverConfig& config)
     overflows_.reserve(1, 0);
     cuda_check(cudaMallocHost(reinterpret_cast<void**>(&overflow_host_), sizeof(uint32_t)), "cudaMallocHost");
     *overflow_host_ = 0;
+    pushes_.reserve(kMaxObstacles, 0);
+    cuda_check(cudaMemset(pushes_.data(), 0, kMaxObstacles * sizeof(ObstaclePush)), "cudaMemset (pushes)");
     iteration_state_.reserve(1, 0);
     cuda_check(cudaMemset(iteration_state_.data(), 0, sizeof(IterationDeviceState)), "cudaMemset (tally)");
     cuda_check(cudaMallocHost(reinterpret_cast<void**>(&iteration_state_host_), sizeof(IterationDeviceState)),
@@ -347,6 +349,18 @@ IterationTally CudaBackend::iteration_tally() {
   t.mean_compression = now.mean_compression;
   t.max_compression = now.max_compression;
   return t;
+}
+
+void CudaBackend::take_obstacle_pushes(ObstaclePush* out, uint32_t count) {
+  if (count > kMaxObstacles) throw Error(Status::Internal, "CUDA backend: more obstacles than it holds");
+  for (uint32_t k = 0; k < count; ++k) out[k] = ObstaclePush{};
+  if (count == 0) return;
+  use_device();
+  cuda_check(cudaMemcpyAsync(out, pushes_.data(), count * sizeof(ObstaclePush), cudaMemcpyDeviceToHost, stream_),
+             "cudaMemcpy (pushes)");
+  cuda_check(cudaMemsetAsync(pushes_.data(), 0, kMaxObstacles * sizeof(ObstaclePush), stream_),
+             "cudaMemset (pushes)");
+  cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (pushes)");
 }
 
 void CudaBackend::measure(StepStats& stats) const {

@@ -68,6 +68,7 @@ class CudaBackend final : public Backend {
   void find_neighbors(const StepContext& ctx) override;
   void measure(StepStats& stats) const override;
   IterationTally iteration_tally() override;
+  void take_obstacle_pushes(ObstaclePush* out, uint32_t count) override;
 
   // Records a step by stream capture and runs it as one CUDA graph
   // (updated in place from step to step while its shape stays the same).
@@ -107,6 +108,11 @@ class CudaBackend final : public Backend {
   IterationDeviceState* iteration_state() { return iteration_state_.data(); }
   double* iteration_partials() { return iteration_partials_.data(); }
   float* iteration_partial_max() { return iteration_partial_max_.data(); }
+  // The obstacles' pushes on the GPU (CudaPushSink), one sum per obstacle,
+  // for a step whose context names obstacles; null otherwise.
+  ObstaclePush* obstacle_push_sums(const StepContext& ctx) {
+    return ctx.obstacle_count > 0 ? pushes_.data() : nullptr;
+  }
   // Enqueues the copy of the iterations' tally to host memory (a node of the
   // graph when recorded), for iteration_tally(); the methods' last stage of a
   // substep calls it.
@@ -162,6 +168,7 @@ class CudaBackend final : public Backend {
   bool boundary_moving_ = false;
   uint32_t boundary_max_body_ = 0;  // the largest obstacle index a sample moves with
   DeviceBuffer<uint32_t> boundary_body_;
+  DeviceBuffer<uint32_t> boundary_body_sorted_;  // each sample's body in cell order (boundary_x_'s)
   DeviceBuffer<Vec3> boundary_local_, boundary_world_;
   DeviceBuffer<float> boundary_psi_given_;
   DeviceBuffer<uint32_t> boundary_keys_, boundary_keys_sorted_, boundary_places_, boundary_order_;
@@ -191,6 +198,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<float> iteration_partial_max_;
   DeviceBuffer<IterationDeviceState> iteration_state_;
   IterationDeviceState* iteration_state_host_ = nullptr;
+  // The obstacles' pushes since take_obstacle_pushes(), kMaxObstacles sums.
+  DeviceBuffer<ObstaclePush> pushes_;
 };
 
 }  // namespace pbf

@@ -218,6 +218,7 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
   boundary_psi_.swap(psi);
   boundary_n_ = count;
   boundary_body_.swap(bodies);
+  boundary_body_sorted_.swap(bodies_sorted);
   boundary_local_.swap(local_device);
   boundary_world_.swap(world);
   boundary_psi_given_.swap(psi_given);
@@ -257,13 +258,16 @@ void CudaBackend::move_boundary(const StepContext& ctx) {
   k_gather<<<b, kBlock, 0, stream_>>>(count, boundary_order_.data(), boundary_world_.data(), boundary_x_.data());
   k_gather<<<b, kBlock, 0, stream_>>>(count, boundary_order_.data(), boundary_psi_given_.data(),
                                       boundary_psi_.data());
+  k_gather<<<b, kBlock, 0, stream_>>>(count, boundary_order_.data(), boundary_body_.data(),
+                                      boundary_body_sorted_.data());
   check_launch("k_gather (boundary)");
 }
 
 BoundarySamples CudaBackend::boundary_samples() const {
   if (boundary_n_ == 0) return BoundarySamples{};
   return BoundarySamples{grid_, boundary_start_.data(), boundary_x_.data(), boundary_psi_.data(),
-                         static_cast<uint32_t>(boundary_n_), boundary_near_.data()};
+                         static_cast<uint32_t>(boundary_n_), boundary_near_.data(),
+                         boundary_moving_ ? boundary_body_sorted_.data() : nullptr};
 }
 
 const Obstacle* CudaBackend::obstacles_for(const StepContext& ctx) {

@@ -56,6 +56,36 @@ __global__ void k_to_user(size_t n, const uint32_t* id, const T* from, T* to) {
 
 void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); }
 
+// The sink of the obstacles' pushes (core/obstacle.h) on the GPU: atomic
+// sums in double, one per obstacle (CudaBackend::obstacle_pushes()). Their
+// order, and so the last bits of the sums, varies from run to run.
+struct CudaPushSink {
+  static constexpr bool kActive = true;
+  ObstaclePush* sums;
+  __device__ void add(uint32_t k, Vec3 d, Vec3 at) const {
+    ObstaclePush& s = sums[k];
+    const Vec3 m = cross(at, d);
+    atomicAdd(&s.d[0], static_cast<double>(d.x));
+    atomicAdd(&s.d[1], static_cast<double>(d.y));
+    atomicAdd(&s.d[2], static_cast<double>(d.z));
+    atomicAdd(&s.moment[0], static_cast<double>(m.x));
+    atomicAdd(&s.moment[1], static_cast<double>(m.y));
+    atomicAdd(&s.moment[2], static_cast<double>(m.z));
+  }
+};
+
+// body(push) with the step's sink where it has obstacles (`sums` not null), NoPush otherwise.
+template <class Body>
+__device__ void with_push_sink(ObstaclePush* sums, Body&& body) {
+  if (sums) {
+    const CudaPushSink push{sums};
+    body(push);
+  } else {
+    const NoPush none;
+    body(none);
+  }
+}
+
 // Reduces sum[] and top[] (kBlock entries in shared memory, each thread's
 // written) to sum[0] and top[0] in a fixed tree order. Every thread must call it.
 __device__ void tree_reduce(double* sum, float* top) {

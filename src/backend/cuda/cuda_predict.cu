@@ -11,8 +11,10 @@ namespace pbf {
 namespace {
 
 // Starts a substep: its iterations are open again.
+// The obstacles' pushes go to `pushes` (null: none).
 __global__ void k_predict(size_t n, MotionConstants c, PlaneSet planes, const Obstacle* obstacles,
-                          uint32_t obstacle_count, const Vec3* x, Vec3* v, Vec3* xp, IterationDeviceState* state) {
+                          uint32_t obstacle_count, const Vec3* x, Vec3* v, Vec3* xp, IterationDeviceState* state,
+                          ObstaclePush* pushes) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i == 0) state->converged = 0;
   if (i >= n) return;
@@ -20,7 +22,9 @@ __global__ void k_predict(size_t n, MotionConstants c, PlaneSet planes, const Ob
   Vec3 p;
   predict(c, x[i], vi, p);
   v[i] = vi;
-  xp[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i]);
+  with_push_sink(pushes, [&](const auto& push) {
+    xp[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i], push);
+  });
 }
 
 }  // namespace
@@ -30,7 +34,8 @@ void CudaBackend::predict(const StepContext& ctx) {
   begin_stage(&StepStats::time_predict_ms);
   const Obstacle* obstacles = obstacles_for(ctx);
   k_predict<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.motion, plane_set(ctx), obstacles, ctx.obstacle_count,
-                                                     x_.data(), v_.data(), xp_.data(), iteration_state_.data());
+                                                     x_.data(), v_.data(), xp_.data(), iteration_state_.data(),
+                                                     obstacle_push_sums(ctx));
   check_launch("k_predict");
   finish("predict");
 }

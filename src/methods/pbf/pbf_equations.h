@@ -221,20 +221,31 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
 // fluid part of eq. 12 plus the step along the boundary part of grad_i C_i,
 // (lambda_i / rho0) (sum_b psi_b grad W_ib + grad rho_walls). A sample or a
 // wall has no lambda of its own and does not move, so the pair is not
-// symmetrised and gets no s_corr.
+// symmetrised and gets no s_corr. The part each obstacle's samples give goes
+// to `push` (core/obstacle.h).
+template <class Push>
 PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
-                                const float* lambda, const BoundarySamples& boundary, const DensityWalls& walls) {
+                                const float* lambda, const BoundarySamples& boundary, const DensityWalls& walls,
+                                Push& push) {
   Vec3 dp = position_correction(c, i, nb, x, lambda);
   float rho_w;
   Vec3 grad;
   wall_density_gradient<false>(walls, x[i], rho_w, grad);
+  const float scale = lambda[i] * c.inv_rest_density;
   if (boundary_scan(boundary, i)) {
     float rho_b;
     Vec3 grad_b;
     boundary_density_gradient(c.kernel, boundary, x[i], rho_b, grad_b);
     grad += grad_b;
+    if (Push::kActive) boundary_push(c.kernel, boundary, x[i], scale, push);
   }
-  return dp + grad * (lambda[i] * c.inv_rest_density);
+  return dp + grad * scale;
+}
+
+PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                                const float* lambda, const BoundarySamples& boundary, const DensityWalls& walls) {
+  NoPush none;
+  return position_correction(c, i, nb, x, lambda, boundary, walls, none);
 }
 
 // Vorticity omega_i (eq. 15) as the SPH curl: sum_j V_j grad W_ij x (v_j - v_i).

@@ -30,14 +30,26 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
   }
   s.substeps = substeps;
   s.min_substep_dt = s.max_substep_dt = step.dt / static_cast<float>(substeps);
+  const size_t count = step.obstacles->count();
+  for (size_t k = 0; k < count; ++k) step.loads[k] = ObstacleLoad{};
   if (!particles) return;
   const PbfConstants c = make_pbf_constants(config_, params, step.dt / static_cast<float>(substeps));
   // Every substep's poses at once, so that a backend can record the whole step.
-  const size_t count = step.obstacles->count();
   poses_.resize(count * substeps);
   for (uint32_t k = 0; k < substeps; ++k)
     step.obstacles->between(float(k) / float(substeps), float(k + 1) / float(substeps), poses_.data() + k * count);
   pbf_step(backend_, *stages_, step.ctx, c, poses_.data(), substeps, iterations, s);
+  if (count == 0) return;
+  // A particle of mass m displaced by d in a substep got the impulse m d / dt
+  // from the obstacle; the obstacle got the opposite, here averaged over the step.
+  backend_.take_obstacle_pushes(pushes_, static_cast<uint32_t>(count));
+  const double scale = -static_cast<double>(c.mass) / (static_cast<double>(c.dt) * static_cast<double>(step.dt));
+  for (size_t k = 0; k < count; ++k) {
+    const ObstaclePush& p = pushes_[k];
+    step.loads[k].force = Vec3{float(p.d[0] * scale), float(p.d[1] * scale), float(p.d[2] * scale)};
+    step.loads[k].moment =
+        Vec3{float(p.moment[0] * scale), float(p.moment[1] * scale), float(p.moment[2] * scale)};
+  }
 }
 
 void PbfMethod::update_densities(const PbfParams& params, StepContext ctx) {
@@ -49,6 +61,7 @@ void PbfMethod::update_densities(const PbfParams& params, StepContext ctx) {
   backend_.build_grid(ctx);
   backend_.find_neighbors(ctx);
   stages_->update_velocities(ctx, c);
+  if (ctx.obstacle_count > 0) backend_.take_obstacle_pushes(pushes_, ctx.obstacle_count);  // nothing moved: no load
 }
 
 }  // namespace pbf

@@ -82,6 +82,11 @@ void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
     }
   }
   s.substeps = backend_.size() > 0 ? steps : substeps;
+  drop_obstacle_pushes(static_cast<uint32_t>(count));
+}
+
+void ProjectiveMethod::drop_obstacle_pushes(uint32_t count) {
+  if (count > 0) backend_.take_obstacle_pushes(pushes_, count);
 }
 
 void ProjectiveMethod::update_densities(const PbfParams& params, StepContext ctx) {
@@ -94,6 +99,7 @@ void ProjectiveMethod::update_densities(const PbfParams& params, StepContext ctx
   backend_.find_neighbors(ctx);
   stages_->begin(ctx, c.projective);
   stages_->update_velocities(ctx, c.projective);
+  drop_obstacle_pushes(ctx.obstacle_count);
 }
 
 }  // namespace pbf

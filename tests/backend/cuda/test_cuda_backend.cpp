@@ -169,6 +169,37 @@ TEST_F(CudaBackend, WithBoundaryParticlesTheFirstStepsAgreeWithTheCpu) {
   PBF_ASSERT_OK(pbf_solver_step(gpu.get(), 1.0f / 240.0f, 1));
 }
 
+TEST_F(CudaBackend, ForcesOnAMovingObstacleWithSamplesAgreeWithTheCpu) {
+  // A box driven into the dam break with its own samples: the GPU's atomic
+  // sums of collisions and sample pushes give the CPU's force and torque.
+  SolverPtr cpu = dam_break(PBF_BACKEND_CPU), gpu = dam_break(PBF_BACKEND_CUDA);
+  pbf_sdf* box = nullptr;
+  const float half[3] = {0.1f, 0.1f, 0.1f};
+  PBF_ASSERT_OK(pbf_sdf_box(half, 0.02f, &box));
+  float at[3] = {0.62f, 0.15f, 0.3f};  // its face 2 cm from the water
+  for (pbf_solver* s : {cpu.get(), gpu.get()}) {
+    PBF_ASSERT_OK(pbf_solver_add_obstacle(s, box, nullptr, at, nullptr));
+    PBF_ASSERT_OK(pbf_solver_add_obstacle_boundary_particles(s, 0, nullptr));
+  }
+  pbf_sdf_destroy(box);
+  for (int step = 1; step <= 5; ++step) {
+    at[0] -= 0.01f;  // into the water at 2.4 m/s
+    float fc[3], tc[3], fg[3], tg[3];
+    for (pbf_solver* s : {cpu.get(), gpu.get()}) {
+      PBF_ASSERT_OK(pbf_solver_set_obstacle_pose(s, 0, nullptr, at));
+      PBF_ASSERT_OK(pbf_solver_step(s, 1.0f / 240.0f, 1));
+    }
+    PBF_ASSERT_OK(pbf_solver_get_obstacle_force(cpu.get(), 0, fc, tc));
+    PBF_ASSERT_OK(pbf_solver_get_obstacle_force(gpu.get(), 0, fg, tg));
+    if (step == 5) EXPECT_GT(fc[0], 0.1f) << "the water pushes back on the box [N]";
+    const float scale = std::max(1.0f, std::sqrt(fc[0] * fc[0] + fc[1] * fc[1] + fc[2] * fc[2]));
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_NEAR(fg[a], fc[a], 1e-3f * scale) << "force, step " << step << " axis " << a;
+      EXPECT_NEAR(tg[a], tc[a], 1e-3f * scale) << "torque, step " << step << " axis " << a;
+    }
+  }
+}
+
 TEST_F(CudaBackend, ParticlesKeepTheUserOrderThroughStepsRemovalAndWrites) {
   SolverPtr gpu = dam_break(PBF_BACKEND_CUDA);
   for (int k = 0; k < 10; ++k) PBF_ASSERT_OK(pbf_solver_step(gpu.get(), 1.0f / 60.0f, 2));

@@ -54,6 +54,41 @@ public sealed class ObstacleTests {
   }
 
   [Test]
+  public void AFloorObstacleCarriesTheWeightOfTheWaterOnIt() {
+    using (Solver solver = DamBreak())
+    using (SignedDistanceField floor = SignedDistanceField.Box(new[] { 0.6f, 0.1f, 0.6f }, 0.025f)) {
+      // A box wider than the domain, its top at y = 0.1 m: the water rests on it alone.
+      int index = solver.AddObstacle(floor, null, new[] { 0.5f, 0f, 0.5f });
+      solver.AddObstacleBoundaryParticles(index);
+      var force = new float[3];
+      var torque = new float[3];
+      solver.GetObstacleForce(index, force, torque);
+      Expect.True(force[0] == 0f && force[1] == 0f && force[2] == 0f, "zero before the first step");
+      int added = solver.FillBox(new[] { 0f, 0.1f, 0f }, new[] { 1f, 0.3f, 1f });
+      for (int frame = 0; frame < 90; ++frame) solver.Step(1f / 60f, 4);
+      double weight = 0;
+      for (int frame = 0; frame < 30; ++frame) {
+        solver.Step(1f / 60f, 4);
+        solver.GetObstacleForce(index, force, null);
+        weight -= force[1] / 30.0;
+      }
+      double expected = added * solver.ParticleMass * 9.81;
+      Expect.True(Math.Abs(weight - expected) < 0.03 * expected, "the floor carries " + weight + " N of " + expected);
+      solver.GetObstacleForce(index, null, torque);
+      Expect.True(!float.IsNaN(torque[0]) && !float.IsNaN(torque[1]) && !float.IsNaN(torque[2]), "a finite torque");
+      Expect.Throws<ArgumentException>(() => solver.GetObstacleForce(index, new float[2]), "a force of 2 floats");
+      Expect.Status(Status.InvalidArgument, "pbf_solver_get_obstacle_force",
+                    () => solver.GetObstacleForce(index + 1, force));
+    }
+    using (Solver solver = DamBreak(Method.Projective))
+    using (SignedDistanceField ball = SignedDistanceField.Sphere(Radius, 0.02f)) {
+      int index = solver.AddObstacle(ball, null, new[] { 0.5f, 0.5f, 0.5f });
+      Expect.Status(Status.InvalidArgument, "pbf_solver_get_obstacle_force",
+                    () => solver.GetObstacleForce(index, new float[3]));
+    }
+  }
+
+  [Test]
   public void SampledFieldsAreObstaclesToo() {
     using (Solver solver = DamBreak())
     using (SignedDistanceField ball = SignedDistanceField.Sphere(Radius, 0.02f)) {

@@ -100,6 +100,9 @@ class LoggingBackend final : public Backend {
   void find_neighbors(const StepContext& ctx) override { stage("neighbors", [&] { inner_->find_neighbors(ctx); }); }
   void measure(StepStats& s) const override { inner_->measure(s); }
   pbf::IterationTally iteration_tally() override { return inner_->iteration_tally(); }
+  void take_obstacle_pushes(pbf::ObstaclePush* out, uint32_t count) override {
+    inner_->take_obstacle_pushes(out, count);
+  }
 
   bool begin_recording(const StepContext&, const ObstaclePose*, uint32_t substeps) override {
     if (mode_ == Recording::None) return false;

@@ -105,6 +105,9 @@ class LoggingBackend final : public Backend {
     log.push_back("tally");
     return inner_->iteration_tally();
   }
+  void take_obstacle_pushes(pbf::ObstaclePush* out, uint32_t count) override {
+    inner_->take_obstacle_pushes(out, count);
+  }
 
   bool begin_recording(const StepContext&, const ObstaclePose*, uint32_t substeps) override {
     if (mode_ == Recording::None) return false;

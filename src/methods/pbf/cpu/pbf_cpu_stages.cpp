@@ -32,9 +32,9 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
         device_.deterministic_sum([&](uint32_t i) { return double(compression(rho[i], c.inv_rest_density)); });
     state.converged = static_cast<float>(sum / static_cast<double>(x.size())) <= tolerance;  // as the CUDA gate
   }
-  device_.for_each_particle([&](uint32_t i) {
-    const Vec3 moved = xp[i] + position_correction(c, i, nb, xp.data(), lambda_.data(), boundary, walls);
-    out[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x[i]);
+  device_.for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
+    const Vec3 moved = xp[i] + position_correction(c, i, nb, xp.data(), lambda_.data(), boundary, walls, push);
+    out[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x[i], push);
   });
   xp.swap(out);
   ++state.tally.iterations;

@@ -38,11 +38,12 @@ __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, Neig
 }
 
 // Writes the corrected positions to `out`, which the stage then swaps with
-// xp; once converged it copies xp there unchanged, so that the swap (recorded
+// xp (the obstacles' pushes to `pushes`, null: none); once converged it copies xp there unchanged, so that the swap (recorded
 // with the graph) keeps them.
 __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
                           uint32_t obstacle_count, NeighborLists nb, BoundarySamples boundary, const Vec3* xp,
-                          const float* lambda, const Vec3* x, Vec3* out, IterationDeviceState* state) {
+                          const float* lambda, const Vec3* x, Vec3* out, IterationDeviceState* state,
+                          ObstaclePush* pushes) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (state->converged) {
     if (i < n) out[i] = xp[i];
@@ -51,8 +52,11 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
   if (i == 0) state->iterations += 1;
   if (i >= n) return;
   const DensityWalls walls = pbf_density_walls(c, planes.plane, planes.count, planes.density_first);
-  const Vec3 moved = xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda, boundary, walls);
-  out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i]);
+  with_push_sink(pushes, [&](const auto& push) {
+    const Vec3 moved =
+        xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda, boundary, walls, push);
+    out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], push);
+  });
 }
 
 __global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
@@ -114,7 +118,7 @@ void PbfCudaStages::solve_density(const StepContext& ctx, const PbfConstants& c,
   const Obstacle* obstacles = d.obstacles_for(ctx);
   k_correct<<<b, kBlock, 0, stream>>>(n, c, plane_set(ctx), obstacles, ctx.obstacle_count, nb, boundary,
                                       d.predicted_positions().data(), lambda_.data(), d.positions().data(),
-                                      d.scratch().data(), d.iteration_state());
+                                      d.scratch().data(), d.iteration_state(), d.obstacle_push_sums(ctx));
   check_launch("k_correct");
   d.predicted_positions().swap(d.scratch());
   // After the correction, which this iteration makes whatever the gate finds.

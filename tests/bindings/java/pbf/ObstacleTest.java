@@ -69,6 +69,41 @@ class ObstacleTest {
   }
 
   @Test
+  void aFloorObstacleCarriesTheWeightOfTheWaterOnIt() {
+    try (Solver solver = damBreak(Method.PBF);
+        SignedDistanceField floor = SignedDistanceField.box(new float[] {0.6f, 0.1f, 0.6f}, 0.025f)) {
+      // A box wider than the domain, its top at y = 0.1 m: the water rests on it alone.
+      int index = solver.addObstacle(floor, null, new float[] {0.5f, 0f, 0.5f});
+      solver.addObstacleBoundaryParticles(index);
+      float[] force = new float[3];
+      float[] torque = new float[3];
+      solver.getObstacleForce(index, force, torque);
+      assertArrayEquals(new float[] {0f, 0f, 0f}, force, "zero before the first step");
+      int added = solver.fillBox(new float[] {0f, 0.1f, 0f}, new float[] {1f, 0.3f, 1f});
+      for (int frame = 0; frame < 90; ++frame) solver.step(1f / 60f, 4);
+      double weight = 0;
+      for (int frame = 0; frame < 30; ++frame) {
+        solver.step(1f / 60f, 4);
+        solver.getObstacleForce(index, force, null);
+        weight -= force[1] / 30.0;
+      }
+      double expected = added * solver.getParticleMass() * 9.81;
+      assertEquals(expected, weight, 0.03 * expected, "the floor carries the water's weight");
+      solver.getObstacleForce(index, null, torque);
+      for (float t : torque) assertTrue(Float.isFinite(t), "a finite torque");
+      assertThrows(IllegalArgumentException.class, () -> solver.getObstacleForce(index, new float[2], null));
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_get_obstacle_force",
+          () -> solver.getObstacleForce(index + 1, force, null));
+    }
+    try (Solver solver = damBreak(Method.PROJECTIVE);
+        SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.02f)) {
+      int index = solver.addObstacle(ball, null, new float[] {0.5f, 0.5f, 0.5f});
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_get_obstacle_force",
+          () -> solver.getObstacleForce(index, new float[3], null));
+    }
+  }
+
+  @Test
   void sampledFieldsAreObstaclesToo() {
     try (Solver solver = damBreak(Method.PBF);
         SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.02f)) {
