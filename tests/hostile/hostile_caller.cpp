@@ -1069,7 +1069,7 @@ void Caller::call_destroy() {
 void Caller::call_getters(Slot* s) {
   pbf_solver* h = s ? s->solver : nullptr;
   const bool null_out = rng_.chance(0.1);
-  switch (rng_.below(10)) {
+  switch (rng_.below(11)) {
     case 0: {
       pbf_solver_desc d = pbf_solver_desc_default();
       if (rng_.chance(0.2)) d.struct_size = poison_struct_size(rng_, sizeof d);
@@ -1161,6 +1161,19 @@ void Caller::call_getters(Slot* s) {
       for (size_t k = 0; k < 3 * triangles; ++k)
         if (tris[k] >= vertices) failure("surface-triangle-index", std::to_string(tris[k]));
       pbf_surface_destroy(mesh);
+      break;
+    }
+    case 9: {
+      // Any index, the obstacles' own or none; either output may be absent.
+      const uint32_t index = static_cast<uint32_t>(rng_.chance(0.7) ? rng_.below(3) : rng_.below(uint64_t(1) << 32));
+      float force[3] = {0, 0, 0}, torque[3] = {0, 0, 0};
+      Check c = begin("pbf_solver_get_obstacle_force", s, name(s) + ", index " + std::to_string(index));
+      const pbf_status st = pbf_solver_get_obstacle_force(h, index, null_out ? nullptr : force,
+                                                          rng_.chance(0.2) ? nullptr : torque);
+      end(c, st);
+      for (int a = 0; st == PBF_OK && a < 3; ++a)
+        if (!std::isfinite(force[a]) || !std::isfinite(torque[a]))
+          failure("not-finite-output:pbf_solver_get_obstacle_force", fmt(force[a]) + " " + fmt(torque[a]));
       break;
     }
     default: {
