@@ -50,6 +50,7 @@ struct Options {
   std::string checkpoint;  // save the state here after the last frame
   std::string resume;      // load the state from here before the first frame
   std::string stats;       // CSV of per-frame statistics
+  std::string forces;      // CSV of the forces on the obstacles, per frame
   int start_frame = 0;     // number of the frame a resumed run starts from
 };
 
@@ -185,6 +186,9 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
                 scene.output.dir.c_str());
   if (runner.stats_rows() > 0)
     std::printf("statistics: %zu rows in %s\n", runner.stats_rows(), scene.output.stats.c_str());
+  if (!scene.output.forces.empty())
+    std::printf("forces on obstacles: %zu rows in %s%s\n", runner.forces_rows(), scene.output.forces.c_str(),
+                runner.forces_rows() == 0 ? " (the scene has no obstacles)" : "");
   if (!o.checkpoint.empty()) {
     runner.save_checkpoint(o.checkpoint);
     std::printf("state saved to '%s'; go on with --resume %s --start-frame %d\n", o.checkpoint.c_str(),
@@ -304,6 +308,9 @@ int main(int argc, char** argv) {
   app.add_option("--stats", o.stats,
                  "write one CSV row of statistics per frame to this file (overrides output.stats; docs/SCENES.md "
                  "lists the columns; tools/plot_stats.py plots them)");
+  app.add_option("--forces", o.forces,
+                 "write the force and torque the water exerts on each obstacle, a CSV row per obstacle per frame, "
+                 "to this file (overrides output.forces; PBF only)");
   app.add_option("--checkpoint", o.checkpoint, "save the complete state to this file after the last frame");
   app.add_option("--resume", o.resume, "start from a state saved with --checkpoint (same scene and --spacing)");
   app.add_option("--start-frame", o.start_frame, "number of the first frame of a resumed run")
@@ -352,6 +359,10 @@ int main(int argc, char** argv) {
                                                                  : pbf_sim::OutputSpec::SurfaceFormat::Ply;
     if (app.count("--every")) scene.output.every = o.every;
     if (app.count("--stats")) scene.output.stats = o.stats;
+    if (app.count("--forces")) scene.output.forces = o.forces;
+    if (!scene.output.forces.empty() && scene.method == PBF_METHOD_PROJECTIVE)
+      throw std::runtime_error(
+          "--forces (output.forces): Projective Fluids does not measure the forces on obstacles; use --method pbf");
     if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = scene.output.surface = false;
     if (o.no_output || o.bench) scene.output.png = scene.output.contact_sheet = false;
 

@@ -623,7 +623,7 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
 
   if (const json* o = r.find(root, "output")) {
     r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "surface_anisotropy", "surface_format", "png",
-                            "contact_sheet", "image", "image_style", "camera", "speed_max", "stats"});
+                            "contact_sheet", "image", "image_style", "camera", "speed_max", "stats", "forces"});
     if (const json* v = r.find(*o, "dir")) {
       s.output.dir = r.text(*v, "output.dir");
       if (s.output.dir.empty()) r.fail("output.dir", "expected a folder name, got \"\"");
@@ -678,6 +678,12 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
     if (const json* v = r.find(*o, "stats")) {
       s.output.stats = r.text(*v, "output.stats");
       if (s.output.stats.empty()) r.fail("output.stats", "expected a file name, got \"\"");
+    }
+    if (const json* v = r.find(*o, "forces")) {
+      s.output.forces = r.text(*v, "output.forces");
+      if (s.output.forces.empty()) r.fail("output.forces", "expected a file name, got \"\"");
+      if (s.method == PBF_METHOD_PROJECTIVE)
+        r.fail("output.forces", "Projective Fluids does not measure the forces on obstacles; use \"pbf\" as the method");
     }
   }
   return s;

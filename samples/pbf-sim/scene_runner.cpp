@@ -165,8 +165,9 @@ void SceneRunner::add_obstacles(double t) {
           key);
     // A static solid's boundary particles are added once (a resumed run keeps them: checkpoints leave
     // them alone); a moving one's are attached to it, so they go with it when the obstacles are cleared
-    // and come back with it here.
-    if (o.boundary_particles && !o.path.empty()) {
+    // and come back with it here. So are a static one's when the forces are written: only attached
+    // samples count in an obstacle's force.
+    if (o.boundary_particles && (!o.path.empty() || !scene_.output.forces.empty())) {
       check(pbf_solver_add_obstacle_boundary_particles(solver_, index, nullptr), key + ".boundary_particles");
     } else if (o.boundary_particles && !obstacle_samples_added_) {
       check(pbf_solver_add_sdf_boundary_particles(solver_, obstacle_fields_[i], pose.rotation.data(),
@@ -614,10 +615,14 @@ void SceneRunner::remove_stale_frames() {
 }
 
 bool SceneRunner::write_stats() {
-  if (scene_.output.stats.empty()) return false;
   try {
-    if (!stats_file_) stats_file_ = std::make_unique<StatsWriter>(scene_.output.stats);
     // The first frame of this run was reached by no step of it.
+    if (!scene_.output.forces.empty()) {
+      if (!forces_file_) forces_file_ = std::make_unique<ForcesWriter>(scene_.output.forces);
+      forces_file_->write(frame_, time(), solver_, frame_ != first_frame_);
+    }
+    if (scene_.output.stats.empty()) return false;
+    if (!stats_file_) stats_file_ = std::make_unique<StatsWriter>(scene_.output.stats);
     stats_file_->write(frame_, time(), solver_, frame_ == first_frame_ ? pbf_stats_default() : stats_);
   } catch (const std::runtime_error& e) {
     throw RunError(e.what());

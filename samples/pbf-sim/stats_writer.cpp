@@ -1,4 +1,4 @@
-// stats_writer.cpp - the per-frame statistics CSV, through the C API only.
+// stats_writer.cpp - the per-frame statistics and obstacle forces CSVs, through the C API only.
 #include "stats_writer.h"
 
 #include <cerrno>
@@ -79,6 +79,42 @@ void StatsWriter::write(int frame, double time, const pbf_solver* solver, const 
   if (written < 0 || std::fflush(file_) != 0)
     throw std::runtime_error(path_ + ": cannot write the statistics file: " + std::strerror(errno));
   ++rows_;
+}
+
+const std::vector<std::string>& ForcesWriter::columns() {
+  static const std::vector<std::string> names = {"frame",     "time_s",    "obstacle",  "force_x_N", "force_y_N",
+                                                 "force_z_N", "torque_x_Nm", "torque_y_Nm", "torque_z_Nm"};
+  return names;
+}
+
+ForcesWriter::ForcesWriter(const std::string& path) : path_(path) {
+  file_ = std::fopen(path.c_str(), "w");
+  if (!file_) throw std::runtime_error(path + ": cannot create the forces file: " + std::strerror(errno));
+  std::string header;
+  for (const std::string& c : columns()) header += (header.empty() ? "" : ",") + c;
+  if (std::fprintf(file_, "%s\n", header.c_str()) < 0 || std::fflush(file_) != 0) {
+    std::fclose(file_);
+    file_ = nullptr;
+    throw std::runtime_error(path + ": cannot write the forces file");
+  }
+}
+
+ForcesWriter::~ForcesWriter() {
+  if (file_) std::fclose(file_);
+}
+
+void ForcesWriter::write(int frame, double time, const pbf_solver* solver, bool stepped) {
+  uint32_t count = 0;
+  check(pbf_solver_get_obstacle_count(solver, &count), path_);
+  for (uint32_t k = 0; k < count; ++k) {
+    float f[3] = {0.0f, 0.0f, 0.0f}, t[3] = {0.0f, 0.0f, 0.0f};
+    if (stepped) check(pbf_solver_get_obstacle_force(solver, k, f, t), path_);
+    if (std::fprintf(file_, "%d,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", frame, time, k, f[0], f[1], f[2], t[0], t[1],
+                     t[2]) < 0)
+      throw std::runtime_error(path_ + ": cannot write the forces file");
+    ++rows_;
+  }
+  if (std::fflush(file_) != 0) throw std::runtime_error(path_ + ": cannot write the forces file");
 }
 
 }  // namespace pbf_sim

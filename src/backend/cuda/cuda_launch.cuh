@@ -57,7 +57,7 @@ __global__ void k_to_user(size_t n, const uint32_t* id, const T* from, T* to) {
 void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); }
 
 // The sink of the obstacles' pushes (core/obstacle.h) on the GPU: atomic
-// sums in double, one per obstacle (CudaBackend::obstacle_pushes()). Their
+// sums in double, one per obstacle (CudaBackend::take_obstacle_pushes()). Their
 // order, and so the last bits of the sums, varies from run to run.
 struct CudaPushSink {
   static constexpr bool kActive = true;

@@ -44,11 +44,13 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
   // from the obstacle; the obstacle got the opposite, here averaged over the step.
   backend_.take_obstacle_pushes(pushes_, static_cast<uint32_t>(count));
   const double scale = -static_cast<double>(c.mass) / (static_cast<double>(c.dt) * static_cast<double>(step.dt));
+  // + 0.0: an untouched obstacle's sums give +0, not -0.
+  const auto scaled = [scale](const double v[3]) {
+    return Vec3{float(v[0] * scale + 0.0), float(v[1] * scale + 0.0), float(v[2] * scale + 0.0)};
+  };
   for (size_t k = 0; k < count; ++k) {
-    const ObstaclePush& p = pushes_[k];
-    step.loads[k].force = Vec3{float(p.d[0] * scale), float(p.d[1] * scale), float(p.d[2] * scale)};
-    step.loads[k].moment =
-        Vec3{float(p.moment[0] * scale), float(p.moment[1] * scale), float(p.moment[2] * scale)};
+    step.loads[k].force = scaled(pushes_[k].d);
+    step.loads[k].moment = scaled(pushes_[k].moment);
   }
 }
 

@@ -1,0 +1,87 @@
+// pbf-sim --forces: the CSV of the forces on the obstacles has its header and
+// a row per obstacle per frame from frame 0 (zero there, as no step reached
+// it); a floor obstacle carries the weight of the water resting on it; and
+// Projective Fluids, which does not measure the forces, is refused by name.
+#include <gtest/gtest.h>
+#include <pbf/pbf.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scene.h"
+#include "scene_runner.h"
+#include "sim_test_util.h"
+#include "stats_writer.h"
+
+namespace {
+
+std::vector<std::vector<std::string>> read_rows(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::stringstream in(sim_test::read_text(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream cells_in(line);
+    std::string cell;
+    while (std::getline(cells_in, cell, ',')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// Water 0.2 m deep on a box obstacle that spans the tank (its top at y = 0.05 m), boundary
+// particles on, 1/30 s frames of 2 substeps, CPU.
+std::string floor_scene(const std::string& method, int frames) {
+  return R"({
+    "domain": {"min": [0, 0, 0], "max": [0.5, 0.6, 0.5]}, "backend": "cpu", "spacing": 0.05, "method": ")" +
+         method + R"(", "time": {"fps": 30, "frames": )" + std::to_string(frames) + R"(, "substeps": 2},
+    "obstacles": [{"box": {"half_extents": [0.5, 0.05, 0.5]}, "position": [0.25, 0.0, 0.25],
+                   "boundary_particles": true}],
+    "fluid": [{"box": {"min": [0, 0.05, 0], "max": [0.5, 0.25, 0.5]}}],
+    "output": {"ply": false, "forces": "forces.csv"}})";
+}
+
+TEST(ForcesCsv, AFloorObstacleCarriesTheWaterFromTheFirstStepOn) {
+  constexpr int kFrames = 45;
+  pbf_sim::Scene scene = pbf_sim::parse_scene(floor_scene("pbf", kFrames), "forces.json");
+  const std::string path = sim_test::fresh_dir() + "/forces.csv";
+  scene.output.forces = path;
+  pbf_sim::SceneRunner runner(std::move(scene));
+  runner.write_stats();
+  for (int k = 0; k < kFrames; ++k) {
+    runner.advance();
+    runner.write_stats();
+  }
+  EXPECT_EQ(runner.forces_rows(), size_t(kFrames + 1)) << "one obstacle, frames 0 .. 45";
+  const std::vector<std::vector<std::string>> rows = read_rows(path);
+  ASSERT_EQ(rows.size(), size_t(kFrames + 2));
+  EXPECT_EQ(rows[0], pbf_sim::ForcesWriter::columns());
+  for (size_t k = 1; k < rows.size(); ++k) {
+    ASSERT_EQ(rows[k].size(), rows[0].size()) << "row " << k;
+    EXPECT_EQ(std::stoi(rows[k][0]), int(k - 1)) << "frame";
+    EXPECT_EQ(rows[k][2], "0") << "the obstacle's index";
+  }
+  for (size_t c = 3; c < rows[1].size(); ++c) EXPECT_EQ(std::stod(rows[1][c]), 0.0) << "frame 0: no step yet";
+  // The last 15 frames (the last half second): the floor carries the water's weight.
+  size_t n = 0;
+  float mass = 0.0f;
+  ASSERT_EQ(pbf_solver_particle_count(runner.solver(), &n), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_particle_mass(runner.solver(), &mass), PBF_OK);
+  double carried = 0.0;
+  for (size_t k = rows.size() - 15; k < rows.size(); ++k) carried -= std::stod(rows[k][4]) / 15.0;
+  const double weight = double(n) * mass * 9.81;
+  EXPECT_NEAR(carried, weight, 0.05 * weight) << "force_y_N against the water's weight";
+}
+
+TEST(ForcesCsv, ProjectiveFluidsIsRefusedByName) {
+  try {
+    pbf_sim::parse_scene(floor_scene("projective", 1), "forces.json");
+    FAIL() << "output.forces with Projective Fluids was accepted";
+  } catch (const pbf_sim::SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find("output.forces"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Projective Fluids"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
