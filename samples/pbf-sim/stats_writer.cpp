@@ -15,6 +15,19 @@ void check(pbf_status status, const std::string& path) {
     throw std::runtime_error(path + ": " + pbf_last_error() + " (" + pbf_status_string(status) + ")");
 }
 
+// Creates (truncates) `path` and writes its header row of `columns`; `what` names the file in errors.
+std::FILE* open_csv(const std::string& path, const std::vector<std::string>& columns, const char* what) {
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  if (!file) throw std::runtime_error(path + ": cannot create the " + what + " file: " + std::strerror(errno));
+  std::string header;
+  for (const std::string& c : columns) header += (header.empty() ? "" : ",") + c;
+  if (std::fprintf(file, "%s\n", header.c_str()) < 0 || std::fflush(file) != 0) {
+    std::fclose(file);
+    throw std::runtime_error(path + ": cannot write the " + what + " file");
+  }
+  return file;
+}
+
 }  // namespace
 
 const std::vector<std::string>& StatsWriter::columns() {
@@ -28,17 +41,7 @@ const std::vector<std::string>& StatsWriter::columns() {
   return names;
 }
 
-StatsWriter::StatsWriter(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_) throw std::runtime_error(path + ": cannot create the statistics file: " + std::strerror(errno));
-  std::string header;
-  for (const std::string& c : columns()) header += (header.empty() ? "" : ",") + c;
-  if (std::fprintf(file_, "%s\n", header.c_str()) < 0 || std::fflush(file_) != 0) {
-    std::fclose(file_);
-    file_ = nullptr;
-    throw std::runtime_error(path + ": cannot write the statistics file");
-  }
-}
+StatsWriter::StatsWriter(const std::string& path) : path_(path), file_(open_csv(path, columns(), "statistics")) {}
 
 StatsWriter::~StatsWriter() {
   if (file_) std::fclose(file_);
@@ -87,17 +90,7 @@ const std::vector<std::string>& ForcesWriter::columns() {
   return names;
 }
 
-ForcesWriter::ForcesWriter(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_) throw std::runtime_error(path + ": cannot create the forces file: " + std::strerror(errno));
-  std::string header;
-  for (const std::string& c : columns()) header += (header.empty() ? "" : ",") + c;
-  if (std::fprintf(file_, "%s\n", header.c_str()) < 0 || std::fflush(file_) != 0) {
-    std::fclose(file_);
-    file_ = nullptr;
-    throw std::runtime_error(path + ": cannot write the forces file");
-  }
-}
+ForcesWriter::ForcesWriter(const std::string& path) : path_(path), file_(open_csv(path, columns(), "forces")) {}
 
 ForcesWriter::~ForcesWriter() {
   if (file_) std::fclose(file_);
