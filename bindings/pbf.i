@@ -85,6 +85,7 @@
 %unignore pbf_sdf_get_values;
 %unignore pbf_sdf_distance;
 %unignore pbf_sdf_volume;
+%unignore pbf_sdf_mass_properties;
 %unignore pbf_solver_add_obstacle;
 %unignore pbf_solver_fill_sdf;
 %unignore pbf_solver_add_sdf_boundary_particles;

@@ -172,6 +172,21 @@ pbf_status pbf_sdf_volume(const pbf_sdf* sdf, float* out_volume) {
   });
 }
 
+pbf_status pbf_sdf_mass_properties(const pbf_sdf* sdf, float density, float* out_mass, float out_centre[3],
+                                   float out_inertia[9]) {
+  return guarded(__func__, [&] {
+    require_not_null(sdf, "sdf");
+    if (!(std::isfinite(density) && density > 0.0f))
+      reject(PBF_ERROR_INVALID_ARGUMENT, "density must be a finite density > 0 kg/m^3, got " + describe(density));
+    const MassProperties m = sdf_mass_properties(sdf->field.view(), density);
+    if (out_mass) *out_mass = float(m.mass);
+    if (out_centre)
+      for (int a = 0; a < 3; ++a) out_centre[a] = float(m.centre[a]);
+    if (out_inertia)
+      for (int a = 0; a < 9; ++a) out_inertia[a] = float(m.inertia[a]);
+  });
+}
+
 pbf_status pbf_sdf_destroy(pbf_sdf* sdf) {
   return guarded(__func__, [&] { delete sdf; });
 }

@@ -192,7 +192,8 @@ PBF_STRUCT_REF(pbf_surface_params, NativeSurfaceParams)
   const float* values, const float origin[3], const float rotation[4], const float translation[3],
   const float scale[3], const float half_extents[3], const float point[3]
 };
-%apply float OUTPUT[] { float* out, float origin[3], float out_force[3], float out_torque[3] };
+%apply float OUTPUT[] { float* out, float origin[3], float out_force[3], float out_torque[3], float out_centre[3],
+  float out_inertia[9] };
 %apply unsigned int INPUT[] { const uint32_t* indices, const uint32_t dims[3] };
 %apply unsigned int OUTPUT[] { uint32_t dims[3], uint32_t* out };
 

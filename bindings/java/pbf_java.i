@@ -264,6 +264,8 @@ PBF_JAVA_VECN(uint32_t, dims, 3, jintArray, int, jint, GetIntArrayRegion)
 PBF_JAVA_OUT_VECN(float, origin, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
 PBF_JAVA_OUT_VECN(float, out_force, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
 PBF_JAVA_OUT_VECN(float, out_torque, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
+PBF_JAVA_OUT_VECN(float, out_centre, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
+PBF_JAVA_OUT_VECN(float, out_inertia, 9, jfloatArray, float, jfloat, SetFloatArrayRegion)
 PBF_JAVA_OUT_VECN(uint32_t, dims, 3, jintArray, int, jint, SetIntArrayRegion)
 
 %rename("%s") pbf_solver_destroy;

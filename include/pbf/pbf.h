@@ -971,6 +971,20 @@ PBF_API pbf_status pbf_sdf_distance(const pbf_sdf* sdf, const float point[3], fl
  */
 PBF_API pbf_status pbf_sdf_volume(const pbf_sdf* sdf, float* out_volume);
 
+/**
+ * What a rigid body of uniform `density` [kg/m^3] (finite, > 0) filling the
+ * solid weighs and how it turns, for a host engine's rigid body (or a
+ * crate's buoyancy: it floats where the water it displaces weighs out_mass):
+ * its mass [kg] into *out_mass, its centre of mass in the field's frame [m]
+ * into out_centre[3], and its inertia tensor about the centre of mass in the
+ * field's axes [kg m^2] into out_inertia[9], row-major. Each may be NULL
+ * when not wanted. Counted as pbf_sdf_volume() counts, so within a few
+ * percent once the solid is several cells across. A field with nothing
+ * inside gives zeros. PBF_ERROR_INVALID_ARGUMENT names a bad `density`.
+ */
+PBF_API pbf_status pbf_sdf_mass_properties(const pbf_sdf* sdf, float density, float* out_mass, float out_centre[3],
+                                           float out_inertia[9]);
+
 /** Destroys a field. Solvers keep their own copies of it. NULL is accepted and ignored. */
 PBF_API pbf_status pbf_sdf_destroy(pbf_sdf* sdf);
 

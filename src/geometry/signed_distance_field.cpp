@@ -438,6 +438,44 @@ double sdf_volume(const SdfGridView& field) {
   return inside * double(field.cell) * field.cell * field.cell;
 }
 
+MassProperties sdf_mass_properties(const SdfGridView& field, double density) {
+  const double cell = field.cell, cube = cell * cell * cell;
+  const double origin[3] = {field.origin.x, field.origin.y, field.origin.z};
+  // Sums of the fractions inside, their first and second moments about the grid's origin (in cells:
+  // the indices), so that far-off origins do not cost precision.
+  double m0 = 0.0, m1[3] = {0, 0, 0}, m2[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int32_t k = 0; k < field.nz; ++k)
+    for (int32_t j = 0; j < field.ny; ++j)
+      for (int32_t i = 0; i < field.nx; ++i) {
+        const double d = field.values[size_t(i) + size_t(field.nx) * (size_t(j) + size_t(field.ny) * size_t(k))];
+        const double f = std::min(1.0, std::max(0.0, 0.5 - d / cell));
+        if (f == 0.0) continue;
+        const double q[3] = {double(i), double(j), double(k)};
+        m0 += f;
+        for (int a = 0; a < 3; ++a) {
+          m1[a] += f * q[a];
+          for (int b = 0; b < 3; ++b) m2[a][b] += f * q[a] * q[b];
+        }
+      }
+  MassProperties out{};
+  if (m0 == 0.0) return out;
+  out.mass = density * cube * m0;
+  double c[3];  // centre in cells
+  for (int a = 0; a < 3; ++a) {
+    c[a] = m1[a] / m0;
+    out.centre[a] = origin[a] + c[a] * cell;
+  }
+  // Second moments about the centre [kg m^2]: S_ab = rho cell^5 (m2_ab - m0 c_a c_b); I = tr(S) 1 - S.
+  double s2[3][3];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) s2[a][b] = density * cube * cell * cell * (m2[a][b] - m0 * c[a] * c[b]);
+  const double trace = s2[0][0] + s2[1][1] + s2[2][2];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      out.inertia[3 * a + b] = (a == b ? trace + out.mass * cell * cell / 6.0 : 0.0) - s2[a][b];
+  return out;
+}
+
 std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& placement, float spacing,
                               Vec3 domain_min, Vec3 domain_max, size_t max_points) {
   if (!(std::isfinite(spacing) && spacing > 0.0f)) invalid("spacing must be a finite size > 0 m, got " + str(spacing));

@@ -81,6 +81,19 @@ SignedDistanceField sphere_sdf(float radius, float cell, int32_t margin = 4);
 // (the linear estimate 1/2 - d / cell, clamped to [0, 1]).
 double sdf_volume(const SdfGridView& field);
 
+// What a rigid body of uniform `density` [kg/m^3] filling the solid weighs
+// and how it turns, counted as sdf_volume() counts: each sample a cube of
+// cell^3 by the fraction inside, at its sample point. The inertia tensor is
+// about the centre of mass, in the field's axes, row-major; each cube adds
+// its own m cell^2 / 6 on the diagonal. A field with nothing inside has mass 0
+// and the centre and inertia 0.
+struct MassProperties {
+  double mass;         // [kg]
+  double centre[3];    // centre of mass in the field's frame [m]
+  double inertia[9];   // [kg m^2]
+};
+MassProperties sdf_mass_properties(const SdfGridView& field, double density);
+
 // Particle positions in the world on the lattice domain_min + (i + 1/2) *
 // spacing (the lattice pbf_solver_fill_box() uses for a box anchored at the
 // domain's corner) where the field, placed by `placement` (x_world =

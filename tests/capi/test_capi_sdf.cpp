@@ -6,6 +6,7 @@
 #include <pbf/pbf.h>
 
 #include <cfloat>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -81,6 +82,60 @@ TEST(CApiSdf, ASphereDescribesItsGridValuesDistanceAndVolume) {
   ASSERT_EQ(pbf_sdf_volume(s.get(), &volume), PBF_OK);
   EXPECT_NEAR(volume, 4.0 / 3.0 * M_PI * 0.25 * 0.25 * 0.25, 0.01 * 4.0 / 3.0 * M_PI * 0.25 * 0.25 * 0.25);
   EXPECT_EQ(pbf_sdf_destroy(nullptr), PBF_OK);
+}
+
+// Mass, centre and inertia tensor against a solid's analytic values, within `tol` of each.
+void expect_mass_properties(const pbf_sdf* sdf, float density, double mass, const double centre[3],
+                            const double inertia[9], double tol, const char* what) {
+  float m = 0.0f, c[3] = {9, 9, 9}, i[9];
+  ASSERT_EQ(pbf_sdf_mass_properties(sdf, density, &m, c, i), PBF_OK) << pbf_last_error();
+  EXPECT_NEAR(m, mass, tol * mass) << what;
+  const double size = std::cbrt(mass / density);
+  for (int a = 0; a < 3; ++a) EXPECT_NEAR(c[a], centre[a], 1e-3 * size) << what << ": centre " << a;
+  const double scale = std::max({inertia[0], inertia[4], inertia[8]});
+  for (int a = 0; a < 9; ++a) EXPECT_NEAR(i[a], inertia[a], tol * scale) << what << ": inertia " << a;
+}
+
+TEST(CApiSdf, MassPropertiesAreThoseOfTheSolid) {
+  // A box of half extents (0.1, 0.2, 0.3) m at 500 kg/m^3: I_xx = M (b^2 + c^2) / 3 with half extents.
+  const float half[3] = {0.1f, 0.2f, 0.3f};
+  pbf_sdf* raw = nullptr;
+  ASSERT_EQ(pbf_sdf_box(half, 0.01f, &raw), PBF_OK) << pbf_last_error();
+  SdfPtr box(raw);
+  const double box_mass = 500.0 * 0.2 * 0.4 * 0.6, zero[3] = {0, 0, 0};
+  const double box_inertia[9] = {box_mass * (0.04 + 0.09) / 3, 0, 0, 0, box_mass * (0.01 + 0.09) / 3, 0,
+                                 0, 0, box_mass * (0.01 + 0.04) / 3};
+  expect_mass_properties(box.get(), 500.0f, box_mass, zero, box_inertia, 0.02, "box");
+
+  // A sphere of radius 0.25 m of water: I = 2/5 M r^2 on every axis.
+  const SdfPtr ball = sphere(0.25f, 0.01f);
+  const double ball_mass = 1000.0 * 4.0 / 3.0 * M_PI * 0.25 * 0.25 * 0.25, ri = 0.4 * ball_mass * 0.0625;
+  const double ball_inertia[9] = {ri, 0, 0, 0, ri, 0, 0, 0, ri};
+  expect_mass_properties(ball.get(), 1000.0f, ball_mass, zero, ball_inertia, 0.02, "sphere");
+
+  // The mesh cube of edge 0.4 m stretched to 0.8 m along x, turned a quarter about z (its long
+  // axis now along y), moved to (1, 0, 0), in a band of 0.06 m: the tensor is in the field's axes.
+  const std::string path = write_cube_obj();
+  const float scale[3] = {2.0f, 1.0f, 1.0f};
+  const float quarter[4] = {0.0f, 0.0f, std::sqrt(0.5f), std::sqrt(0.5f)};
+  const float move[3] = {1.0f, 0.0f, 0.0f};
+  ASSERT_EQ(pbf_sdf_from_mesh_file(path.c_str(), scale, quarter, move, 0.02f, 0.06f, &raw), PBF_OK)
+      << pbf_last_error();
+  std::remove(path.c_str());
+  SdfPtr bar(raw);
+  const double bar_mass = 250.0 * 0.8 * 0.4 * 0.4, at[3] = {1.0, 0.0, 0.0};
+  const double across = bar_mass * (0.64 + 0.16) / 12, along = bar_mass * (0.16 + 0.16) / 12;
+  const double bar_inertia[9] = {across, 0, 0, 0, along, 0, 0, 0, across};
+  expect_mass_properties(bar.get(), 250.0f, bar_mass, at, bar_inertia, 0.03, "turned bar");
+
+  // Outputs may be left out; the density must be a finite density > 0.
+  EXPECT_EQ(pbf_sdf_mass_properties(box.get(), 500.0f, nullptr, nullptr, nullptr), PBF_OK);
+  for (float bad : {0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    float m = 0.0f;
+    EXPECT_EQ(pbf_sdf_mass_properties(box.get(), bad, &m, nullptr, nullptr), PBF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(pbf_last_error()).find("density"), std::string::npos) << pbf_last_error();
+  }
+  EXPECT_EQ(pbf_sdf_mass_properties(nullptr, 500.0f, nullptr, nullptr, nullptr), PBF_ERROR_NULL_POINTER);
 }
 
 TEST(CApiSdf, AMeshFileGivesTheFieldOfItsSolidPlacedAsAsked) {

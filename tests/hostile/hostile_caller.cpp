@@ -1649,7 +1649,7 @@ void Caller::call_sdf_make() {
 
 void Caller::call_sdf_query() {
   pbf_sdf* f = pick_sdf();
-  switch (rng_.below(4)) {
+  switch (rng_.below(5)) {
     case 0: {
       uint32_t dims[3] = {0, 0, 0};
       float origin[3], cell = 0;
@@ -1686,6 +1686,18 @@ void Caller::call_sdf_query() {
       const pbf_status st = pbf_sdf_distance(f, rng_.chance(0.03) ? nullptr : p, rng_.chance(0.05) ? nullptr : &d);
       end(c, st);
       if (st == PBF_OK && !std::isfinite(d)) failure("not-finite-output:pbf_sdf_distance", fmt3(p) + " -> " + fmt(d));
+      break;
+    }
+    case 3: {
+      const float density = maybe_poison(rng_, rng_.uniform(1.0f, 5000.0f), 0.3);
+      float m = 0, c3[3] = {0, 0, 0}, inertia[9] = {};
+      Check c = begin("pbf_sdf_mass_properties", nullptr, sdf_name(f) + ", density " + fmt(density));
+      const pbf_status st = pbf_sdf_mass_properties(f, density, rng_.chance(0.05) ? nullptr : &m,
+                                                    rng_.chance(0.1) ? nullptr : c3, rng_.chance(0.1) ? nullptr : inertia);
+      end(c, st);
+      if (st == PBF_OK && !(std::isfinite(m) && m >= 0.0f)) failure("not-finite-output:pbf_sdf_mass_properties", fmt(m));
+      for (float v : inertia)
+        if (st == PBF_OK && !std::isfinite(v)) failure("not-finite-output:pbf_sdf_mass_properties", "inertia " + fmt(v));
       break;
     }
     default: {

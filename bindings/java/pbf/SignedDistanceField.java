@@ -183,6 +183,31 @@ public final class SignedDistanceField implements AutoCloseable {
     }
   }
 
+  /**
+   * What a rigid body of uniform density filling the solid weighs and how it turns (for a host
+   * engine's rigid body). Within a few percent once the solid is several cells across.
+   *
+   * @param density [kg/m^3], finite and &gt; 0
+   * @param centre receives the centre of mass in the field's frame [m], 3 floats, or null
+   * @param inertia receives the inertia tensor about the centre of mass in the field's axes,
+   *     row-major [kg m^2], 9 floats, or null
+   * @return the mass [kg]
+   * @throws PbfException INVALID_ARGUMENT for a density that is not finite and &gt; 0
+   */
+  public float massProperties(float density, float[] centre, float[] inertia) {
+    if (centre != null) Checks.vec3(centre, "centre");
+    if (inertia != null && inertia.length != 9) {
+      throw new IllegalArgumentException("inertia must hold 9 floats, not " + inertia.length);
+    }
+    float[] mass = new float[1];
+    try {
+      PbfException.check(PbfNative.pbf_sdf_mass_properties(live(), density, mass, centre, inertia));
+      return mass[0];
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
   /** The grid into the arrays given (either may be null); returns the cell. */
   private float grid(int[] dims, float[] origin) {
     float[] cell = new float[1];

@@ -106,6 +106,26 @@ public sealed class ObstacleTests {
   }
 
   [Test]
+  public void ABoxHasTheMassAndInertiaOfItsSolid() {
+    using (SignedDistanceField box = SignedDistanceField.Box(new[] { 0.1f, 0.2f, 0.3f }, 0.01f)) {
+      var centre = new float[3];
+      var inertia = new float[9];
+      float mass = box.MassProperties(500f, centre, inertia);
+      double expected = 500.0 * 0.2 * 0.4 * 0.6;  // 24 kg; I_xx = M (0.2^2 + 0.3^2) / 3 with half extents
+      Expect.True(Math.Abs(mass - expected) < 0.02 * expected, "mass " + mass + " kg of " + expected);
+      Expect.True(Math.Abs(centre[0]) < 1e-3f && Math.Abs(centre[1]) < 1e-3f && Math.Abs(centre[2]) < 1e-3f,
+                  "centred at the origin");
+      double ixx = expected * (0.04 + 0.09) / 3.0, izz = expected * (0.01 + 0.04) / 3.0;
+      Expect.True(Math.Abs(inertia[0] - ixx) < 0.02 * ixx, "I_xx " + inertia[0] + " of " + ixx);
+      Expect.True(Math.Abs(inertia[8] - izz) < 0.02 * ixx, "I_zz " + inertia[8] + " of " + izz);
+      Expect.True(Math.Abs(inertia[1]) < 0.001 * ixx, "no product of inertia");
+      Expect.Equal(mass, box.MassProperties(500f), "mass alone");
+      Expect.Throws<ArgumentException>(() => box.MassProperties(500f, null, new float[3]), "an inertia of 3 floats");
+      Expect.Status(Status.InvalidArgument, "pbf_sdf_mass_properties", () => box.MassProperties(0f));
+    }
+  }
+
+  [Test]
   public void FillingASphereGivesItsVolumeOverTheSpacingCubed() {
     using (Solver solver = DamBreak())
     using (SignedDistanceField ball = SignedDistanceField.Sphere(Radius, 0.02f)) {

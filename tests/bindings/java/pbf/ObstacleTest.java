@@ -121,6 +121,25 @@ class ObstacleTest {
   }
 
   @Test
+  void aBoxHasTheMassAndInertiaOfItsSolid() {
+    try (SignedDistanceField box = SignedDistanceField.box(new float[] {0.1f, 0.2f, 0.3f}, 0.01f)) {
+      float[] centre = new float[3];
+      float[] inertia = new float[9];
+      float mass = box.massProperties(500f, centre, inertia);
+      double expected = 500.0 * 0.2 * 0.4 * 0.6;  // 24 kg; I_xx = M (0.2^2 + 0.3^2) / 3 with half extents
+      assertEquals(expected, mass, 0.02 * expected, "mass");
+      for (float c : centre) assertEquals(0.0, c, 1e-3, "centred at the origin");
+      double ixx = expected * (0.04 + 0.09) / 3.0, izz = expected * (0.01 + 0.04) / 3.0;
+      assertEquals(ixx, inertia[0], 0.02 * ixx, "I_xx");
+      assertEquals(izz, inertia[8], 0.02 * ixx, "I_zz");
+      assertEquals(0.0, inertia[1], 0.001 * ixx, "no product of inertia");
+      assertEquals(mass, box.massProperties(500f, null, null), "mass alone");
+      assertThrows(IllegalArgumentException.class, () -> box.massProperties(500f, null, new float[3]));
+      refused(Status.INVALID_ARGUMENT, "pbf_sdf_mass_properties", () -> box.massProperties(0f, null, null));
+    }
+  }
+
+  @Test
   void fillingASphereGivesItsVolumeOverTheSpacingCubed() {
     try (Solver solver = damBreak(Method.PBF);
         SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.02f)) {
