@@ -50,6 +50,9 @@ public sealed class PbfFluid : MonoBehaviour {
   [Tooltip("The obstacle sphere's radius [m].")]
   public float obstacleRadius = 0.3f;
 
+  [Tooltip("When the obstacle carries a non-kinematic Rigidbody, the water pushes it: each step's force and torque on the sphere go to the Rigidbody.")]
+  public bool obstacleFeelsWater = true;
+
   [Tooltip("Draw the liquid's surface (a mesh the plugin builds each frame) instead of the particles.")]
   public bool drawSurface = false;
 
@@ -73,6 +76,8 @@ public sealed class PbfFluid : MonoBehaviour {
   private uint[] surfaceTriangles = new uint[0];
   private int obstacleIndex = -1;
   private readonly float[] obstacleRotation = new float[4], obstacleTranslation = new float[3];
+  private Rigidbody obstacleBody;  // the obstacle's, when it has one: it receives the water's push
+  private readonly float[] obstacleForce = new float[3], obstacleTorque = new float[3];
 
   private void OnEnable() {
     SolverDesc desc = new SolverDesc {
@@ -99,6 +104,10 @@ public sealed class PbfFluid : MonoBehaviour {
         ObstaclePose();
         obstacleIndex = solver.AddObstacle(ball, obstacleRotation, obstacleTranslation);
       }
+      // Boundary particles on the sphere give the water beside it its full density, and the force on it its
+      // full measure (only those attached to an obstacle count in its force).
+      solver.AddObstacleBoundaryParticles(obstacleIndex);
+      obstacleBody = obstacle.GetComponent<Rigidbody>();
     }
     int count = solver.FillBox(new[] { 0.0f, 0.0f, 0.0f }, new[] { blockSize.x, blockSize.y, blockSize.z });
     positionsBuffer = new GraphicsBuffer(GraphicsBuffer.Target.Structured, Mathf.Max(3 * count, 3), sizeof(float));
@@ -126,7 +135,10 @@ public sealed class PbfFluid : MonoBehaviour {
     // At most 1/30 s per frame: a long hitch would otherwise make one huge step.
     float dt = Mathf.Min(Time.deltaTime, 1.0f / 30.0f);
     if (stepWhileRendering) {
-      if (stepping) solver.WaitStep();  // the step started last frame
+      if (stepping) {
+        solver.WaitStep();  // the step started last frame
+        PushObstacleBody();
+      }
       stepping = false;
       Upload();  // maps and unmaps: the solver refuses to step while its positions are lent
       BuildSurface();  // between steps: the solver refuses to mesh while it steps
@@ -140,6 +152,7 @@ public sealed class PbfFluid : MonoBehaviour {
       if (dt > 0.0f) {
         MoveObstacle();
         solver.Step(dt, substeps);
+        PushObstacleBody();
       }
       Upload();
       BuildSurface();
@@ -190,6 +203,23 @@ public sealed class PbfFluid : MonoBehaviour {
     Vector3 t = transform.InverseTransformPoint(obstacle.position);
     obstacleRotation[0] = q.x; obstacleRotation[1] = q.y; obstacleRotation[2] = q.z; obstacleRotation[3] = q.w;
     obstacleTranslation[0] = t.x; obstacleTranslation[1] = t.y; obstacleTranslation[2] = t.z;
+  }
+
+  /// <summary>
+  /// Gives the obstacle's Rigidbody the force and torque the water exerted on the sphere in the step that
+  /// has just ended (Solver.GetObstacleForce, in the fluid's local space, the torque about the sphere's
+  /// centre), turned into world space and moved to the body's centre of mass. Unity's physics applies
+  /// them over its next fixed step; the body's pose goes back to the solver before the next step
+  /// (MoveObstacle), so the body is driven by the host and pushed by the water.
+  /// </summary>
+  private void PushObstacleBody() {
+    if (obstacleIndex < 0 || obstacleBody == null || obstacleBody.isKinematic || !obstacleFeelsWater) return;
+    solver.GetObstacleForce(obstacleIndex, obstacleForce, obstacleTorque);
+    Vector3 force = transform.TransformDirection(new Vector3(obstacleForce[0], obstacleForce[1], obstacleForce[2]));
+    Vector3 torque = transform.TransformDirection(new Vector3(obstacleTorque[0], obstacleTorque[1], obstacleTorque[2]));
+    torque += Vector3.Cross(obstacle.position - obstacleBody.worldCenterOfMass, force);
+    obstacleBody.AddForce(force);
+    obstacleBody.AddTorque(torque);
   }
 
   /// <summary>Tells the solver where the obstacle is to be at the end of the coming step.</summary>
