@@ -106,14 +106,10 @@ TEST(ObstacleForces, ASubmergedFixedBoxFeelsArchimedesBuoyancyAboutItsCentre) {
   EXPECT_NEAR(l.torque[1], 0.0, 0.02 * kOffset * b);
 }
 
-// Without gravity, walls or vorticity and XSPH (which do not conserve
-// momentum exactly), the only thing that changes the water's momentum is the
-// box driven through it: the change over each step equals minus the force
-// reported times the step, to round-off, whether the box pushes through its
-// collisions, its attached boundary particles or both.
-// The box of expect_momentum_exchanged() driven into a cube of water, with
-// its samples attached, on `threads` threads (0: all): the force of each step.
-std::vector<float> forces_of_driven_box(int threads) {
+// A 0.2 m cube of water in the middle of a 1 m domain, far from its walls,
+// on `threads` threads (0: all), and a 0.1 m box (obstacle 0) beside it at
+// `at`, its boundary particles attached or not.
+SolverPtr water_cube_and_box(int threads, const float at[3], bool samples) {
   pbf_solver_desc desc = pbf_solver_desc_default();
   desc.backend = PBF_BACKEND_CPU;
   desc.particle_spacing = kSpacing;
@@ -125,10 +121,17 @@ std::vector<float> forces_of_driven_box(int threads) {
   pbf_sdf* box = nullptr;
   const float half[3] = {0.05f, 0.05f, 0.05f};
   EXPECT_EQ(pbf_sdf_box(half, 0.01f, &box), PBF_OK) << pbf_last_error();
-  float at[3] = {0.3f, 0.45f, 0.5f};
   EXPECT_EQ(pbf_solver_add_obstacle(s.get(), box, nullptr, at, nullptr), PBF_OK) << pbf_last_error();
   pbf_sdf_destroy(box);
-  EXPECT_EQ(pbf_solver_add_obstacle_boundary_particles(s.get(), 0, nullptr), PBF_OK);
+  if (samples) EXPECT_EQ(pbf_solver_add_obstacle_boundary_particles(s.get(), 0, nullptr), PBF_OK);
+  return s;
+}
+
+// The box of water_cube_and_box(), its samples attached, driven into the
+// water on `threads` threads: the force and torque of each step.
+std::vector<float> forces_of_driven_box(int threads) {
+  float at[3] = {0.3f, 0.45f, 0.5f};
+  SolverPtr s = water_cube_and_box(threads, at, true);
   std::vector<float> out;
   for (int frame = 0; frame < 12; ++frame) {
     at[0] += 1.0f / 60.0f;
@@ -154,12 +157,15 @@ TEST(ObstacleForces, AreTheSameBitsForAnyThreadCount) {
   }
 }
 
+// Without gravity, walls or vorticity and XSPH (which do not conserve
+// momentum exactly), the only thing that changes the water's momentum is the
+// box driven through it: the change over each step equals minus the force
+// reported times the step, to round-off, whether the box pushes through its
+// collisions, its attached boundary particles or both.
 void expect_momentum_exchanged(bool samples) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.particle_spacing = kSpacing;
-  for (int a = 0; a < 3; ++a) desc.domain_max[a] = 1.0f;
-  SolverPtr s = make_solver(desc);
+  float at[3] = {0.3f, 0.5f, 0.5f};
+  SolverPtr s = water_cube_and_box(0, at, samples);
+  const uint32_t index = 0;
   pbf_params p;
   p.struct_size = sizeof p;
   ASSERT_EQ(pbf_solver_get_params(s.get(), &p), PBF_OK);
@@ -167,17 +173,6 @@ void expect_momentum_exchanged(bool samples) {
   p.vorticity_epsilon = 0.0f;
   p.xsph_viscosity = 0.0f;
   ASSERT_EQ(pbf_solver_set_params(s.get(), &p), PBF_OK) << pbf_last_error();
-  // A 0.2 m cube of water in the middle of the domain, far from its walls.
-  const float lo[3] = {0.4f, 0.4f, 0.4f}, hi[3] = {0.6f, 0.6f, 0.6f};
-  ASSERT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
-  pbf_sdf* box = nullptr;
-  const float half[3] = {0.05f, 0.05f, 0.05f};
-  ASSERT_EQ(pbf_sdf_box(half, 0.01f, &box), PBF_OK) << pbf_last_error();
-  float at[3] = {0.3f, 0.5f, 0.5f};
-  uint32_t index = 0;
-  ASSERT_EQ(pbf_solver_add_obstacle(s.get(), box, nullptr, at, &index), PBF_OK) << pbf_last_error();
-  pbf_sdf_destroy(box);
-  if (samples) ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(s.get(), index, nullptr), PBF_OK);
   const float mass = [&] {
     float m = 0.0f;
     EXPECT_EQ(pbf_solver_get_particle_mass(s.get(), &m), PBF_OK);
