@@ -669,6 +669,95 @@ pbf_status pbf_solver_get_obstacle_force(const pbf_solver* solver, uint32_t inde
   });
 }
 
+pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32_t index, float out_rotation[4],
+                                        float out_translation[3]) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_obstacle_index(solver, index);
+    float q[4];
+    Vec3 t;
+    solver->impl.obstacle_pose(index, q, t);
+    if (out_rotation) std::copy(q, q + 4, out_rotation);
+    if (out_translation) {
+      out_translation[0] = t.x;
+      out_translation[1] = t.y;
+      out_translation[2] = t.z;
+    }
+  });
+}
+
+pbf_status pbf_solver_set_obstacle_dynamic(pbf_solver* solver, uint32_t index, float mass, const float centre[3],
+                                           const float inertia[9]) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_obstacle_index(solver, index);
+    if (mass == 0.0f) {
+      solver->impl.set_obstacle_dynamic(index, nullptr);
+      return;
+    }
+    if (!(std::isfinite(mass) && mass > 0.0f))
+      reject(PBF_ERROR_INVALID_ARGUMENT, "mass must be a finite mass > 0 kg (or 0 to make the obstacle kinematic), got " +
+                                             describe(mass));
+    require_not_null(centre, "centre");
+    require_not_null(inertia, "inertia");
+    require_vec3_finite(centre, "centre");
+    double largest = 0.0;
+    for (int k = 0; k < 9; ++k) {
+      if (!std::isfinite(inertia[k]))
+        reject(PBF_ERROR_INVALID_ARGUMENT, "inertia[" + std::to_string(k) + "] must be finite, got " + describe(inertia[k]));
+      largest = std::max(largest, std::fabs(double(inertia[k])));
+    }
+    for (int i = 0; i < 3; ++i)
+      for (int j = i + 1; j < 3; ++j)
+        if (std::fabs(double(inertia[3 * i + j]) - inertia[3 * j + i]) > 1e-5 * largest)
+          reject(PBF_ERROR_INVALID_ARGUMENT, "inertia must be symmetric: inertia[" + std::to_string(3 * i + j) +
+                                                 "] is " + describe(inertia[3 * i + j]) + ", inertia[" +
+                                                 std::to_string(3 * j + i) + "] " + describe(inertia[3 * j + i]));
+    RigidMass m{};
+    m.mass = mass;
+    for (int a = 0; a < 3; ++a) m.centre[a] = centre[a];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) m.inertia[3 * i + j] = 0.5 * (double(inertia[3 * i + j]) + inertia[3 * j + i]);
+    solver->impl.set_obstacle_dynamic(index, &m);
+  });
+}
+
+pbf_status pbf_solver_set_obstacle_velocity(pbf_solver* solver, uint32_t index, const float linear[3],
+                                            const float angular[3]) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_obstacle_index(solver, index);
+    Vec3 l, a;
+    solver->impl.obstacle_velocity(index, l, a);
+    if (linear) {
+      require_vec3_finite(linear, "linear");
+      l = Vec3{linear[0], linear[1], linear[2]};
+    }
+    if (angular) {
+      require_vec3_finite(angular, "angular");
+      a = Vec3{angular[0], angular[1], angular[2]};
+    }
+    solver->impl.set_obstacle_velocity(index, l, a);
+  });
+}
+
+pbf_status pbf_solver_get_obstacle_velocity(const pbf_solver* solver, uint32_t index, float out_linear[3],
+                                            float out_angular[3]) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_obstacle_index(solver, index);
+    Vec3 l, a;
+    solver->impl.obstacle_velocity(index, l, a);
+    const float lf[3] = {l.x, l.y, l.z}, af[3] = {a.x, a.y, a.z};
+    if (out_linear) std::copy(lf, lf + 3, out_linear);
+    if (out_angular) std::copy(af, af + 3, out_angular);
+  });
+}
+
 pbf_status pbf_solver_clear_obstacles(pbf_solver* solver) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");

@@ -576,8 +576,10 @@ PBF_API pbf_status pbf_solver_clear_planes(pbf_solver* solver);
  * obstacle is kinematic: the user gives its placement at the end of each
  * step, and the substeps move it there (rotation by slerp, translation
  * linearly); a wall moving several particle radii per substep still carries
- * its fluid, provided it is thicker than a particle radius. Obstacles are
- * part of the scene, not of the state: checkpoints do not hold them.
+ * its fluid, provided it is thicker than a particle radius. An obstacle can
+ * instead be dynamic (pbf_solver_set_obstacle_dynamic()): a rigid body that
+ * the water, gravity and the walls move. Obstacles are part of the scene,
+ * not of the state: checkpoints do not hold them.
  */
 
 /** The most obstacles a solver holds. */
@@ -643,6 +645,68 @@ PBF_API pbf_status pbf_solver_get_obstacle_count(const pbf_solver* solver, uint3
  */
 PBF_API pbf_status pbf_solver_get_obstacle_force(const pbf_solver* solver, uint32_t index, float out_force[3],
                                                  float out_torque[3]);
+
+/**
+ * Where obstacle `index` is now (after the last step, or where it was
+ * placed): its rotation as a unit quaternion (x, y, z, w) into
+ * out_rotation[4] and its translation [m] into out_translation[3]; either
+ * may be NULL. For a kinematic obstacle a placement set for the next step
+ * shows only after that step; a dynamic body's is where the water and
+ * gravity have taken it. PBF_ERROR_INVALID_ARGUMENT for an `index` that
+ * names no obstacle.
+ */
+PBF_API pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32_t index, float out_rotation[4],
+                                                float out_translation[3]);
+
+/**
+ * Makes obstacle `index` a dynamic body: a rigid solid of `mass` [kg]
+ * (finite, > 0) whose centre of mass lies at centre[3] in its own frame [m]
+ * and whose inertia tensor about that centre, in its own axes, is
+ * inertia[9] [kg m^2] (row-major, symmetric, positive definite).
+ * pbf_sdf_mass_properties() gives all three for a solid of uniform density.
+ * It starts at rest where it is now (a placement set for the next step is
+ * dropped; pbf_solver_set_obstacle_velocity() gives it a velocity). From
+ * then on every substep moves it: gravity (the parameters' gravity), the
+ * water's force and torque as pbf_solver_get_obstacle_force() measures
+ * them, substep by substep, so that momentum passes both ways, and contacts
+ * with the domain walls, the planes and the kinematic obstacles, which keep
+ * its surface out of them (inelastic, with the parameters' friction as
+ * Coulomb friction). Dynamic bodies do not touch each other.
+ * pbf_solver_set_obstacle_pose() moves it at once, keeping its velocities.
+ * Attach boundary particles to it (pbf_solver_add_obstacle_boundary_particles())
+ * for accurate buoyancy (docs/PHYSICS.md §12). Its pose and velocities are
+ * part of the scene: checkpoints do not hold them.
+ *
+ * `mass` = 0 (centre and inertia may then be NULL) makes it kinematic again,
+ * staying where it is. A step with a dynamic body runs its substeps one at a
+ * time (on CUDA: one graph per substep instead of per step).
+ *
+ * PBF only: with PBF_METHOD_PROJECTIVE it fails with
+ * PBF_ERROR_INVALID_ARGUMENT. PBF_ERROR_INVALID_ARGUMENT also names a bad
+ * `index`, `mass`, `centre` or `inertia`, or an obstacle whose field holds
+ * no surface; PBF_ERROR_NULL_POINTER a NULL centre or inertia with mass > 0.
+ */
+PBF_API pbf_status pbf_solver_set_obstacle_dynamic(pbf_solver* solver, uint32_t index, float mass,
+                                                   const float centre[3], const float inertia[9]);
+
+/**
+ * Sets the velocity of dynamic obstacle `index`'s centre of mass [m/s] from
+ * linear[3] and its angular velocity [rad/s] from angular[3], both in world
+ * axes and finite; NULL keeps that part. PBF_ERROR_INVALID_ARGUMENT for a
+ * kinematic obstacle (its motion is what pbf_solver_set_obstacle_pose()
+ * gives it) or an `index` that names no obstacle.
+ */
+PBF_API pbf_status pbf_solver_set_obstacle_velocity(pbf_solver* solver, uint32_t index, const float linear[3],
+                                                    const float angular[3]);
+
+/**
+ * The velocity of dynamic obstacle `index`'s centre of mass [m/s] into
+ * out_linear[3] and its angular velocity [rad/s] into out_angular[3], world
+ * axes; either may be NULL. PBF_ERROR_INVALID_ARGUMENT for a kinematic
+ * obstacle or an `index` that names no obstacle.
+ */
+PBF_API pbf_status pbf_solver_get_obstacle_velocity(const pbf_solver* solver, uint32_t index, float out_linear[3],
+                                                    float out_angular[3]);
 
 /**
  * Removes every obstacle, and the boundary particles attached to them by

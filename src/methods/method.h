@@ -15,12 +15,33 @@
 
 namespace pbf {
 
-// Where the solver's obstacles are during a step: between() writes each
-// obstacle's pose at the fractions s0 and s1 of the step (start and end).
+// What the water gave one obstacle in one substep: the impulse [N s] and its
+// moment about the world's origin [N m s], world axes.
+struct ObstacleImpulse {
+  double impulse[3];
+  double moment[3];
+};
+
+// Where the solver's obstacles are during a step. Kinematic obstacles follow
+// the user's placements; dynamic ones (src/rigid/) move with the water, so
+// their poses in a substep depend on the water's impulses in the substeps
+// before. A method that measures obstacle loads runs the substeps of such a
+// step one at a time, asking advance() for each in order and telling
+// respond() what the water did in it; other steps ask between().
 class ObstaclePath {
  public:
   virtual uint32_t count() const = 0;
+  // Each obstacle's pose at the fractions s0 and s1 of the step (its start
+  // and end); dynamic bodies stay where they are.
   virtual void between(float s0, float s1, ObstaclePose* out) const = 0;
+  // Whether an obstacle moves with the water (and the substeps must run one at a time).
+  virtual bool responds() const = 0;
+  // Each obstacle's pose through the next substep, from fraction s0 to s1 of
+  // the step, h seconds: kinematic ones as between(), dynamic bodies moved
+  // through it by their velocities, gravity and contacts.
+  virtual void advance(float s0, float s1, float h, ObstaclePose* out) = 0;
+  // What the water gave each obstacle (count() of them) in the substep of the last advance().
+  virtual void respond(const ObstacleImpulse* impulses) = 0;
 
  protected:
   ~ObstaclePath() = default;
@@ -39,7 +60,7 @@ struct StepRequest {
   uint32_t substeps;                // as pbf_solver_step() was given them
   const PbfParams* params;
   StepContext ctx;                  // planes and obstacle count; the method fills in motion and poses
-  const ObstaclePath* obstacles;
+  ObstaclePath* obstacles;
   ObstacleLoad* loads;              // one per obstacle; filled by a method that measures_obstacle_loads()
 };
 

@@ -141,6 +141,9 @@ void Solver::clear_planes() { planes_.resize(6); }
 
 namespace {
 
+// The same placement in double, for a dynamic body.
+RigidPose rigid_pose(const float q[4], Vec3 t) { return RigidPose{{q[0], q[1], q[2], q[3]}, {t.x, t.y, t.z}}; }
+
 // The placement a fraction s of the way from (qa, ta) to (qb, tb): slerp
 // along the shorter arc, translation linearly.
 RigidTransform interpolate(const float qa[4], Vec3 ta, const float qb[4], Vec3 tb, float s) {
@@ -201,7 +204,66 @@ void Solver::set_obstacle_pose(uint32_t index, const float rotation[4], Vec3 tra
   ObstacleRecord& o = obstacles_.at(index);
   normalize_quaternion(rotation, o.target_rotation);
   o.target_translation = translation;
+  if (o.body) {
+    // A dynamic body goes there at once, keeping its velocities.
+    std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
+    o.translation = translation;
+    o.pose = rigid_pose(o.rotation, o.translation);
+  }
 }
+
+void Solver::obstacle_pose(uint32_t index, float rotation[4], Vec3& translation) const {
+  const ObstacleRecord& o = obstacles_.at(index);
+  std::copy(o.rotation, o.rotation + 4, rotation);
+  translation = o.translation;
+}
+
+void Solver::set_obstacle_dynamic(uint32_t index, const RigidMass* mass) {
+  require_obstacle(index);
+  ObstacleRecord& o = obstacles_[index];
+  if (!mass) {
+    o.body.reset();
+    return;
+  }
+  if (!method_->measures_obstacle_loads())
+    throw Error(Status::InvalidArgument,
+                "solver: Projective Fluids does not measure the forces on obstacles, so its obstacles cannot be "
+                "dynamic; use PBF_METHOD_PBF");
+  RigidBody body = make_rigid_body(*mass, o.view);
+  // It starts at rest where it is now; a placement set for the next step is dropped.
+  std::copy(o.rotation, o.rotation + 4, o.target_rotation);
+  o.target_translation = o.translation;
+  o.pose = rigid_pose(o.rotation, o.translation);
+  o.body = std::move(body);
+}
+
+const RigidBody& Solver::dynamic_body(uint32_t index) const {
+  require_obstacle(index);
+  const ObstacleRecord& o = obstacles_[index];
+  if (!o.body)
+    throw Error(Status::InvalidArgument, "index: obstacle " + std::to_string(index) +
+                                             " is kinematic (pbf_solver_set_obstacle_pose() moves it); make it "
+                                             "dynamic first");
+  return *o.body;
+}
+
+void Solver::set_obstacle_velocity(uint32_t index, Vec3 linear, Vec3 angular) {
+  dynamic_body(index);
+  RigidBody& b = *obstacles_[index].body;
+  const float l[3] = {linear.x, linear.y, linear.z}, a[3] = {angular.x, angular.y, angular.z};
+  for (int k = 0; k < 3; ++k) {
+    b.velocity[k] = l[k];
+    b.angular_velocity[k] = a[k];
+  }
+}
+
+void Solver::obstacle_velocity(uint32_t index, Vec3& linear, Vec3& angular) const {
+  const RigidBody& b = dynamic_body(index);
+  linear = Vec3{float(b.velocity[0]), float(b.velocity[1]), float(b.velocity[2])};
+  angular = Vec3{float(b.angular_velocity[0]), float(b.angular_velocity[1]), float(b.angular_velocity[2])};
+}
+
+const RigidMass& Solver::obstacle_mass(uint32_t index) const { return dynamic_body(index).mass; }
 
 void Solver::obstacle_target(uint32_t index, float rotation[4], Vec3& translation) const {
   const ObstacleRecord& o = obstacles_.at(index);
@@ -316,12 +378,47 @@ void Solver::clear_boundary_particles() {
   domain_walls_sampled_ = false;
 }
 
+Solver::Path::Path(std::vector<ObstacleRecord>& obstacles, const std::vector<Plane>& planes, const PbfParams& params)
+    : obstacles_(obstacles), planes_(planes), params_(params) {
+  responds_ = std::any_of(obstacles.begin(), obstacles.end(), [](const ObstacleRecord& o) { return o.body.has_value(); });
+}
+
 void Solver::Path::between(float s0, float s1, ObstaclePose* out) const {
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     const ObstacleRecord& o = obstacles_[b];
     out[b].start = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s0);
     out[b].end = interpolate(o.rotation, o.translation, o.target_rotation, o.target_translation, s1);
   }
+}
+
+void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
+  between(s0, s1, out);  // the kinematic ones; the dynamic ones start where they are
+  h_ = static_cast<double>(h);
+  // What the dynamic bodies bump into: the planes and the kinematic obstacles where this substep leaves them.
+  solid_count_ = 0;
+  for (size_t b = 0; b < obstacles_.size(); ++b)
+    if (!obstacles_[b].body) solids_[solid_count_++] = RigidContactSolid{&obstacles_[b].view, out[b].end};
+  for (size_t b = 0; b < obstacles_.size(); ++b) {
+    ObstacleRecord& o = obstacles_[b];
+    if (!o.body) continue;
+    rigid_advance(*o.body, o.pose, h_, surroundings());
+    out[b].end = rigid_transform(o.pose);
+    for (int k = 0; k < 4; ++k) o.rotation[k] = o.target_rotation[k] = static_cast<float>(o.pose.q[k]);
+    o.translation = o.target_translation = Vec3{float(o.pose.t[0]), float(o.pose.t[1]), float(o.pose.t[2])};
+  }
+}
+
+void Solver::Path::respond(const ObstacleImpulse* impulses) {
+  for (size_t b = 0; b < obstacles_.size(); ++b) {
+    ObstacleRecord& o = obstacles_[b];
+    if (o.body)
+      rigid_respond(*o.body, o.pose, params_.gravity, h_, impulses[b].impulse, impulses[b].moment, surroundings());
+  }
+}
+
+RigidSurroundings Solver::Path::surroundings() const {
+  return RigidSurroundings{planes_.data(), static_cast<uint32_t>(planes_.size()), solids_, solid_count_,
+                           static_cast<double>(params_.friction)};
 }
 
 StepContext Solver::step_context() const {
@@ -336,7 +433,7 @@ StepContext Solver::step_context() const {
 void Solver::step(float dt, uint32_t substeps) {
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
-  const Path path(obstacles_);
+  Path path(obstacles_, planes_, params_);
   method_->step(StepRequest{dt, substeps, &params_, step_context(), &path, loads_}, s);
   // The obstacles have arrived where the user placed them (with or without particles to move).
   for (ObstacleRecord& o : obstacles_) {
@@ -369,7 +466,7 @@ void Solver::update_densities() {
   backend_->write(Field::Velocity, still.data());
   StepContext ctx = step_context();
   poses_now_.resize(obstacles_.size());
-  Path(obstacles_).between(0.0f, 0.0f, poses_now_.data());  // where they are now
+  Path(obstacles_, planes_, params_).between(0.0f, 0.0f, poses_now_.data());  // where they are now
   ctx.obstacle_poses = poses_now_.data();
   method_->update_densities(params_, ctx);
   backend_->write(Field::Position, x.data());

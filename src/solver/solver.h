@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "core/config.h"
 #include "io/checkpoint.h"
 #include "methods/method.h"
+#include "rigid/rigid_body.h"
 
 namespace pbf {
 
@@ -66,6 +68,20 @@ class Solver {
   // The placement set for the end of the next step (the current one when none was set).
   void obstacle_target(uint32_t index, float rotation[4], Vec3& translation) const;
   uint32_t obstacle_count() const { return static_cast<uint32_t>(obstacles_.size()); }
+  // Where obstacle `index` is now (after the last step, or where it was placed).
+  void obstacle_pose(uint32_t index, float rotation[4], Vec3& translation) const;
+  // Makes obstacle `index` a dynamic body of mass properties `mass` (src/rigid/), at rest where it
+  // is now, moved every substep by gravity, the water and its contacts with the planes and the other
+  // obstacles; nullptr makes it kinematic again, staying where it is. Throws Error(InvalidArgument)
+  // for a method that does not measure obstacle loads, or a field without a surface.
+  void set_obstacle_dynamic(uint32_t index, const RigidMass* mass);
+  bool obstacle_dynamic(uint32_t index) const { return obstacles_.at(index).body.has_value(); }
+  // A dynamic body's velocity (of its centre of mass) [m/s] and angular velocity [rad/s], world axes.
+  // Throws Error(InvalidArgument) for a kinematic obstacle.
+  void set_obstacle_velocity(uint32_t index, Vec3 linear, Vec3 angular);
+  void obstacle_velocity(uint32_t index, Vec3& linear, Vec3& angular) const;
+  // A dynamic body's mass properties. Throws Error(InvalidArgument) for a kinematic obstacle.
+  const RigidMass& obstacle_mass(uint32_t index) const;
   // Obstacle `index`'s field, in its own frame.
   const SdfGridView& obstacle_field(uint32_t index) const { return obstacles_.at(index).view; }
 
@@ -128,22 +144,37 @@ class Solver {
     Vec3 translation;
     float target_rotation[4];   // at the end of the next step
     Vec3 target_translation;
+    std::optional<RigidBody> body;  // a dynamic body's; its pose is rotation and translation in double
+    RigidPose pose{};
   };
   std::vector<ObstacleRecord> obstacles_;
   // The obstacles' way from where they are to their targets, as a step's method asks for it.
   class Path final : public ObstaclePath {
    public:
-    explicit Path(const std::vector<ObstacleRecord>& obstacles) : obstacles_(obstacles) {}
+    Path(std::vector<ObstacleRecord>& obstacles, const std::vector<Plane>& planes, const PbfParams& params);
     uint32_t count() const override { return static_cast<uint32_t>(obstacles_.size()); }
     // Each obstacle's placement at fractions s0 and s1 of the way (a substep's start and end).
     void between(float s0, float s1, ObstaclePose* out) const override;
+    bool responds() const override { return responds_; }
+    void advance(float s0, float s1, float h, ObstaclePose* out) override;
+    void respond(const ObstacleImpulse* impulses) override;
 
    private:
-    const std::vector<ObstacleRecord>& obstacles_;
+    RigidSurroundings surroundings() const;
+    std::vector<ObstacleRecord>& obstacles_;
+    const std::vector<Plane>& planes_;
+    const PbfParams& params_;
+    bool responds_;
+    // The substep of the last advance(): its length and the kinematic obstacles where it ends.
+    double h_ = 0.0;
+    RigidContactSolid solids_[kMaxObstacles];
+    uint32_t solid_count_ = 0;
   };
   std::vector<ObstaclePose> poses_now_;  // update_densities(): where the obstacles are
   // Throws Error(InvalidArgument) for an index that names no obstacle.
   void require_obstacle(uint32_t index) const;
+  // Obstacle `index`'s body; throws Error(InvalidArgument) when it names no dynamic obstacle.
+  const RigidBody& dynamic_body(uint32_t index) const;
   void upload_obstacle_fields();
   // Boundary samples in the order added [m]: world positions of static ones, positions in their
   // obstacle's frame of attached ones; and each one's body (kStaticBoundary or the obstacle's index).

@@ -32,25 +32,63 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
   s.min_substep_dt = s.max_substep_dt = step.dt / static_cast<float>(substeps);
   const size_t count = step.obstacles->count();
   for (size_t k = 0; k < count; ++k) step.loads[k] = ObstacleLoad{};
-  if (!particles) return;
+  if (!particles) {
+    // Dynamic bodies still fall (and meet walls) without water to push them.
+    if (count > 0 && step.obstacles->responds()) {
+      poses_.resize(count);
+      const ObstacleImpulse none[kMaxObstacles] = {};
+      for (uint32_t k = 0; k < substeps; ++k) {
+        step.obstacles->advance(float(k) / float(substeps), float(k + 1) / float(substeps),
+                                step.dt / static_cast<float>(substeps), poses_.data());
+        step.obstacles->respond(none);
+      }
+    }
+    return;
+  }
   const PbfConstants c = make_pbf_constants(config_, params, step.dt / static_cast<float>(substeps));
-  // Every substep's poses at once, so that a backend can record the whole step.
-  poses_.resize(count * substeps);
-  for (uint32_t k = 0; k < substeps; ++k)
-    step.obstacles->between(float(k) / float(substeps), float(k + 1) / float(substeps), poses_.data() + k * count);
-  pbf_step(backend_, *stages_, step.ctx, c, poses_.data(), substeps, iterations, s);
-  if (count == 0) return;
   // A particle of mass m displaced by d in a substep got the impulse m d / dt
-  // from the obstacle; the obstacle got the opposite, here averaged over the step.
-  backend_.take_obstacle_pushes(pushes_, static_cast<uint32_t>(count));
-  const double scale = -static_cast<double>(c.mass) / (static_cast<double>(c.dt) * static_cast<double>(step.dt));
+  // from the obstacle; the obstacle got the opposite.
+  const double to_impulse = -static_cast<double>(c.mass) / static_cast<double>(c.dt);
+  ObstacleImpulse total[kMaxObstacles] = {};
+  const auto add_pushes = [&](ObstacleImpulse* out) {
+    backend_.take_obstacle_pushes(pushes_, static_cast<uint32_t>(count));
+    for (size_t k = 0; k < count; ++k)
+      for (int a = 0; a < 3; ++a) {
+        out[k].impulse[a] = pushes_[k].d[a] * to_impulse;
+        out[k].moment[a] = pushes_[k].moment[a] * to_impulse;
+        total[k].impulse[a] += out[k].impulse[a];
+        total[k].moment[a] += out[k].moment[a];
+      }
+  };
+  if (count > 0 && step.obstacles->responds()) {
+    // Dynamic bodies: substep by substep, each moved by the water's impulses of the one before.
+    poses_.resize(count);
+    ObstacleImpulse impulses[kMaxObstacles];
+    for (uint32_t k = 0; k < substeps; ++k) {
+      step.obstacles->advance(float(k) / float(substeps), float(k + 1) / float(substeps), c.dt, poses_.data());
+      pbf_step(backend_, *stages_, step.ctx, c, poses_.data(), 1, iterations, s);
+      add_pushes(impulses);
+      step.obstacles->respond(impulses);
+    }
+  } else {
+    // Every substep's poses at once, so that a backend can record the whole step.
+    poses_.resize(count * substeps);
+    for (uint32_t k = 0; k < substeps; ++k)
+      step.obstacles->between(float(k) / float(substeps), float(k + 1) / float(substeps),
+                              poses_.data() + k * count);
+    pbf_step(backend_, *stages_, step.ctx, c, poses_.data(), substeps, iterations, s);
+    if (count == 0) return;
+    ObstacleImpulse ignored[kMaxObstacles];
+    add_pushes(ignored);
+  }
   // + 0.0: an untouched obstacle's sums give +0, not -0.
-  const auto scaled = [scale](const double v[3]) {
-    return Vec3{float(v[0] * scale + 0.0), float(v[1] * scale + 0.0), float(v[2] * scale + 0.0)};
+  const double per_second = 1.0 / static_cast<double>(step.dt);
+  const auto scaled = [per_second](const double v[3]) {
+    return Vec3{float(v[0] * per_second + 0.0), float(v[1] * per_second + 0.0), float(v[2] * per_second + 0.0)};
   };
   for (size_t k = 0; k < count; ++k) {
-    step.loads[k].force = scaled(pushes_[k].d);
-    step.loads[k].moment = scaled(pushes_[k].moment);
+    step.loads[k].force = scaled(total[k].impulse);
+    step.loads[k].moment = scaled(total[k].moment);
   }
 }
 

@@ -1,0 +1,268 @@
+#include "rigid/rigid_body.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace pbf {
+
+namespace {
+
+struct D3 {
+  double x, y, z;
+};
+D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
+double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+D3 cross(D3 a, D3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+D3 load(const double v[3]) { return {v[0], v[1], v[2]}; }
+D3 load(Vec3 v) { return {v.x, v.y, v.z}; }
+void store(D3 a, double v[3]) {
+  v[0] = a.x;
+  v[1] = a.y;
+  v[2] = a.z;
+}
+
+// The rotation matrix of a unit quaternion (x, y, z, w), row-major.
+void rotation(const double q[4], double r[9]) {
+  const double x = q[0], y = q[1], z = q[2], w = q[3];
+  r[0] = 1 - 2 * (y * y + z * z);
+  r[1] = 2 * (x * y - z * w);
+  r[2] = 2 * (x * z + y * w);
+  r[3] = 2 * (x * y + z * w);
+  r[4] = 1 - 2 * (x * x + z * z);
+  r[5] = 2 * (y * z - x * w);
+  r[6] = 2 * (x * z - y * w);
+  r[7] = 2 * (y * z + x * w);
+  r[8] = 1 - 2 * (x * x + y * y);
+}
+
+D3 mul(const double m[9], D3 v) {
+  return {m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
+          m[6] * v.x + m[7] * v.y + m[8] * v.z};
+}
+D3 mul_transposed(const double m[9], D3 v) {
+  return {m[0] * v.x + m[3] * v.y + m[6] * v.z, m[1] * v.x + m[4] * v.y + m[7] * v.z,
+          m[2] * v.x + m[5] * v.y + m[8] * v.z};
+}
+
+// The inverse of a symmetric 3x3 matrix; false unless it is positive definite.
+bool invert_spd(const double a[9], double out[9]) {
+  const double m0 = a[0], m1 = a[0] * a[4] - a[1] * a[3];
+  const double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+                     a[2] * (a[3] * a[7] - a[4] * a[6]);
+  if (!(m0 > 0.0 && m1 > 0.0 && det > 0.0)) return false;  // Sylvester's criterion
+  out[0] = (a[4] * a[8] - a[5] * a[7]) / det;
+  out[1] = (a[2] * a[7] - a[1] * a[8]) / det;
+  out[2] = (a[1] * a[5] - a[2] * a[4]) / det;
+  out[3] = (a[5] * a[6] - a[3] * a[8]) / det;
+  out[4] = (a[0] * a[8] - a[2] * a[6]) / det;
+  out[5] = (a[2] * a[3] - a[0] * a[5]) / det;
+  out[6] = (a[3] * a[7] - a[4] * a[6]) / det;
+  out[7] = (a[1] * a[6] - a[0] * a[7]) / det;
+  out[8] = (a[0] * a[4] - a[1] * a[3]) / det;
+  return true;
+}
+
+// R I^-1 R^T w: the world inverse inertia applied to a world vector.
+D3 apply_inverse_inertia(const RigidBody& b, const double r[9], D3 w) {
+  return mul(r, mul(b.inverse_inertia, mul_transposed(r, w)));
+}
+
+D3 centre_of(const RigidBody& b, const double r[9], const RigidPose& pose) {
+  return mul(r, load(b.mass.centre)) + load(pose.t);
+}
+
+// One touching hull point: where it is relative to the centre, the
+// contact's normal (out of the surface), and the impulses taken so far.
+struct Contact {
+  D3 arm;
+  D3 normal;
+  double pushed = 0.0;
+  double rubbed[2] = {0.0, 0.0};
+  D3 tangent[2];
+};
+
+// How deep a world point lies in the surroundings (> 0 inside) and the
+// normal out of them there; -inf where no surface is near.
+double penetration(const RigidSurroundings& s, Vec3 p, D3& normal) {
+  double deepest = -INFINITY;
+  for (uint32_t k = 0; k < s.plane_count; ++k) {
+    const Plane& pl = s.planes[k];
+    const double depth = -(double(pl.normal.x) * p.x + double(pl.normal.y) * p.y + double(pl.normal.z) * p.z +
+                           double(pl.offset));
+    if (depth > deepest) {
+      deepest = depth;
+      normal = load(pl.normal);
+    }
+  }
+  for (uint32_t k = 0; k < s.solid_count; ++k) {
+    const RigidContactSolid& solid = s.solids[k];
+    Vec3 g;
+    const double depth = -double(sdf_sample(*solid.field, to_local(solid.pose, p), &g));
+    const double g2 = double(length_squared(g));
+    if (depth > deepest && g2 > 0.0) {
+      deepest = depth;
+      const Vec3 n = rotate(solid.pose.r, g);
+      normal = load(n) * (1.0 / std::sqrt(g2));
+    }
+  }
+  return deepest;
+}
+
+// Perpendicular unit vectors to a unit n.
+void tangents(D3 n, D3 out[2]) {
+  const D3 a = std::fabs(n.x) < 0.6 ? D3{1, 0, 0} : D3{0, 1, 0};
+  D3 t = cross(n, a);
+  t = t * (1.0 / std::sqrt(dot(t, t)));
+  out[0] = t;
+  out[1] = cross(n, t);
+}
+
+}  // namespace
+
+RigidTransform rigid_transform(const RigidPose& pose) {
+  const float q[4] = {float(pose.q[0]), float(pose.q[1]), float(pose.q[2]), float(pose.q[3])};
+  return rigid_transform(q, Vec3{float(pose.t[0]), float(pose.t[1]), float(pose.t[2])});
+}
+
+void rigid_centre(const RigidBody& body, const RigidPose& pose, double out[3]) {
+  double r[9];
+  rotation(pose.q, r);
+  store(centre_of(body, r, pose), out);
+}
+
+RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field) {
+  RigidBody b{};
+  b.mass = m;
+  if (!invert_spd(m.inertia, b.inverse_inertia))
+    throw Error(Status::InvalidArgument, "inertia: the inertia tensor must be positive definite");
+  const auto at = [&](int32_t i, int32_t j, int32_t k) {
+    return field.values[i + int64_t(field.nx) * (j + int64_t(field.ny) * k)];
+  };
+  std::vector<Vec3> points;
+  for (int32_t k = 0; k < field.nz; ++k)
+    for (int32_t j = 0; j < field.ny; ++j)
+      for (int32_t i = 0; i < field.nx; ++i) {
+        if (at(i, j, k) > 0.0f) continue;
+        const bool edge = (i > 0 && at(i - 1, j, k) > 0.0f) || (i + 1 < field.nx && at(i + 1, j, k) > 0.0f) ||
+                          (j > 0 && at(i, j - 1, k) > 0.0f) || (j + 1 < field.ny && at(i, j + 1, k) > 0.0f) ||
+                          (k > 0 && at(i, j, k - 1) > 0.0f) || (k + 1 < field.nz && at(i, j, k + 1) > 0.0f);
+        if (!edge) continue;
+        const Vec3 node = field.origin + make_vec3(float(i), float(j), float(k)) * field.cell;
+        Vec3 g;
+        const float d = sdf_sample(field, node, &g);
+        // Onto the surface along the gradient; where it is not that of a distance (|g| far below 1,
+        // at a crease) the node itself, which lies within a cell of the surface.
+        const float norm = length(g);
+        points.push_back(norm > 0.5f ? node - g * (d / norm) : node);
+      }
+  if (points.empty())
+    throw Error(Status::InvalidArgument, "obstacle: its field holds no surface (no sample inside next to one outside)");
+  const size_t stride = (points.size() + kMaxHullPoints - 1) / kMaxHullPoints;
+  for (size_t k = 0; k < points.size(); k += stride) b.hull.push_back(points[k]);
+  b.contact_slop = 0.05f * field.cell;
+  return b;
+}
+
+namespace {
+
+// A world point of the body's hull, for its rotation r and centre c.
+Vec3 hull_point(const RigidBody& b, const double r[9], D3 c, Vec3 local) {
+  const D3 p = mul(r, load(local) - load(b.mass.centre)) + c;
+  return Vec3{float(p.x), float(p.y), float(p.z)};
+}
+
+}  // namespace
+
+void rigid_advance(RigidBody& b, RigidPose& pose, double h, const RigidSurroundings& around) {
+  double r[9];
+  rotation(pose.q, r);
+  const D3 v = load(b.velocity), w = load(b.angular_velocity);
+  D3 c = centre_of(b, r, pose) + v * h;
+  // q' = q + h/2 (w, 0) q, normalised.
+  const double* q = pose.q;
+  const double dq[4] = {w.x * q[3] + w.y * q[2] - w.z * q[1], -w.x * q[2] + w.y * q[3] + w.z * q[0],
+                        w.x * q[1] - w.y * q[0] + w.z * q[3], -w.x * q[0] - w.y * q[1] - w.z * q[2]};
+  double norm = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    pose.q[k] += 0.5 * h * dq[k];
+    norm += pose.q[k] * pose.q[k];
+  }
+  norm = std::sqrt(norm);
+  for (double& x : pose.q) x /= norm;
+  rotation(pose.q, r);
+  // Out of the walls: along the deepest contact's normal, a few times for corners.
+  for (int pass = 0; pass < 4; ++pass) {
+    double deepest = 0.0;
+    D3 normal{0, 0, 0};
+    for (const Vec3& local : b.hull) {
+      D3 n;
+      const double d = penetration(around, hull_point(b, r, c, local), n);
+      if (d > deepest) {
+        deepest = d;
+        normal = n;
+      }
+    }
+    if (deepest <= 0.0) break;
+    c = c + normal * deepest;
+  }
+  store(c - mul(r, load(b.mass.centre)), pose.t);
+}
+
+void rigid_respond(RigidBody& b, const RigidPose& pose, Vec3 gravity, double h, const double impulse[3],
+                   const double moment[3], const RigidSurroundings& around) {
+  double r[9];
+  rotation(pose.q, r);
+  const D3 c = centre_of(b, r, pose);
+  const double inverse_mass = 1.0 / b.mass.mass;
+  const D3 j = load(impulse);
+  // Gravity and the water's impulse; its moment about the centre is the one about the origin less c x j.
+  D3 v = load(b.velocity) + load(gravity) * h + j * inverse_mass;
+  D3 w = load(b.angular_velocity) + apply_inverse_inertia(b, r, load(moment) - cross(c, j));
+  // The gyroscopic term of Euler's equations, w' = -I^-1 (w x I w).
+  const D3 iw = mul(r, mul(b.mass.inertia, mul_transposed(r, w)));
+  w = w - apply_inverse_inertia(b, r, cross(w, iw)) * h;
+  // Contacts: inelastic impulses at the touching points (sequential impulses
+  // with accumulated, clamped magnitudes), Coulomb friction.
+  std::vector<Contact> contacts;
+  for (const Vec3& local : b.hull) {
+    D3 n;
+    const Vec3 p = hull_point(b, r, c, local);
+    if (penetration(around, p, n) < -double(b.contact_slop)) continue;
+    Contact k;
+    k.arm = load(p) - c;
+    k.normal = n;
+    tangents(n, k.tangent);
+    contacts.push_back(k);
+  }
+  const auto effective = [&](D3 arm, D3 dir) {
+    return inverse_mass + dot(dir, cross(apply_inverse_inertia(b, r, cross(arm, dir)), arm));
+  };
+  const auto apply = [&](D3 arm, D3 push) {
+    v = v + push * inverse_mass;
+    w = w + apply_inverse_inertia(b, r, cross(arm, push));
+  };
+  for (int sweep = 0; sweep < 8 && !contacts.empty(); ++sweep) {
+    for (Contact& k : contacts) {
+      const double vn = dot(v + cross(w, k.arm), k.normal);
+      const double pushed = std::max(k.pushed - vn / effective(k.arm, k.normal), 0.0);
+      apply(k.arm, k.normal * (pushed - k.pushed));
+      k.pushed = pushed;
+      if (around.friction <= 0.0) continue;
+      for (int t = 0; t < 2; ++t) {
+        const double vt = dot(v + cross(w, k.arm), k.tangent[t]);
+        const double limit = around.friction * k.pushed;
+        const double rubbed = std::clamp(k.rubbed[t] - vt / effective(k.arm, k.tangent[t]), -limit, limit);
+        apply(k.arm, k.tangent[t] * (rubbed - k.rubbed[t]));
+        k.rubbed[t] = rubbed;
+      }
+    }
+  }
+  store(v, b.velocity);
+  store(w, b.angular_velocity);
+}
+
+}  // namespace pbf

@@ -1,0 +1,90 @@
+// rigid_body.h - a solid that moves with the water: an obstacle made
+// dynamic. Its mass properties, its velocities, the points of its surface
+// that keep it out of walls, and its motion over one substep (gravity, the
+// water's impulses measured from the particles' side, contacts with planes
+// and with the other obstacles). Host code in double precision: a body is a
+// handful of numbers, integrated between the substeps that the backends run.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/config.h"
+#include "core/sdf_grid.h"
+
+namespace pbf {
+
+// What a body weighs and how it turns: its mass [kg] (> 0), its centre of
+// mass in its own frame [m] and its inertia tensor about that centre in its
+// own axes [kg m^2] (row-major, symmetric positive definite).
+struct RigidMass {
+  double mass;
+  double centre[3];
+  double inertia[9];
+};
+
+// Where a body is: a unit quaternion (x, y, z, w) and the translation of its
+// frame's origin [m].
+struct RigidPose {
+  double q[4];
+  double t[3];
+};
+
+// The most surface points a body keeps for its contacts.
+constexpr size_t kMaxHullPoints = 8192;
+
+struct RigidBody {
+  RigidMass mass;
+  double inverse_inertia[9];   // about the centre, body axes
+  double velocity[3];          // of the centre of mass, world axes [m/s]
+  double angular_velocity[3];  // world axes [rad/s]
+  std::vector<Vec3> hull;      // points on its surface, in its own frame [m]
+  float contact_slop;          // how near a surface a hull point counts as touching [m]
+};
+
+// A body of mass properties `m` at rest, its hull taken from its field: the
+// grid nodes inside the solid next to one outside, set onto the surface
+// (every k-th of them, when there are more than kMaxHullPoints). Throws
+// Error(InvalidArgument) when the field holds no surface or the inertia is
+// not positive definite.
+RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field);
+
+// A solid a body must stay out of: a field placed at a pose (the obstacle's
+// at the end of the substep).
+struct RigidContactSolid {
+  const SdfGridView* field;
+  RigidTransform pose;
+};
+
+// What a body bumps into: planes (n . x + offset >= 0 is inside) and solids,
+// and the Coulomb friction of those contacts.
+struct RigidSurroundings {
+  const Plane* planes;
+  uint32_t plane_count;
+  const RigidContactSolid* solids;
+  uint32_t solid_count;
+  double friction;
+};
+
+// A substep of a body, h seconds, in two halves around the water's part:
+// rigid_advance() moves it with its velocities, and where its hull then lies
+// inside a plane or a solid, out along the deepest contact's normal (its
+// velocities untouched: rigid_respond() takes out their part into the
+// contact). Then the water runs the substep around it.
+void rigid_advance(RigidBody& body, RigidPose& pose, double h, const RigidSurroundings& around);
+
+// The second half: gravity over h, the water's impulse [N s] (world axes)
+// and its moment about the world's origin [N m s], the gyroscopic term,
+// then the contacts where `pose` (the substep's end) touches the
+// surroundings: inelastic impulses, sequential over the touching hull
+// points, with Coulomb friction.
+void rigid_respond(RigidBody& body, const RigidPose& pose, Vec3 gravity, double h, const double impulse[3],
+                   const double moment[3], const RigidSurroundings& around);
+
+// The body's centre of mass in the world at `pose` [m].
+void rigid_centre(const RigidBody& body, const RigidPose& pose, double out[3]);
+
+// The float placement the stages use.
+RigidTransform rigid_transform(const RigidPose& pose);
+
+}  // namespace pbf
