@@ -329,6 +329,9 @@ pbf_status fail(const char* function, pbf_status status, const std::string& mess
 using namespace pbf;
 using namespace pbf::capi;
 
+static_assert(PBF_MAX_BODY_SPEED == kMaxBodySpeed && PBF_MAX_BODY_SPIN == kMaxBodySpin,
+              "the documented limits are the ones enforced");
+
 extern "C" {
 
 const char* pbf_last_error(void) { return t_last_error.c_str(); }
@@ -732,14 +735,16 @@ pbf_status pbf_solver_set_obstacle_velocity(pbf_solver* solver, uint32_t index, 
     require_obstacle_index(solver, index);
     Vec3 l, a;
     solver->impl.obstacle_velocity(index, l, a);
-    if (linear) {
-      require_vec3_finite(linear, "linear");
-      l = Vec3{linear[0], linear[1], linear[2]};
-    }
-    if (angular) {
-      require_vec3_finite(angular, "angular");
-      a = Vec3{angular[0], angular[1], angular[2]};
-    }
+    const auto read = [](const float* in, const char* name, double most, const char* unit) {
+      require_vec3_finite(in, name);
+      const double size = std::sqrt(double(in[0]) * in[0] + double(in[1]) * in[1] + double(in[2]) * in[2]);
+      if (size > most)
+        reject(PBF_ERROR_INVALID_ARGUMENT, std::string(name) + " is " + describe(size) + " " + unit +
+                                               ", more than the " + describe(most) + " a dynamic body reaches");
+      return Vec3{in[0], in[1], in[2]};
+    };
+    if (linear) l = read(linear, "linear", kMaxBodySpeed, "m/s");
+    if (angular) a = read(angular, "angular", kMaxBodySpin, "rad/s");
     solver->impl.set_obstacle_velocity(index, l, a);
   });
 }

@@ -692,10 +692,18 @@ PBF_API pbf_status pbf_solver_set_obstacle_dynamic(pbf_solver* solver, uint32_t 
 /**
  * Sets the velocity of dynamic obstacle `index`'s centre of mass [m/s] from
  * linear[3] and its angular velocity [rad/s] from angular[3], both in world
- * axes and finite; NULL keeps that part. PBF_ERROR_INVALID_ARGUMENT for a
+ * axes and finite; NULL keeps that part. A dynamic body moves at most
+ * PBF_MAX_BODY_SPEED and turns at most PBF_MAX_BODY_SPIN (faster values are
+ * refused here, and the step never makes it faster), so that its pose stays
+ * finite whatever its mass. PBF_ERROR_INVALID_ARGUMENT for a
  * kinematic obstacle (its motion is what pbf_solver_set_obstacle_pose()
  * gives it) or an `index` that names no obstacle.
  */
+/** The fastest a dynamic body moves [m/s]. */
+#define PBF_MAX_BODY_SPEED 1000.0f
+/** The fastest a dynamic body turns [rad/s]. */
+#define PBF_MAX_BODY_SPIN 1000.0f
+
 PBF_API pbf_status pbf_solver_set_obstacle_velocity(pbf_solver* solver, uint32_t index, const float linear[3],
                                                     const float angular[3]);
 

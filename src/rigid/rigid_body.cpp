@@ -164,6 +164,9 @@ RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field) {
   const size_t stride = (points.size() + kMaxHullPoints - 1) / kMaxHullPoints;
   for (size_t k = 0; k < points.size(); k += stride) b.hull.push_back(points[k]);
   b.contact_slop = 0.05f * field.cell;
+  b.sweep_step = 2.0 * field.cell;
+  b.reach = 0.0;
+  for (const Vec3& p : b.hull) b.reach = std::max(b.reach, std::sqrt(dot(load(p) - load(m.centre), load(p) - load(m.centre))));
   return b;
 }
 
@@ -178,36 +181,45 @@ Vec3 hull_point(const RigidBody& b, const double r[9], D3 c, Vec3 local) {
 }  // namespace
 
 void rigid_advance(RigidBody& b, RigidPose& pose, double h, const RigidSurroundings& around) {
+  const D3 v = load(b.velocity), w = load(b.angular_velocity);
   double r[9];
   rotation(pose.q, r);
-  const D3 v = load(b.velocity), w = load(b.angular_velocity);
-  D3 c = centre_of(b, r, pose) + v * h;
-  // q' = q + h/2 (w, 0) q, normalised.
-  const double* q = pose.q;
-  const double dq[4] = {w.x * q[3] + w.y * q[2] - w.z * q[1], -w.x * q[2] + w.y * q[3] + w.z * q[0],
-                        w.x * q[1] - w.y * q[0] + w.z * q[3], -w.x * q[0] - w.y * q[1] - w.z * q[2]};
-  double norm = 0.0;
-  for (int k = 0; k < 4; ++k) {
-    pose.q[k] += 0.5 * h * dq[k];
-    norm += pose.q[k] * pose.q[k];
-  }
-  norm = std::sqrt(norm);
-  for (double& x : pose.q) x /= norm;
-  rotation(pose.q, r);
-  // Out of the walls: along the deepest contact's normal, a few times for corners.
-  for (int pass = 0; pass < 4; ++pass) {
-    double deepest = 0.0;
-    D3 normal{0, 0, 0};
-    for (const Vec3& local : b.hull) {
-      D3 n;
-      const double d = penetration(around, hull_point(b, r, c, local), n);
-      if (d > deepest) {
-        deepest = d;
-        normal = n;
-      }
+  D3 c = centre_of(b, r, pose);
+  // In pieces no longer than the sweep step (translation plus the hull's
+  // reach turned), so that a fast body meets a wall or a thin obstacle
+  // before it could pass it.
+  const double travel = std::sqrt(dot(v, v)) * h + std::sqrt(dot(w, w)) * h * b.reach;
+  const int pieces = int(std::min(std::ceil(travel / b.sweep_step), double(kMaxSweepPieces)));
+  const double dt = h / std::max(pieces, 1);
+  for (int piece = 0; piece < std::max(pieces, 1); ++piece) {
+    c = c + v * dt;
+    // q' = q + dt/2 (w, 0) q, normalised.
+    const double* q = pose.q;
+    const double dq[4] = {w.x * q[3] + w.y * q[2] - w.z * q[1], -w.x * q[2] + w.y * q[3] + w.z * q[0],
+                          w.x * q[1] - w.y * q[0] + w.z * q[3], -w.x * q[0] - w.y * q[1] - w.z * q[2]};
+    double norm = 0.0;
+    for (int k = 0; k < 4; ++k) {
+      pose.q[k] += 0.5 * dt * dq[k];
+      norm += pose.q[k] * pose.q[k];
     }
-    if (deepest <= 0.0) break;
-    c = c + normal * deepest;
+    norm = std::sqrt(norm);
+    for (double& x : pose.q) x /= norm;
+    rotation(pose.q, r);
+    // Out of the walls: along the deepest contact's normal, a few times for corners.
+    for (int pass = 0; pass < 4; ++pass) {
+      double deepest = 0.0;
+      D3 normal{0, 0, 0};
+      for (const Vec3& local : b.hull) {
+        D3 n;
+        const double d = penetration(around, hull_point(b, r, c, local), n);
+        if (d > deepest) {
+          deepest = d;
+          normal = n;
+        }
+      }
+      if (deepest <= 0.0) break;
+      c = c + normal * deepest;
+    }
   }
   store(c - mul(r, load(b.mass.centre)), pose.t);
 }
@@ -261,8 +273,12 @@ void rigid_respond(RigidBody& b, const RigidPose& pose, Vec3 gravity, double h, 
       }
     }
   }
-  store(v, b.velocity);
-  store(w, b.angular_velocity);
+  const auto limit = [](D3 x, double most) {
+    const double size = std::sqrt(dot(x, x));
+    return size > most ? x * (most / size) : x;
+  };
+  store(limit(v, kMaxBodySpeed), b.velocity);
+  store(limit(w, kMaxBodySpin), b.angular_velocity);
 }
 
 }  // namespace pbf

@@ -33,6 +33,16 @@ struct RigidPose {
 // The most surface points a body keeps for its contacts.
 constexpr size_t kMaxHullPoints = 8192;
 
+// The fastest a body moves [m/s] and turns [rad/s]: faster velocities are
+// refused, and the water or the contacts never make it faster (as PhysX
+// limits its bodies' velocities), so that its pose stays finite whatever
+// its mass and inertia.
+constexpr double kMaxBodySpeed = 1000.0;
+constexpr double kMaxBodySpin = 1000.0;
+
+// The most pieces a substep's motion is swept in (rigid_advance()).
+constexpr int kMaxSweepPieces = 64;
+
 struct RigidBody {
   RigidMass mass;
   double inverse_inertia[9];   // about the centre, body axes
@@ -40,6 +50,8 @@ struct RigidBody {
   double angular_velocity[3];  // world axes [rad/s]
   std::vector<Vec3> hull;      // points on its surface, in its own frame [m]
   float contact_slop;          // how near a surface a hull point counts as touching [m]
+  double sweep_step;           // the longest piece of a substep's motion, 2 cells of its field [m]
+  double reach;                // the farthest hull point from the centre of mass [m]
 };
 
 // A body of mass properties `m` at rest, its hull taken from its field: the

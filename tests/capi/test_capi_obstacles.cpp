@@ -183,3 +183,123 @@ TEST_F(CApiObstacles, ANewPoseTakesEffectOverTheNextStep) {
 }
 
 }  // namespace
+
+namespace {
+
+// A unit-ish body: 1 kg, centre at its origin, inertia of a 0.1 m cube.
+constexpr float kMass = 1.0f;
+constexpr float kCentre[3] = {0.0f, 0.0f, 0.0f};
+constexpr float kInertia[9] = {0.00167f, 0, 0, 0, 0.00167f, 0, 0, 0, 0.00167f};
+
+TEST_F(CApiObstacles, PoseIsReadBackAndANewPoseShowsAfterTheStep) {
+  const float at[3] = {0.5f, 0.5f, 0.5f};
+  ASSERT_EQ(add(sphere_, nullptr, at), PBF_OK) << pbf_last_error();
+  float q[4], t[3];
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(solver_.get(), 0, q, t), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(q[3], 1.0f);
+  EXPECT_EQ(t[1], 0.5f);
+  const float there[3] = {0.5f, 0.6f, 0.5f};
+  ASSERT_EQ(pbf_solver_set_obstacle_pose(solver_.get(), 0, nullptr, there), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(solver_.get(), 0, nullptr, t), PBF_OK);
+  EXPECT_EQ(t[1], 0.5f) << "still where it was until the step";
+  ASSERT_EQ(pbf_solver_step(solver_.get(), 1.0f / 60.0f, 2), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(solver_.get(), 0, nullptr, t), PBF_OK);
+  EXPECT_EQ(t[1], 0.6f);
+  expect_refused(pbf_solver_get_obstacle_pose(solver_.get(), 1, q, t), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_get_obstacle_pose", "index");
+  expect_refused(pbf_solver_get_obstacle_pose(nullptr, 0, q, t), PBF_ERROR_NULL_POINTER,
+                 "pbf_solver_get_obstacle_pose", "solver");
+}
+
+TEST_F(CApiObstacles, BadMassPropertiesAreRefusedAndTheObstacleStaysKinematic) {
+  const float at[3] = {0.5f, 0.5f, 0.5f};
+  ASSERT_EQ(add(sphere_, nullptr, at), PBF_OK) << pbf_last_error();
+  pbf_solver* s = solver_.get();
+  const char* f = "pbf_solver_set_obstacle_dynamic";
+  expect_refused(pbf_solver_set_obstacle_dynamic(s, 0, -1.0f, kCentre, kInertia), PBF_ERROR_INVALID_ARGUMENT, f, "mass");
+  expect_refused(pbf_solver_set_obstacle_dynamic(s, 0, kNaN, kCentre, kInertia), PBF_ERROR_INVALID_ARGUMENT, f, "mass");
+  expect_refused(pbf_solver_set_obstacle_dynamic(s, 0, kMass, nullptr, kInertia), PBF_ERROR_NULL_POINTER, f, "centre");
+  expect_refused(pbf_solver_set_obstacle_dynamic(s, 0, kMass, kCentre, nullptr), PBF_ERROR_NULL_POINTER, f, "inertia");
+  const float far[3] = {kNaN, 0, 0};
+  expect_refused(pbf_solver_set_obstacle_dynamic(s, 0, kMass, far, kInertia), PBF_ERROR_INVALID_ARGUMENT, f, "centre");
+  float inertia[9];
+  std::copy(kInertia, kInertia + 9, inertia);
+  inertia[1] = 0.001f;  // not symmetric
+  expect_refused(pbf_solver_set_obstacle_dynamic(s, 0, kMass, kCentre, inertia), PBF_ERROR_INVALID_ARGUMENT, f,
+                 "symmetric");
+  std::copy(kInertia, kInertia + 9, inertia);
+  inertia[8] = -0.001f;  // not positive definite
+  expect_refused(pbf_solver_set_obstacle_dynamic(s, 0, kMass, kCentre, inertia), PBF_ERROR_INVALID_ARGUMENT, f,
+                 "positive definite");
+  inertia[8] = std::numeric_limits<float>::infinity();
+  expect_refused(pbf_solver_set_obstacle_dynamic(s, 0, kMass, kCentre, inertia), PBF_ERROR_INVALID_ARGUMENT, f,
+                 "inertia[8]");
+  expect_refused(pbf_solver_set_obstacle_dynamic(s, 1, kMass, kCentre, kInertia), PBF_ERROR_INVALID_ARGUMENT, f,
+                 "index");
+  // Still kinematic: velocities are refused, and a step leaves it where it is.
+  float v[3];
+  expect_refused(pbf_solver_get_obstacle_velocity(s, 0, v, nullptr), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_get_obstacle_velocity", "kinematic");
+  expect_refused(pbf_solver_set_obstacle_velocity(s, 0, v, nullptr), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_set_obstacle_velocity", "kinematic");
+  ASSERT_EQ(pbf_solver_step(s, 1.0f / 60.0f, 2), PBF_OK);
+  float t[3];
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(s, 0, nullptr, t), PBF_OK);
+  EXPECT_EQ(t[1], 0.5f);
+}
+
+TEST_F(CApiObstacles, ADynamicObstacleFallsAndMassZeroHoldsItWhereItIs) {
+  const float at[3] = {0.5f, 0.5f, 0.5f};
+  ASSERT_EQ(add(sphere_, nullptr, at), PBF_OK) << pbf_last_error();
+  pbf_solver* s = solver_.get();
+  ASSERT_EQ(pbf_solver_set_obstacle_dynamic(s, 0, kMass, kCentre, kInertia), PBF_OK) << pbf_last_error();
+  float v[3] = {1, 1, 1}, w[3] = {1, 1, 1};
+  ASSERT_EQ(pbf_solver_get_obstacle_velocity(s, 0, v, w), PBF_OK) << pbf_last_error();
+  for (int a = 0; a < 3; ++a) EXPECT_EQ(v[a], 0.0f) << "at rest when made dynamic";
+  // Free fall, without water: v = g t after 0.1 s.
+  for (int frame = 0; frame < 6; ++frame) ASSERT_EQ(pbf_solver_step(s, 1.0f / 60.0f, 4), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_obstacle_velocity(s, 0, v, w), PBF_OK);
+  EXPECT_NEAR(v[1], -9.81f * 0.1f, 1e-4f);
+  float t[3];
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(s, 0, nullptr, t), PBF_OK);
+  // Semi-implicit Euler over 24 substeps of h: the drop is g h^2 (1 + ... + 24).
+  const double h = 1.0 / 240.0;
+  EXPECT_NEAR(t[1], 0.5 - 9.81 * h * h * 24 * 23 / 2.0, 1e-5);
+  // A set pose moves it at once and keeps its velocities.
+  const float up[3] = {0.5f, 0.7f, 0.5f};
+  ASSERT_EQ(pbf_solver_set_obstacle_pose(s, 0, nullptr, up), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(s, 0, nullptr, t), PBF_OK);
+  EXPECT_EQ(t[1], 0.7f);
+  float still[3];
+  ASSERT_EQ(pbf_solver_get_obstacle_velocity(s, 0, still, nullptr), PBF_OK);
+  EXPECT_EQ(still[1], v[1]);
+  // Velocities set, NULL keeping the angular part; non-finite ones refused.
+  const float sideways[3] = {0.5f, 0.0f, 0.0f};
+  ASSERT_EQ(pbf_solver_set_obstacle_velocity(s, 0, sideways, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_get_obstacle_velocity(s, 0, v, nullptr), PBF_OK);
+  EXPECT_EQ(v[0], 0.5f);
+  const float bad[3] = {0.0f, kNaN, 0.0f};
+  expect_refused(pbf_solver_set_obstacle_velocity(s, 0, nullptr, bad), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_set_obstacle_velocity", "angular");
+  // Kinematic again: it stays where it is.
+  ASSERT_EQ(pbf_solver_set_obstacle_dynamic(s, 0, 0.0f, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_step(s, 1.0f / 60.0f, 4), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(s, 0, nullptr, t), PBF_OK);
+  EXPECT_EQ(t[1], 0.7f);
+}
+
+TEST(CApiDynamicObstacles, ProjectiveFluidsRefusesThemByName) {
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.method = PBF_METHOD_PROJECTIVE;
+  SolverPtr s = pbf_test::make_solver(d);
+  pbf_sdf* box = nullptr;
+  const float half[3] = {0.05f, 0.05f, 0.05f}, at[3] = {0.5f, 0.5f, 0.5f};
+  ASSERT_EQ(pbf_sdf_box(half, 0.01f, &box), PBF_OK);
+  ASSERT_EQ(pbf_solver_add_obstacle(s.get(), box, nullptr, at, nullptr), PBF_OK);
+  pbf_sdf_destroy(box);
+  expect_refused(pbf_solver_set_obstacle_dynamic(s.get(), 0, kMass, kCentre, kInertia), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_set_obstacle_dynamic", "Projective Fluids");
+}
+
+}  // namespace

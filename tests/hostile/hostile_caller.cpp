@@ -862,6 +862,8 @@ class Caller {
   void call_planes(Slot* s);
   void call_obstacle_sdf(Slot* s);
   void call_obstacle_pose(Slot* s);
+  // A dynamic body's calls: mass properties, velocities, pose and velocity readback.
+  void call_obstacle_body(Slot* s, uint32_t index);
   void call_boundary(Slot* s);
   void call_step(Slot* s);
   void call_files(Slot* s);
@@ -1403,12 +1405,67 @@ void Caller::call_obstacle_pose(Slot* s) {
     return;
   }
   uint32_t index = obstacles > 0 && rng_.chance(0.8) ? uint32_t(rng_.below(obstacles)) : poison_u32(rng_);
+  if (rng_.chance(0.4)) {
+    call_obstacle_body(s, index);
+    return;
+  }
   float q[4], t[3];
   const float* rot = random_rotation(q);
   const float* tr = random_translation(s, t);
   Check c = begin("pbf_solver_set_obstacle_pose", s,
                   name(s) + ", " + std::to_string(index) + ", " + fmt4(rot) + ", " + fmt3(tr));
   end(c, pbf_solver_set_obstacle_pose(h, index, rot, tr));
+}
+
+void Caller::call_obstacle_body(Slot* s, uint32_t index) {
+  pbf_solver* h = s ? s->solver : nullptr;
+  const float odd[] = {0.0f, -1.0f, 1e-30f, 1e30f, FLT_MAX, std::numeric_limits<float>::quiet_NaN(),
+                       std::numeric_limits<float>::infinity(), kDenormal};
+  const auto any = [&](float usual) { return rng_.chance(0.7) ? usual : odd[rng_.below(8)]; };
+  switch (rng_.below(4)) {
+    case 0: {
+      // Mass properties, mostly plausible (a 0.1 m body of 100 .. 3000 kg/m^3), sometimes poisoned or kinematic.
+      const float mass = rng_.chance(0.15) ? 0.0f : any(rng_.pick<float>({0.1f, 1.0f, 3.0f}));
+      float centre[3], inertia[9] = {};
+      for (float& c : centre) c = any(0.0f);
+      for (int a = 0; a < 3; ++a) inertia[4 * a] = any(mass > 0.0f ? mass * 0.00167f : 0.001f);
+      if (rng_.chance(0.2)) inertia[rng_.below(9)] = any(0.0005f);
+      Check c = begin("pbf_solver_set_obstacle_dynamic", s,
+                      name(s) + ", " + std::to_string(index) + ", " + fmt(mass) + ", " + fmt3(centre));
+      end(c, pbf_solver_set_obstacle_dynamic(h, index, mass, rng_.chance(0.05) ? nullptr : centre,
+                                             rng_.chance(0.05) ? nullptr : inertia));
+      break;
+    }
+    case 1: {
+      float v[3], w[3];
+      for (float& x : v) x = any(rng_.pick<float>({0.0f, 1.0f, -5.0f, 999.0f}));
+      for (float& x : w) x = any(rng_.pick<float>({0.0f, 3.0f, -20.0f}));
+      Check c = begin("pbf_solver_set_obstacle_velocity", s,
+                      name(s) + ", " + std::to_string(index) + ", " + fmt3(v) + ", " + fmt3(w));
+      end(c, pbf_solver_set_obstacle_velocity(h, index, rng_.chance(0.2) ? nullptr : v,
+                                              rng_.chance(0.2) ? nullptr : w));
+      break;
+    }
+    case 2: {
+      float v[3] = {0, 0, 0}, w[3] = {0, 0, 0};
+      Check c = begin("pbf_solver_get_obstacle_velocity", s, name(s) + ", " + std::to_string(index));
+      const pbf_status st = pbf_solver_get_obstacle_velocity(h, index, v, rng_.chance(0.2) ? nullptr : w);
+      end(c, st);
+      const double speed = std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]);
+      if (st == PBF_OK && !(speed <= PBF_MAX_BODY_SPEED * 1.0001))
+        failure("body-too-fast:pbf_solver_get_obstacle_velocity", fmt3(v));
+      break;
+    }
+    default: {
+      float q[4] = {0, 0, 0, 0}, t[3] = {0, 0, 0};
+      Check c = begin("pbf_solver_get_obstacle_pose", s, name(s) + ", " + std::to_string(index));
+      const pbf_status st = pbf_solver_get_obstacle_pose(h, index, rng_.chance(0.2) ? nullptr : q, t);
+      end(c, st);
+      for (int a = 0; st == PBF_OK && a < 3; ++a)
+        if (!std::isfinite(t[a])) failure("not-finite-output:pbf_solver_get_obstacle_pose", fmt3(t));
+      break;
+    }
+  }
 }
 
 void Caller::call_boundary(Slot* s) {
