@@ -71,6 +71,10 @@
 %unignore pbf_solver_set_obstacle_pose;
 %unignore pbf_solver_get_obstacle_count;
 %unignore pbf_solver_get_obstacle_force;
+%unignore pbf_solver_get_obstacle_pose;
+%unignore pbf_solver_set_obstacle_dynamic;
+%unignore pbf_solver_set_obstacle_velocity;
+%unignore pbf_solver_get_obstacle_velocity;
 %unignore pbf_solver_clear_obstacles;
 %unignore pbf_solver_add_boundary_particles;
 %unignore pbf_solver_add_domain_boundary_particles;

@@ -439,6 +439,63 @@ public sealed class Solver : IDisposable {
     PbfException.Check(PbfNative.pbf_solver_get_obstacle_force(Live(), (uint)index, force, torque));
   }
 
+  /// <summary>
+  /// Where obstacle <paramref name="index"/> is now (after the last step, or where it was placed): a
+  /// dynamic body's pose is where the water, gravity and the walls have taken it.
+  /// </summary>
+  /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
+  /// <param name="rotation">Receives the quaternion x, y, z, w (4 floats), or null.</param>
+  /// <param name="translation">Receives the position [m] (3 floats), or null.</param>
+  /// <exception cref="PbfException">InvalidArgument for an unknown index.</exception>
+  public void GetObstaclePose(int index, float[] rotation, float[] translation) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    Pose(rotation, translation);
+    PbfException.Check(PbfNative.pbf_solver_get_obstacle_pose(Live(), (uint)index, rotation, translation));
+  }
+
+  /// <summary>
+  /// Makes obstacle <paramref name="index"/> a dynamic body of <paramref name="mass"/> [kg], its centre
+  /// of mass at <paramref name="centre"/> in its own frame [m] and its inertia tensor about that centre
+  /// <paramref name="inertia"/> [kg m^2] (9 floats, row-major; <see cref="SignedDistanceField.MassProperties"/>
+  /// gives all three). From then on gravity, the water and contacts with the walls, planes and kinematic
+  /// obstacles move it every substep. It starts at rest where it is. Mass 0 makes it kinematic again
+  /// (centre and inertia may then be null). PBF only.
+  /// </summary>
+  /// <exception cref="PbfException">InvalidArgument for a bad index or mass properties, or Projective Fluids.</exception>
+  public void SetObstacleDynamic(int index, float mass, float[] centre, float[] inertia) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    if (mass != 0.0f) {
+      SolverDesc.Vec3(centre, "centre");
+      if (inertia == null) throw new ArgumentNullException("inertia");
+      if (inertia.Length != 9) throw new ArgumentException("inertia must hold 9 floats, not " + inertia.Length, "inertia");
+    }
+    PbfException.Check(PbfNative.pbf_solver_set_obstacle_dynamic(Live(), (uint)index, mass, centre, inertia));
+  }
+
+  /// <summary>
+  /// Sets dynamic obstacle <paramref name="index"/>'s velocity [m/s] (of its centre of mass) and angular
+  /// velocity [rad/s], world axes; null keeps that part.
+  /// </summary>
+  /// <exception cref="PbfException">InvalidArgument for a kinematic obstacle, an unknown index or a bad value.</exception>
+  public void SetObstacleVelocity(int index, float[] linear, float[] angular = null) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    if (linear != null) SolverDesc.Vec3(linear, "linear");
+    if (angular != null) SolverDesc.Vec3(angular, "angular");
+    PbfException.Check(PbfNative.pbf_solver_set_obstacle_velocity(Live(), (uint)index, linear, angular));
+  }
+
+  /// <summary>
+  /// Dynamic obstacle <paramref name="index"/>'s velocity [m/s] (of its centre of mass) and angular
+  /// velocity [rad/s], world axes, into the arrays given (3 floats each, or null).
+  /// </summary>
+  /// <exception cref="PbfException">InvalidArgument for a kinematic obstacle or an unknown index.</exception>
+  public void GetObstacleVelocity(int index, float[] linear, float[] angular = null) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    if (linear != null) SolverDesc.Vec3(linear, "linear");
+    if (angular != null) SolverDesc.Vec3(angular, "angular");
+    PbfException.Check(PbfNative.pbf_solver_get_obstacle_velocity(Live(), (uint)index, linear, angular));
+  }
+
   /// <summary>Removes every obstacle and the boundary particles attached to them.</summary>
   public void ClearObstacles() { PbfException.Check(PbfNative.pbf_solver_clear_obstacles(Live())); }
 

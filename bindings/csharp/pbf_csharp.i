@@ -190,10 +190,11 @@ PBF_STRUCT_REF(pbf_surface_params, NativeSurfaceParams)
   const float* positions, const float* velocities,
   const float lo[3], const float hi[3], const float velocity[3], const float normal[3],
   const float* values, const float origin[3], const float rotation[4], const float translation[3],
-  const float scale[3], const float half_extents[3], const float point[3]
+  const float scale[3], const float half_extents[3], const float point[3],
+  const float centre[3], const float inertia[9], const float linear[3], const float angular[3]
 };
 %apply float OUTPUT[] { float* out, float origin[3], float out_force[3], float out_torque[3], float out_centre[3],
-  float out_inertia[9] };
+  float out_inertia[9], float out_rotation[4], float out_translation[3], float out_linear[3], float out_angular[3] };
 %apply unsigned int INPUT[] { const uint32_t* indices, const uint32_t dims[3] };
 %apply unsigned int OUTPUT[] { uint32_t dims[3], uint32_t* out };
 

@@ -230,6 +230,10 @@ PBF_JAVA_VEC3(translation)
 PBF_JAVA_VEC3(scale)
 PBF_JAVA_VEC3(half_extents)
 PBF_JAVA_VEC3(point)
+PBF_JAVA_VEC3(centre)
+PBF_JAVA_VEC3(linear)
+PBF_JAVA_VEC3(angular)
+PBF_JAVA_VECN(float, inertia, 9, jfloatArray, float, jfloat, GetFloatArrayRegion)
 PBF_JAVA_VECN(float, rotation, 4, jfloatArray, float, jfloat, GetFloatArrayRegion)
 PBF_JAVA_VECN(uint32_t, dims, 3, jintArray, int, jint, GetIntArrayRegion)
 
@@ -266,6 +270,10 @@ PBF_JAVA_OUT_VECN(float, out_force, 3, jfloatArray, float, jfloat, SetFloatArray
 PBF_JAVA_OUT_VECN(float, out_torque, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
 PBF_JAVA_OUT_VECN(float, out_centre, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
 PBF_JAVA_OUT_VECN(float, out_inertia, 9, jfloatArray, float, jfloat, SetFloatArrayRegion)
+PBF_JAVA_OUT_VECN(float, out_rotation, 4, jfloatArray, float, jfloat, SetFloatArrayRegion)
+PBF_JAVA_OUT_VECN(float, out_translation, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
+PBF_JAVA_OUT_VECN(float, out_linear, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
+PBF_JAVA_OUT_VECN(float, out_angular, 3, jfloatArray, float, jfloat, SetFloatArrayRegion)
 PBF_JAVA_OUT_VECN(uint32_t, dims, 3, jintArray, int, jint, SetIntArrayRegion)
 
 %rename("%s") pbf_solver_destroy;

@@ -603,6 +603,88 @@ public final class Solver implements AutoCloseable {
     }
   }
 
+  /**
+   * Where an obstacle is now (after the last step, or where it was placed): a dynamic body's pose is
+   * where the water, gravity and the walls have taken it.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @param rotation receives the quaternion x, y, z, w (4 floats), or null
+   * @param translation receives the position [m], 3 floats, or null
+   * @throws PbfException INVALID_ARGUMENT for an unknown index
+   */
+  public void getObstaclePose(int index, float[] rotation, float[] translation) {
+    Checks.count(index, "index");
+    Checks.pose(rotation, translation);
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_obstacle_pose(live(), index, rotation, translation));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Makes an obstacle a dynamic body: gravity, the water and contacts with the walls, planes and
+   * kinematic obstacles move it every substep. It starts at rest where it is. PBF only.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @param mass its mass [kg], or 0 to make it kinematic again (centre and inertia may then be null)
+   * @param centre its centre of mass in its own frame [m], 3 floats
+   * @param inertia its inertia tensor about that centre [kg m^2], 9 floats, row-major
+   *     ({@link SignedDistanceField#massProperties} gives all three)
+   * @throws PbfException INVALID_ARGUMENT for a bad index or mass properties, or Projective Fluids
+   */
+  public void setObstacleDynamic(int index, float mass, float[] centre, float[] inertia) {
+    Checks.count(index, "index");
+    if (mass != 0.0f) {
+      Checks.vec3(centre, "centre");
+      Checks.nonNull(inertia, "inertia");
+      if (inertia.length != 9) throw new IllegalArgumentException("inertia must hold 9 floats, not " + inertia.length);
+    }
+    try {
+      PbfException.check(PbfNative.pbf_solver_set_obstacle_dynamic(live(), index, mass, centre, inertia));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Sets a dynamic obstacle's velocity (of its centre of mass) and angular velocity, world axes.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @param linear [m/s], 3 floats, or null to keep it
+   * @param angular [rad/s], 3 floats, or null to keep it
+   * @throws PbfException INVALID_ARGUMENT for a kinematic obstacle, an unknown index or a bad value
+   */
+  public void setObstacleVelocity(int index, float[] linear, float[] angular) {
+    Checks.count(index, "index");
+    if (linear != null) Checks.vec3(linear, "linear");
+    if (angular != null) Checks.vec3(angular, "angular");
+    try {
+      PbfException.check(PbfNative.pbf_solver_set_obstacle_velocity(live(), index, linear, angular));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * A dynamic obstacle's velocity (of its centre of mass) and angular velocity, world axes.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @param linear receives [m/s], 3 floats, or null
+   * @param angular receives [rad/s], 3 floats, or null
+   * @throws PbfException INVALID_ARGUMENT for a kinematic obstacle or an unknown index
+   */
+  public void getObstacleVelocity(int index, float[] linear, float[] angular) {
+    Checks.count(index, "index");
+    if (linear != null) Checks.vec3(linear, "linear");
+    if (angular != null) Checks.vec3(angular, "angular");
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_obstacle_velocity(live(), index, linear, angular));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
   /** Removes every obstacle and the boundary particles attached to them. */
   public void clearObstacles() {
     try {

@@ -89,6 +89,36 @@ public sealed class ObstacleTests {
   }
 
   [Test]
+  public void ABallOfHalfTheWatersDensityDroppedIntoWaterFloats() {
+    using (Solver solver = DamBreak())
+    using (SignedDistanceField ball = SignedDistanceField.Sphere(0.1f, 0.02f)) {
+      solver.FillBox(new[] { 0f, 0f, 0f }, new[] { 1f, 0.3f, 1f });
+      int index = solver.AddObstacle(ball, null, new[] { 0.5f, 0.6f, 0.5f });
+      solver.AddObstacleBoundaryParticles(index);
+      var velocity = new float[3];
+      Expect.Status(Status.InvalidArgument, "pbf_solver_get_obstacle_velocity",
+                    () => solver.GetObstacleVelocity(index, velocity));
+      var centre = new float[3];
+      var inertia = new float[9];
+      float mass = ball.MassProperties(500f, centre, inertia);
+      solver.SetObstacleDynamic(index, mass, centre, inertia);
+      for (int frame = 0; frame < 120; ++frame) solver.Step(1f / 60f, 4);
+      var at = new float[3];
+      solver.GetObstaclePose(index, null, at);
+      solver.GetObstacleVelocity(index, velocity);
+      // It fell from 0.6 m onto water 0.3 m deep and floats there, its centre near the surface.
+      Expect.True(at[1] > 0.2f && at[1] < 0.4f, "the ball floats with its centre at " + at[1] + " m");
+      double speed = Math.Sqrt(velocity[0] * velocity[0] + velocity[1] * velocity[1] + velocity[2] * velocity[2]);
+      Expect.True(speed < 0.2, "nearly still: " + speed + " m/s");
+      Expect.Throws<ArgumentException>(() => solver.SetObstacleDynamic(index, mass, centre, new float[3]),
+                                       "an inertia of 3 floats");
+      solver.SetObstacleDynamic(index, 0f, null, null);
+      Expect.Status(Status.InvalidArgument, "pbf_solver_set_obstacle_velocity",
+                    () => solver.SetObstacleVelocity(index, velocity));
+    }
+  }
+
+  [Test]
   public void SampledFieldsAreObstaclesToo() {
     using (Solver solver = DamBreak())
     using (SignedDistanceField ball = SignedDistanceField.Sphere(Radius, 0.02f)) {

@@ -104,6 +104,35 @@ class ObstacleTest {
   }
 
   @Test
+  void aBallOfHalfTheWatersDensityDroppedIntoWaterFloats() {
+    try (Solver solver = damBreak(Method.PBF);
+        SignedDistanceField ball = SignedDistanceField.sphere(0.1f, 0.02f)) {
+      solver.fillBox(new float[] {0f, 0f, 0f}, new float[] {1f, 0.3f, 1f});
+      int index = solver.addObstacle(ball, null, new float[] {0.5f, 0.6f, 0.5f});
+      solver.addObstacleBoundaryParticles(index);
+      float[] velocity = new float[3];
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_get_obstacle_velocity",
+          () -> solver.getObstacleVelocity(index, velocity, null));
+      float[] centre = new float[3];
+      float[] inertia = new float[9];
+      float mass = ball.massProperties(500f, centre, inertia);
+      solver.setObstacleDynamic(index, mass, centre, inertia);
+      for (int frame = 0; frame < 120; ++frame) solver.step(1f / 60f, 4);
+      float[] at = new float[3];
+      solver.getObstaclePose(index, null, at);
+      solver.getObstacleVelocity(index, velocity, null);
+      // It fell from 0.6 m onto water 0.3 m deep and floats there, its centre near the surface.
+      assertTrue(at[1] > 0.2f && at[1] < 0.4f, "the ball floats with its centre at " + at[1] + " m");
+      double speed = Math.sqrt(velocity[0] * velocity[0] + velocity[1] * velocity[1] + velocity[2] * velocity[2]);
+      assertTrue(speed < 0.2, "nearly still: " + speed + " m/s");
+      assertThrows(IllegalArgumentException.class, () -> solver.setObstacleDynamic(index, mass, centre, new float[3]));
+      solver.setObstacleDynamic(index, 0f, null, null);
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_set_obstacle_velocity",
+          () -> solver.setObstacleVelocity(index, velocity, null));
+    }
+  }
+
+  @Test
   void sampledFieldsAreObstaclesToo() {
     try (Solver solver = damBreak(Method.PBF);
         SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.02f)) {
