@@ -51,6 +51,7 @@ struct Options {
   std::string resume;      // load the state from here before the first frame
   std::string stats;       // CSV of per-frame statistics
   std::string forces;      // CSV of the forces on the obstacles, per frame
+  std::string bodies;      // CSV of the dynamic obstacles' poses and velocities, per frame
   int start_frame = 0;     // number of the frame a resumed run starts from
 };
 
@@ -189,6 +190,9 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
   if (!scene.output.forces.empty())
     std::printf("forces on obstacles: %zu rows in %s%s\n", runner.forces_rows(), scene.output.forces.c_str(),
                 runner.forces_rows() == 0 ? " (the scene has no obstacles)" : "");
+  if (!scene.output.bodies.empty())
+    std::printf("dynamic bodies: %zu rows in %s%s\n", runner.bodies_rows(), scene.output.bodies.c_str(),
+                runner.bodies_rows() == 0 ? " (the scene has no dynamic obstacles)" : "");
   if (!o.checkpoint.empty()) {
     runner.save_checkpoint(o.checkpoint);
     std::printf("state saved to '%s'; go on with --resume %s --start-frame %d\n", o.checkpoint.c_str(),
@@ -311,6 +315,9 @@ int main(int argc, char** argv) {
   app.add_option("--forces", o.forces,
                  "write the force and torque the water exerts on each obstacle, a CSV row per obstacle per frame, "
                  "to this file (overrides output.forces; PBF only)");
+  app.add_option("--bodies", o.bodies,
+                 "write the pose and velocity of each dynamic obstacle (one with a \"density\"), a CSV row per "
+                 "body per frame, to this file (overrides output.bodies)");
   app.add_option("--checkpoint", o.checkpoint, "save the complete state to this file after the last frame");
   app.add_option("--resume", o.resume, "start from a state saved with --checkpoint (same scene and --spacing)");
   app.add_option("--start-frame", o.start_frame, "number of the first frame of a resumed run")
@@ -360,6 +367,12 @@ int main(int argc, char** argv) {
     if (app.count("--every")) scene.output.every = o.every;
     if (app.count("--stats")) scene.output.stats = o.stats;
     if (app.count("--forces")) scene.output.forces = o.forces;
+    if (app.count("--bodies")) scene.output.bodies = o.bodies;
+    const bool dynamic = std::any_of(scene.obstacles.begin(), scene.obstacles.end(),
+                                     [](const pbf_sim::ObstacleSpec& ob) { return ob.density > 0.0f; });
+    if (dynamic && !o.resume.empty())
+      throw std::runtime_error("--resume: the scene has dynamic obstacles, whose poses and velocities checkpoints do "
+                               "not hold; run it from its start");
     if (!scene.output.forces.empty() && scene.method == PBF_METHOD_PROJECTIVE)
       throw std::runtime_error(
           "--forces (output.forces): Projective Fluids does not measure the forces on obstacles; use --method pbf");

@@ -396,7 +396,8 @@ void read_pose(const Reader& r, const json& j, const std::string& path, Pose& po
 }
 
 ObstacleSpec read_obstacle(const Reader& r, const json& j, const std::string& path, const std::string& base_dir) {
-  r.object(j, path, {"box", "sphere", "mesh", "position", "rotation", "path", "cell", "boundary_particles"});
+  r.object(j, path, {"box", "sphere", "mesh", "position", "rotation", "path", "cell", "boundary_particles", "density",
+                     "velocity", "angular_velocity"});
   const char* shapes[3] = {"box", "sphere", "mesh"};
   int given = 0;
   for (const char* k : shapes) given += r.find(j, k) ? 1 : 0;
@@ -447,6 +448,18 @@ ObstacleSpec read_obstacle(const Reader& r, const json& j, const std::string& pa
       o.path.push_back(key);
     }
     o.pose = o.path.front().pose;
+  }
+  if (const json* v = r.find(j, "density")) {
+    o.density = r.positive(*v, join(path, "density"));
+    if (!o.path.empty())
+      r.fail(join(path, "density"), "a dynamic body moves with the water; it cannot follow a \"path\" too");
+  }
+  for (const char* k : {"velocity", "angular_velocity"}) {
+    const json* v = r.find(j, k);
+    if (!v) continue;
+    if (o.density == 0.0f)
+      r.fail(join(path, k), "applies to a dynamic body only: give its \"density\" [kg/m^3]");
+    (std::string(k) == "velocity" ? o.velocity : o.angular_velocity) = r.vec3(*v, join(path, k));
   }
   return o;
 }
@@ -604,8 +617,13 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
     }
 
   if (const json* list = r.list(root, "", "obstacles"))
-    for (size_t i = 0; i < list->size(); ++i)
+    for (size_t i = 0; i < list->size(); ++i) {
       s.obstacles.push_back(read_obstacle(r, (*list)[i], at_index("obstacles", i), base_dir));
+      if (s.obstacles.back().density > 0.0f && s.method == PBF_METHOD_PROJECTIVE)
+        r.fail(join(at_index("obstacles", i), "density"),
+               "Projective Fluids does not measure the forces on obstacles, so they cannot be dynamic; use \"pbf\" "
+               "as the method");
+    }
 
   if (const json* list = r.list(root, "", "emitters"))
     for (size_t i = 0; i < list->size(); ++i)
@@ -623,7 +641,8 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
 
   if (const json* o = r.find(root, "output")) {
     r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "surface_anisotropy", "surface_format", "png",
-                            "contact_sheet", "image", "image_style", "camera", "speed_max", "stats", "forces"});
+                            "contact_sheet", "image", "image_style", "camera", "speed_max", "stats", "forces",
+                            "bodies"});
     if (const json* v = r.find(*o, "dir")) {
       s.output.dir = r.text(*v, "output.dir");
       if (s.output.dir.empty()) r.fail("output.dir", "expected a folder name, got \"\"");
@@ -678,6 +697,10 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
     if (const json* v = r.find(*o, "stats")) {
       s.output.stats = r.text(*v, "output.stats");
       if (s.output.stats.empty()) r.fail("output.stats", "expected a file name, got \"\"");
+    }
+    if (const json* v = r.find(*o, "bodies")) {
+      s.output.bodies = r.text(*v, "output.bodies");
+      if (s.output.bodies.empty()) r.fail("output.bodies", "expected a file name, got \"\"");
     }
     if (const json* v = r.find(*o, "forces")) {
       s.output.forces = r.text(*v, "output.forces");

@@ -72,6 +72,9 @@ struct ObstacleSpec {
   std::vector<PoseKey> path;            ///< its motion; empty: static
   float cell = 0.0f;                    ///< the field's grid cell [m]; 0 = half the particle spacing
   bool boundary_particles = false;      ///< sample its surface with boundary particles (attached to it when it moves)
+  float density = 0.0f;                 ///< > 0: a dynamic body of this uniform density [kg/m^3]; 0: kinematic
+  Vec3 velocity{0.0f, 0.0f, 0.0f};      ///< a dynamic body's initial velocity [m/s]
+  Vec3 angular_velocity{0.0f, 0.0f, 0.0f};  ///< a dynamic body's initial angular velocity [rad/s]
 };
 
 /** A collision plane {x : dot(normal, x) + offset = 0}; fluid stays on the positive side. */
@@ -133,6 +136,7 @@ struct OutputSpec {
   float speed_max = 0.0f;       ///< particles style: speed drawn white [m/s]; 0 = one scale fixed at the run's first picture
   std::string stats;            ///< CSV of statistics, one row per frame, relative to the working directory; "" = none
   std::string forces;           ///< CSV of the forces on the obstacles, a row per obstacle per frame (PBF only); "" = none
+  std::string bodies;           ///< CSV of the dynamic obstacles' poses and velocities, a row per body per frame; "" = none
 };
 
 /** Everything a run needs, in SI units. */

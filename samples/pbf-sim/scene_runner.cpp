@@ -138,6 +138,7 @@ pbf_surface* SceneRunner::surface() {
 
 void SceneRunner::add_obstacles(double t) {
   check(pbf_solver_clear_obstacles(solver_), "");
+  dynamic_obstacles_.clear();
   for (size_t i = 0; i < scene_.obstacles.size(); ++i) {
     const ObstacleSpec& o = scene_.obstacles[i];
     const std::string key = scene_.source + ": " + block_key("obstacles", i);
@@ -167,12 +168,22 @@ void SceneRunner::add_obstacles(double t) {
     // them alone); a moving one's are attached to it, so they go with it when the obstacles are cleared
     // and come back with it here. So are a static one's when the forces are written: only attached
     // samples count in an obstacle's force.
-    if (o.boundary_particles && (!o.path.empty() || !scene_.output.forces.empty())) {
+    const bool dynamic = o.density > 0.0f;
+    if (o.boundary_particles && (!o.path.empty() || dynamic || !scene_.output.forces.empty())) {
       check(pbf_solver_add_obstacle_boundary_particles(solver_, index, nullptr), key + ".boundary_particles");
     } else if (o.boundary_particles && !obstacle_samples_added_) {
       check(pbf_solver_add_sdf_boundary_particles(solver_, obstacle_fields_[i], pose.rotation.data(),
                                                   pose.position.data(), nullptr),
             key + ".boundary_particles");
+    }
+    if (dynamic) {
+      // A body of uniform density: its mass properties from its field, thrown with its velocities.
+      float mass = 0.0f, centre[3], inertia[9];
+      check(pbf_sdf_mass_properties(obstacle_fields_[i], o.density, &mass, centre, inertia), key + ".density");
+      check(pbf_solver_set_obstacle_dynamic(solver_, index, mass, centre, inertia), key + ".density");
+      check(pbf_solver_set_obstacle_velocity(solver_, index, o.velocity.data(), o.angular_velocity.data()),
+            key + ".velocity");
+      dynamic_obstacles_.push_back(index);
     }
   }
   obstacle_samples_added_ = true;
@@ -181,7 +192,10 @@ void SceneRunner::add_obstacles(double t) {
 std::vector<SurfaceMesh> SceneRunner::obstacle_surfaces(double t) const {
   std::vector<SurfaceMesh> out;
   for (size_t i = 0; i < obstacle_meshes_.size(); ++i) {
-    const Pose pose = obstacle_pose(scene_.obstacles[i], t);
+    Pose pose = obstacle_pose(scene_.obstacles[i], t);
+    if (scene_.obstacles[i].density > 0.0f)  // a dynamic body is where the water has taken it
+      check(pbf_solver_get_obstacle_pose(solver_, static_cast<uint32_t>(i), pose.rotation.data(), pose.position.data()),
+            "");
     SurfaceMesh m = obstacle_meshes_[i];
     for (size_t v = 0; v < m.vertex_count(); ++v) {
       const Vec3 p = rotate(pose.rotation, {m.vertices[3 * v], m.vertices[3 * v + 1], m.vertices[3 * v + 2]});
@@ -618,8 +632,14 @@ bool SceneRunner::write_stats() {
   try {
     // The first frame of this run was reached by no step of it.
     if (!scene_.output.forces.empty()) {
-      if (!forces_file_) forces_file_ = std::make_unique<ForcesWriter>(scene_.output.forces);
-      forces_file_->write(frame_, time(), solver_, frame_ != first_frame_);
+      if (!forces_file_)
+        forces_file_ = std::make_unique<ObstacleTableWriter>(ObstacleTableWriter::Table::Forces, scene_.output.forces);
+      forces_file_->write(frame_, time(), solver_, frame_ != first_frame_, dynamic_obstacles_);
+    }
+    if (!scene_.output.bodies.empty()) {
+      if (!bodies_file_)
+        bodies_file_ = std::make_unique<ObstacleTableWriter>(ObstacleTableWriter::Table::Bodies, scene_.output.bodies);
+      bodies_file_->write(frame_, time(), solver_, frame_ != first_frame_, dynamic_obstacles_);
     }
     if (scene_.output.stats.empty()) return false;
     if (!stats_file_) stats_file_ = std::make_unique<StatsWriter>(scene_.output.stats);

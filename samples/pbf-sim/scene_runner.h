@@ -131,8 +131,9 @@ class SceneRunner {
    * With output.stats, appends the current frame's row to that CSV
    * (StatsWriter), creating the file with its header at the first call; the
    * row of the run's first frame has no step statistics. With output.forces,
-   * likewise a row per obstacle to that CSV (ForcesWriter). Otherwise
-   * nothing. Returns whether a statistics row was written.
+   * likewise a row per obstacle to that CSV, and with output.bodies a row per
+   * dynamic obstacle (ObstacleTableWriter). Otherwise nothing. Returns
+   * whether a statistics row was written.
    */
   bool write_stats();
 
@@ -143,6 +144,8 @@ class SceneRunner {
   size_t stats_rows() const { return stats_file_ ? stats_file_->rows() : 0; }
   /** Obstacle force rows written so far (0 without output.forces). */
   size_t forces_rows() const { return forces_file_ ? forces_file_->rows() : 0; }
+  /** Dynamic body rows written so far (0 without output.bodies). */
+  size_t bodies_rows() const { return bodies_file_ ? bodies_file_->rows() : 0; }
 
   /** The path of the current frame's file with extension `ext` ("ply", "vtp"). */
   std::string frame_path(const std::string& ext) const;
@@ -212,7 +215,9 @@ class SceneRunner {
   bool obstacle_samples_added_ = false;  // static obstacles' boundary particles are in the solver
   std::unique_ptr<FrameRenderer> renderer_;  // created at the first picture
   std::unique_ptr<StatsWriter> stats_file_;  // created at the first row
-  std::unique_ptr<ForcesWriter> forces_file_;  // created at the first row
+  std::unique_ptr<ObstacleTableWriter> forces_file_;  // created at the first row
+  std::unique_ptr<ObstacleTableWriter> bodies_file_;  // created at the first row
+  std::vector<uint32_t> dynamic_obstacles_;           // the indices of the scene's dynamic obstacles
   std::vector<std::string> png_paths_;       // pictures written, for the contact sheet
   float picture_speed_scale_ = 0.0f;         // the speed drawn white, fixed at the run's first picture (speed_scale())
   // Scratch arrays reused every frame.

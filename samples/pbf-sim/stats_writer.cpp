@@ -1,7 +1,8 @@
-// stats_writer.cpp - the per-frame statistics and obstacle forces CSVs, through the C API only.
+// stats_writer.cpp - the per-frame statistics, obstacle forces and body poses CSVs, through the C API only.
 #include "stats_writer.h"
 
 #include <cerrno>
+#include <cstdarg>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -84,30 +85,52 @@ void StatsWriter::write(int frame, double time, const pbf_solver* solver, const 
   ++rows_;
 }
 
-const std::vector<std::string>& ForcesWriter::columns() {
-  static const std::vector<std::string> names = {"frame",     "time_s",    "obstacle",  "force_x_N", "force_y_N",
-                                                 "force_z_N", "torque_x_Nm", "torque_y_Nm", "torque_z_Nm"};
-  return names;
+const std::vector<std::string>& ObstacleTableWriter::columns(Table table) {
+  static const std::vector<std::string> forces = {"frame",     "time_s",      "obstacle",    "force_x_N", "force_y_N",
+                                                  "force_z_N", "torque_x_Nm", "torque_y_Nm", "torque_z_Nm"};
+  static const std::vector<std::string> bodies = {
+      "frame",      "time_s",     "obstacle",   "x_m",        "y_m",        "z_m",           "qx",
+      "qy",         "qz",         "qw",         "vx_m_s",     "vy_m_s",     "vz_m_s",        "wx_rad_s",
+      "wy_rad_s",   "wz_rad_s"};
+  return table == Table::Forces ? forces : bodies;
 }
 
-ForcesWriter::ForcesWriter(const std::string& path) : path_(path), file_(open_csv(path, columns(), "forces")) {}
+ObstacleTableWriter::ObstacleTableWriter(Table table, const std::string& path)
+    : table_(table), path_(path), file_(open_csv(path, columns(table), table == Table::Forces ? "forces" : "bodies")) {}
 
-ForcesWriter::~ForcesWriter() {
+ObstacleTableWriter::~ObstacleTableWriter() {
   if (file_) std::fclose(file_);
 }
 
-void ForcesWriter::write(int frame, double time, const pbf_solver* solver, bool stepped) {
-  uint32_t count = 0;
-  check(pbf_solver_get_obstacle_count(solver, &count), path_);
-  for (uint32_t k = 0; k < count; ++k) {
-    float f[3] = {0.0f, 0.0f, 0.0f}, t[3] = {0.0f, 0.0f, 0.0f};
-    if (stepped) check(pbf_solver_get_obstacle_force(solver, k, f, t), path_);
-    if (std::fprintf(file_, "%d,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", frame, time, k, f[0], f[1], f[2], t[0], t[1],
-                     t[2]) < 0)
-      throw std::runtime_error(path_ + ": cannot write the forces file");
-    ++rows_;
+void ObstacleTableWriter::row(const char* format, ...) {
+  std::va_list args;
+  va_start(args, format);
+  const int written = std::vfprintf(file_, format, args);
+  va_end(args);
+  if (written < 0) throw std::runtime_error(path_ + ": cannot write the file: " + std::strerror(errno));
+  ++rows_;
+}
+
+void ObstacleTableWriter::write(int frame, double time, const pbf_solver* solver, bool stepped,
+                                const std::vector<uint32_t>& dynamic) {
+  if (table_ == Table::Forces) {
+    uint32_t count = 0;
+    check(pbf_solver_get_obstacle_count(solver, &count), path_);
+    for (uint32_t k = 0; k < count; ++k) {
+      float f[3] = {0.0f, 0.0f, 0.0f}, t[3] = {0.0f, 0.0f, 0.0f};
+      if (stepped) check(pbf_solver_get_obstacle_force(solver, k, f, t), path_);
+      row("%d,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", frame, time, k, f[0], f[1], f[2], t[0], t[1], t[2]);
+    }
+  } else {
+    for (uint32_t k : dynamic) {
+      float q[4], x[3], v[3], w[3];
+      check(pbf_solver_get_obstacle_pose(solver, k, q, x), path_);
+      check(pbf_solver_get_obstacle_velocity(solver, k, v, w), path_);
+      row("%d,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", frame, time, k, x[0], x[1],
+          x[2], q[0], q[1], q[2], q[3], v[0], v[1], v[2], w[0], w[1], w[2]);
+    }
   }
-  if (std::fflush(file_) != 0) throw std::runtime_error(path_ + ": cannot write the forces file");
+  if (std::fflush(file_) != 0) throw std::runtime_error(path_ + ": cannot write the file: " + std::strerror(errno));
 }
 
 }  // namespace pbf_sim

@@ -1,11 +1,13 @@
 // stats_writer.h - one CSV row of statistics per frame (pbf-sim --stats), for
-// plotting density error, energy and phase times over a run, and the forces
-// on the obstacles, a row per obstacle per frame (pbf-sim --forces).
+// plotting density error, energy and phase times over a run; the forces on
+// the obstacles and the poses of the dynamic ones, a row per obstacle per
+// frame (pbf-sim --forces, --bodies).
 #ifndef PBF_SIM_STATS_WRITER_H
 #define PBF_SIM_STATS_WRITER_H
 
 #include <pbf/pbf.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -52,35 +54,42 @@ class StatsWriter {
 };
 
 /**
- * Writes a header row, then one row per obstacle per call of write(): frame,
- * time [s], the obstacle's index (in the scene's order), and the force [N]
- * and torque [N m] about its origin that the water exerted on it during the
- * step that led to the frame (pbf_solver_get_obstacle_force; zero in the
- * run's first frame). Rows are flushed as they are written.
+ * A table of the obstacles, a row per obstacle per frame, flushed as it is
+ * written. Forces: frame, time [s], the obstacle's index (in the scene's
+ * order), and the force [N] and torque [N m] about its origin that the water
+ * exerted on it during the step that led to the frame
+ * (pbf_solver_get_obstacle_force; zero in the run's first frame). Bodies:
+ * for each dynamic obstacle, frame, time, index, its position [m] and
+ * rotation (quaternion x, y, z, w) (pbf_solver_get_obstacle_pose), and its
+ * velocity [m/s] and angular velocity [rad/s] (pbf_solver_get_obstacle_velocity).
  */
-class ForcesWriter {
+class ObstacleTableWriter {
  public:
+  enum class Table { Forces, Bodies };
   /** Creates (truncates) `path`; throws std::runtime_error naming the path when it cannot. */
-  explicit ForcesWriter(const std::string& path);
+  ObstacleTableWriter(Table table, const std::string& path);
   /** Closes the file. */
-  ~ForcesWriter();
-  ForcesWriter(const ForcesWriter&) = delete;
-  ForcesWriter& operator=(const ForcesWriter&) = delete;
+  ~ObstacleTableWriter();
+  ObstacleTableWriter(const ObstacleTableWriter&) = delete;
+  ObstacleTableWriter& operator=(const ObstacleTableWriter&) = delete;
 
-  /** The column names, in order, as the header row lists them. */
-  static const std::vector<std::string>& columns();
+  /** The column names of `table`, in order, as the header row lists them. */
+  static const std::vector<std::string>& columns(Table table);
 
   /**
-   * Appends the rows of `frame` at `time` [s], one per obstacle of `solver`;
-   * `stepped` false (the run's first frame) writes zeros. Throws
-   * std::runtime_error on a failed pbf call or write.
+   * Appends the rows of `frame` at `time` [s]: one per obstacle of `solver`
+   * (forces; `stepped` false, the run's first frame, writes zeros), or one
+   * per obstacle of `dynamic` (bodies). Throws std::runtime_error on a failed
+   * pbf call or write.
    */
-  void write(int frame, double time, const pbf_solver* solver, bool stepped);
+  void write(int frame, double time, const pbf_solver* solver, bool stepped, const std::vector<uint32_t>& dynamic);
 
   /** Rows written so far, the header not counted. */
   size_t rows() const { return rows_; }
 
  private:
+  void row(const char* format, ...);
+  Table table_;
   std::string path_;
   std::FILE* file_ = nullptr;
   size_t rows_ = 0;

@@ -56,7 +56,7 @@ TEST(ForcesCsv, AFloorObstacleCarriesTheWaterFromTheFirstStepOn) {
   EXPECT_EQ(runner.forces_rows(), size_t(kFrames + 1)) << "one obstacle, frames 0 .. 45";
   const std::vector<std::vector<std::string>> rows = read_rows(path);
   ASSERT_EQ(rows.size(), size_t(kFrames + 2));
-  EXPECT_EQ(rows[0], pbf_sim::ForcesWriter::columns());
+  EXPECT_EQ(rows[0], pbf_sim::ObstacleTableWriter::columns(pbf_sim::ObstacleTableWriter::Table::Forces));
   for (size_t k = 1; k < rows.size(); ++k) {
     ASSERT_EQ(rows[k].size(), rows[0].size()) << "row " << k;
     EXPECT_EQ(std::stoi(rows[k][0]), int(k - 1)) << "frame";
