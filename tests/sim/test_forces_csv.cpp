@@ -1,10 +1,14 @@
-// pbf-sim --forces: the CSV of the forces on the obstacles has its header and
-// a row per obstacle per frame from frame 0 (zero there, as no step reached
-// it); a floor obstacle carries the weight of the water resting on it; and
-// Projective Fluids, which does not measure the forces, is refused by name.
+// pbf-sim --forces and --bodies: the CSV of the forces on the obstacles has
+// its header and a row per obstacle per frame from frame 0 (zero there, as no
+// step reached it); a floor obstacle carries the weight of the water resting
+// on it; Projective Fluids, which does not measure the forces, is refused by
+// name. The CSV of the dynamic bodies has a row per body per frame: a ball
+// thrown down falls with gravity from its thrown speed and is stopped by the
+// water.
 #include <gtest/gtest.h>
 #include <pbf/pbf.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -82,6 +86,50 @@ TEST(ForcesCsv, ProjectiveFluidsIsRefusedByName) {
     EXPECT_NE(std::string(e.what()).find("output.forces"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("Projective Fluids"), std::string::npos) << e.what();
   }
+}
+
+// A ball of 600 kg/m^3 thrown down at 1 m/s from 0.3 m above water 0.2 m deep, beside a kinematic
+// box (which the bodies file leaves out), 1/30 s frames of 2 substeps, CPU.
+TEST(BodiesCsv, AThrownBallFallsAndTheWaterStopsIt) {
+  constexpr int kFrames = 30;
+  pbf_sim::Scene scene = pbf_sim::parse_scene(R"({
+    "domain": {"min": [0, 0, 0], "max": [0.5, 0.8, 0.5]}, "backend": "cpu", "spacing": 0.04, "boundary_particles": true,
+    "time": {"fps": 30, "frames": 30, "substeps": 2},
+    "obstacles": [{"box": {"half_extents": [0.05, 0.05, 0.05]}, "position": [0.1, 0.6, 0.1]},
+                  {"sphere": {"radius": 0.08}, "position": [0.25, 0.5, 0.25], "density": 600,
+                   "velocity": [0, -1, 0], "angular_velocity": [0, 2, 0], "boundary_particles": true}],
+    "fluid": [{"box": {"min": [0, 0, 0], "max": [0.5, 0.2, 0.5]}}],
+    "output": {"ply": false}})",
+                                              "bodies.json");
+  const std::string path = sim_test::fresh_dir() + "/bodies.csv";
+  scene.output.bodies = path;
+  pbf_sim::SceneRunner runner(std::move(scene));
+  runner.write_stats();
+  for (int k = 0; k < kFrames; ++k) {
+    runner.advance();
+    runner.write_stats();
+  }
+  EXPECT_EQ(runner.bodies_rows(), size_t(kFrames + 1)) << "one dynamic body, frames 0 .. 30";
+  const std::vector<std::vector<std::string>> rows = read_rows(path);
+  ASSERT_EQ(rows.size(), size_t(kFrames + 2));
+  EXPECT_EQ(rows[0], pbf_sim::ObstacleTableWriter::columns(pbf_sim::ObstacleTableWriter::Table::Bodies));
+  for (size_t k = 1; k < rows.size(); ++k) {
+    ASSERT_EQ(rows[k].size(), rows[0].size()) << "row " << k;
+    EXPECT_EQ(rows[k][2], "1") << "the ball's index, not the kinematic box's";
+  }
+  const auto y = [&](int frame) { return std::stod(rows[frame + 1][4]); };
+  const auto vy = [&](int frame) { return std::stod(rows[frame + 1][11]); };
+  EXPECT_EQ(y(0), 0.5);
+  EXPECT_EQ(vy(0), -1.0) << "thrown down";
+  EXPECT_EQ(std::stod(rows[1][14]), 2.0) << "spinning about y";
+  // Free fall before it meets the water (its bottom reaches the surface at 0.1 m below).
+  EXPECT_NEAR(vy(2), -1.0 - 9.81 * 2.0 / 30.0, 1e-3);
+  EXPECT_LT(y(2), 0.5 - 2.0 / 30.0);
+  // Then the water stops it: it neither reaches the floor nor keeps falling.
+  double lowest = 1.0;
+  for (int f = 0; f <= kFrames; ++f) lowest = std::min(lowest, y(f));
+  EXPECT_GT(lowest, 0.08 + 0.01) << "never on the floor";
+  EXPECT_GT(vy(kFrames), -0.2) << "no longer falling";
 }
 
 }  // namespace

@@ -179,6 +179,20 @@ INSTANTIATE_TEST_SUITE_P(
              "scene.json: output.surface_format: expected \"ply\", \"obj\" or \"both\", got \"stl\""},
         Case{"surface formats as a list", scene_with(R"("output": {"surface_format": ["ply", "obj"]})"),
              "scene.json: output.surface_format: expected a string, got an array of 2 elements"},
+        // Dynamic bodies.
+        Case{"dynamic body on a path",
+             scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "density": 500,
+                                           "path": [{"time": 0, "position": [0.5, 0.5, 0.5]}]}])"),
+             "scene.json: obstacles[0].density: a dynamic body moves with the water; it cannot follow a \"path\" too"},
+        Case{"velocity of a kinematic obstacle",
+             scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "velocity": [1, 0, 0]}])"),
+             "scene.json: obstacles[0].velocity: applies to a dynamic body only: give its \"density\" [kg/m^3]"},
+        Case{"zero density", scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "density": 0}])"),
+             "scene.json: obstacles[0].density: expected a number > 0, got 0"},
+        Case{"dynamic body with Projective Fluids",
+             scene_with(R"("method": "projective", "obstacles": [{"sphere": {"radius": 0.1}, "density": 500}])"),
+             "scene.json: obstacles[0].density: Projective Fluids does not measure the forces on obstacles, so they "
+             "cannot be dynamic; use \"pbf\" as the method"},
         // Not JSON at all.
         Case{"missing comma", "{\"domain\": {\"min\": [0, 0, 0] \"max\": [1, 1, 1]}}",
              "scene.json: domain.min: parse error at line 1, column", true}),
