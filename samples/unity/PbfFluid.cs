@@ -53,6 +53,9 @@ public sealed class PbfFluid : MonoBehaviour {
   [Tooltip("When the obstacle carries a non-kinematic Rigidbody, the water pushes it: each step's force and torque on the sphere go to the Rigidbody.")]
   public bool obstacleFeelsWater = true;
 
+  [Tooltip("When > 0 [kg/m^3], the plugin moves the obstacle itself as a dynamic body of this density (it floats, sinks, is carried by the water) and the transform follows it; a Rigidbody on it is then ignored.")]
+  public float obstacleDensity = 0.0f;
+
   [Tooltip("Draw the liquid's surface (a mesh the plugin builds each frame) instead of the particles.")]
   public bool drawSurface = false;
 
@@ -103,11 +106,18 @@ public sealed class PbfFluid : MonoBehaviour {
       using (SignedDistanceField ball = SignedDistanceField.Sphere(obstacleRadius, 0.5f * particleSpacing)) {
         ObstaclePose();
         obstacleIndex = solver.AddObstacle(ball, obstacleRotation, obstacleTranslation);
+        // Boundary particles on the sphere give the water beside it its full density, and the force on it
+        // its full measure (only those attached to an obstacle count in its force).
+        solver.AddObstacleBoundaryParticles(obstacleIndex);
+        if (obstacleDensity > 0.0f) {
+          // The plugin moves it: mass, centre and inertia of a ball of that density, at rest where it is.
+          var centre = new float[3];
+          var inertia = new float[9];
+          float mass = ball.MassProperties(obstacleDensity, centre, inertia);
+          solver.SetObstacleDynamic(obstacleIndex, mass, centre, inertia);
+        }
       }
-      // Boundary particles on the sphere give the water beside it its full density, and the force on it its
-      // full measure (only those attached to an obstacle count in its force).
-      solver.AddObstacleBoundaryParticles(obstacleIndex);
-      obstacleBody = obstacle.GetComponent<Rigidbody>();
+      obstacleBody = obstacleDensity > 0.0f ? null : obstacle.GetComponent<Rigidbody>();
     }
     int count = solver.FillBox(new[] { 0.0f, 0.0f, 0.0f }, new[] { blockSize.x, blockSize.y, blockSize.z });
     positionsBuffer = new GraphicsBuffer(GraphicsBuffer.Target.Structured, Mathf.Max(3 * count, 3), sizeof(float));
@@ -222,9 +232,20 @@ public sealed class PbfFluid : MonoBehaviour {
     obstacleBody.AddTorque(torque);
   }
 
-  /// <summary>Tells the solver where the obstacle is to be at the end of the coming step.</summary>
+  /// <summary>
+  /// Tells the solver where the obstacle is to be at the end of the coming step; a dynamic one (obstacleDensity
+  /// > 0) goes the other way: the transform is put where the water has taken the body.
+  /// </summary>
   private void MoveObstacle() {
     if (obstacleIndex < 0 || obstacle == null) return;
+    if (obstacleDensity > 0.0f) {
+      solver.GetObstaclePose(obstacleIndex, obstacleRotation, obstacleTranslation);
+      obstacle.position = transform.TransformPoint(new Vector3(obstacleTranslation[0], obstacleTranslation[1],
+                                                               obstacleTranslation[2]));
+      obstacle.rotation = transform.rotation * new Quaternion(obstacleRotation[0], obstacleRotation[1],
+                                                              obstacleRotation[2], obstacleRotation[3]);
+      return;
+    }
     ObstaclePose();
     solver.SetObstaclePose(obstacleIndex, obstacleRotation, obstacleTranslation);
   }

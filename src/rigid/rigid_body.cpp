@@ -75,16 +75,6 @@ D3 centre_of(const RigidBody& b, const double r[9], const RigidPose& pose) {
   return mul(r, load(b.mass.centre)) + load(pose.t);
 }
 
-// One touching hull point: where it is relative to the centre, the
-// contact's normal (out of the surface), and the impulses taken so far.
-struct Contact {
-  D3 arm;
-  D3 normal;
-  double pushed = 0.0;
-  double rubbed[2] = {0.0, 0.0};
-  D3 tangent[2];
-};
-
 // How deep a world point lies in the surroundings (> 0 inside) and the
 // normal out of them there; -inf where no surface is near.
 double penetration(const RigidSurroundings& s, Vec3 p, D3& normal) {
@@ -100,8 +90,14 @@ double penetration(const RigidSurroundings& s, Vec3 p, D3& normal) {
   }
   for (uint32_t k = 0; k < s.solid_count; ++k) {
     const RigidContactSolid& solid = s.solids[k];
+    // Outside the field's grid the solid is farther than the grid's margin: no contact.
+    const SdfGridView& f = *solid.field;
+    const Vec3 q = to_local(solid.pose, p);
+    if (q.x < f.origin.x || q.y < f.origin.y || q.z < f.origin.z || q.x > f.origin.x + float(f.nx - 1) * f.cell ||
+        q.y > f.origin.y + float(f.ny - 1) * f.cell || q.z > f.origin.z + float(f.nz - 1) * f.cell)
+      continue;
     Vec3 g;
-    const double depth = -double(sdf_sample(*solid.field, to_local(solid.pose, p), &g));
+    const double depth = -double(sdf_sample(f, q, &g));
     const double g2 = double(length_squared(g));
     if (depth > deepest && g2 > 0.0) {
       deepest = depth;
@@ -126,12 +122,6 @@ void tangents(D3 n, D3 out[2]) {
 RigidTransform rigid_transform(const RigidPose& pose) {
   const float q[4] = {float(pose.q[0]), float(pose.q[1]), float(pose.q[2]), float(pose.q[3])};
   return rigid_transform(q, Vec3{float(pose.t[0]), float(pose.t[1]), float(pose.t[2])});
-}
-
-void rigid_centre(const RigidBody& body, const RigidPose& pose, double out[3]) {
-  double r[9];
-  rotation(pose.q, r);
-  store(centre_of(body, r, pose), out);
 }
 
 RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field) {
@@ -163,6 +153,7 @@ RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field) {
     throw Error(Status::InvalidArgument, "obstacle: its field holds no surface (no sample inside next to one outside)");
   const size_t stride = (points.size() + kMaxHullPoints - 1) / kMaxHullPoints;
   for (size_t k = 0; k < points.size(); k += stride) b.hull.push_back(points[k]);
+  b.contacts.reserve(b.hull.size());
   b.contact_slop = 0.05f * field.cell;
   b.sweep_step = 2.0 * field.cell;
   b.reach = 0.0;
@@ -239,15 +230,19 @@ void rigid_respond(RigidBody& b, const RigidPose& pose, Vec3 gravity, double h, 
   w = w - apply_inverse_inertia(b, r, cross(w, iw)) * h;
   // Contacts: inelastic impulses at the touching points (sequential impulses
   // with accumulated, clamped magnitudes), Coulomb friction.
-  std::vector<Contact> contacts;
+  std::vector<RigidContact>& contacts = b.contacts;  // room reserved: a step allocates nothing
+  contacts.clear();
   for (const Vec3& local : b.hull) {
     D3 n;
     const Vec3 p = hull_point(b, r, c, local);
     if (penetration(around, p, n) < -double(b.contact_slop)) continue;
-    Contact k;
-    k.arm = load(p) - c;
-    k.normal = n;
-    tangents(n, k.tangent);
+    RigidContact k{};
+    store(load(p) - c, k.arm);
+    store(n, k.normal);
+    D3 t[2];
+    tangents(n, t);
+    store(t[0], k.tangent[0]);
+    store(t[1], k.tangent[1]);
     contacts.push_back(k);
   }
   const auto effective = [&](D3 arm, D3 dir) {
@@ -258,17 +253,19 @@ void rigid_respond(RigidBody& b, const RigidPose& pose, Vec3 gravity, double h, 
     w = w + apply_inverse_inertia(b, r, cross(arm, push));
   };
   for (int sweep = 0; sweep < 8 && !contacts.empty(); ++sweep) {
-    for (Contact& k : contacts) {
-      const double vn = dot(v + cross(w, k.arm), k.normal);
-      const double pushed = std::max(k.pushed - vn / effective(k.arm, k.normal), 0.0);
-      apply(k.arm, k.normal * (pushed - k.pushed));
+    for (RigidContact& k : contacts) {
+      const D3 arm = load(k.arm), normal = load(k.normal);
+      const double vn = dot(v + cross(w, arm), normal);
+      const double pushed = std::max(k.pushed - vn / effective(arm, normal), 0.0);
+      apply(arm, normal * (pushed - k.pushed));
       k.pushed = pushed;
       if (around.friction <= 0.0) continue;
       for (int t = 0; t < 2; ++t) {
-        const double vt = dot(v + cross(w, k.arm), k.tangent[t]);
+        const D3 tangent = load(k.tangent[t]);
+        const double vt = dot(v + cross(w, arm), tangent);
         const double limit = around.friction * k.pushed;
-        const double rubbed = std::clamp(k.rubbed[t] - vt / effective(k.arm, k.tangent[t]), -limit, limit);
-        apply(k.arm, k.tangent[t] * (rubbed - k.rubbed[t]));
+        const double rubbed = std::clamp(k.rubbed[t] - vt / effective(arm, tangent), -limit, limit);
+        apply(arm, tangent * (rubbed - k.rubbed[t]));
         k.rubbed[t] = rubbed;
       }
     }

@@ -43,6 +43,16 @@ constexpr double kMaxBodySpin = 1000.0;
 // The most pieces a substep's motion is swept in (rigid_advance()).
 constexpr int kMaxSweepPieces = 64;
 
+// One touching hull point in a contact solve: where it is from the centre,
+// the normal out of the surface, two tangents, and the impulses so far.
+struct RigidContact {
+  double arm[3];
+  double normal[3];
+  double tangent[2][3];
+  double pushed;
+  double rubbed[2];
+};
+
 struct RigidBody {
   RigidMass mass;
   double inverse_inertia[9];   // about the centre, body axes
@@ -52,6 +62,7 @@ struct RigidBody {
   float contact_slop;          // how near a surface a hull point counts as touching [m]
   double sweep_step;           // the longest piece of a substep's motion, 2 cells of its field [m]
   double reach;                // the farthest hull point from the centre of mass [m]
+  std::vector<RigidContact> contacts;  // scratch of rigid_respond(), room for every hull point
 };
 
 // A body of mass properties `m` at rest, its hull taken from its field: the
@@ -92,9 +103,6 @@ void rigid_advance(RigidBody& body, RigidPose& pose, double h, const RigidSurrou
 // points, with Coulomb friction.
 void rigid_respond(RigidBody& body, const RigidPose& pose, Vec3 gravity, double h, const double impulse[3],
                    const double moment[3], const RigidSurroundings& around);
-
-// The body's centre of mass in the world at `pose` [m].
-void rigid_centre(const RigidBody& body, const RigidPose& pose, double out[3]);
 
 // The float placement the stages use.
 RigidTransform rigid_transform(const RigidPose& pose);

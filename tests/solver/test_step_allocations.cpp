@@ -154,4 +154,29 @@ TEST(StepAllocations, StepsWithBoundaryParticlesOnAMovingObstacleAllocateNothing
   pbf_solver_destroy(solver);
 }
 
+TEST(StepAllocations, StepsWithADynamicBodyAllocateNothing) {
+  pbf_solver* solver = cpu_solver(PBF_METHOD_PBF);
+  ASSERT_NE(solver, nullptr) << pbf_last_error();
+  pbf_sdf* crate = nullptr;
+  const float half[3] = {0.1f, 0.1f, 0.1f};
+  ASSERT_EQ(pbf_sdf_box(half, 0.025f, &crate), PBF_OK) << pbf_last_error();
+  const float at[3] = {0.7f, 0.6f, 0.5f};
+  uint32_t index = 0;
+  ASSERT_EQ(pbf_solver_add_obstacle(solver, crate, nullptr, at, &index), PBF_OK) << pbf_last_error();
+  float mass = 0.0f, centre[3], inertia[9];
+  ASSERT_EQ(pbf_sdf_mass_properties(crate, 500.0f, &mass, centre, inertia), PBF_OK) << pbf_last_error();
+  pbf_sdf_destroy(crate);
+  ASSERT_EQ(pbf_solver_add_obstacle_boundary_particles(solver, index, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_set_obstacle_dynamic(solver, index, mass, centre, inertia), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(fill_block(solver), PBF_OK);
+  ASSERT_EQ(pbf_solver_step(solver, 1.0f / 60.0f, 2), PBF_OK);
+  // The crate falls onto the water and, by the end, onto whatever is below it: contacts and all.
+  const long allocations = allocations_during(solver, 30, 2, [](int) {});
+  EXPECT_EQ(allocations, 0) << "operator new calls during 30 steps";
+  float y[3];
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(solver, index, nullptr, y), PBF_OK);
+  EXPECT_LT(y[1], 0.55f) << "the crate moved";
+  pbf_solver_destroy(solver);
+}
+
 }  // namespace
