@@ -303,3 +303,23 @@ TEST(CApiDynamicObstacles, ProjectiveFluidsRefusesThemByName) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CApiObstacles, AFieldWithoutASurfaceCannotBeADynamicBody) {
+  // Every sample outside: a field that holds no solid, so no mass and no surface to collide with.
+  std::vector<float> values(8 * 8 * 8, 0.5f);
+  const uint32_t dims[3] = {8, 8, 8};
+  const float origin[3] = {0, 0, 0};
+  ASSERT_EQ(pbf_solver_add_obstacle_sdf(solver_.get(), values.data(), values.size(), dims, origin, 0.05f, nullptr,
+                                        nullptr, nullptr),
+            PBF_OK)
+      << pbf_last_error();
+  expect_refused(pbf_solver_set_obstacle_dynamic(solver_.get(), 0, kMass, kCentre, kInertia),
+                 PBF_ERROR_INVALID_ARGUMENT, "pbf_solver_set_obstacle_dynamic", "no surface");
+  float v[3];
+  EXPECT_EQ(pbf_solver_get_obstacle_velocity(solver_.get(), 0, v, nullptr), PBF_ERROR_INVALID_ARGUMENT)
+      << "still kinematic";
+}
+
+}  // namespace
