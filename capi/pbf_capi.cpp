@@ -329,6 +329,18 @@ pbf_status fail(const char* function, pbf_status status, const std::string& mess
 using namespace pbf;
 using namespace pbf::capi;
 
+namespace {
+
+// A vector into a caller's 3 floats, where the caller wants it (not NULL).
+void store_vec3(Vec3 v, float* out) {
+  if (!out) return;
+  out[0] = v.x;
+  out[1] = v.y;
+  out[2] = v.z;
+}
+
+}  // namespace
+
 static_assert(PBF_MAX_BODY_SPEED == kMaxBodySpeed && PBF_MAX_BODY_SPIN == kMaxBodySpin,
               "the documented limits are the ones enforced");
 
@@ -659,16 +671,8 @@ pbf_status pbf_solver_get_obstacle_force(const pbf_solver* solver, uint32_t inde
     require_obstacle_index(solver, index);
     Vec3 force, torque;
     solver->impl.obstacle_load(index, force, torque);
-    if (out_force) {
-      out_force[0] = force.x;
-      out_force[1] = force.y;
-      out_force[2] = force.z;
-    }
-    if (out_torque) {
-      out_torque[0] = torque.x;
-      out_torque[1] = torque.y;
-      out_torque[2] = torque.z;
-    }
+    store_vec3(force, out_force);
+    store_vec3(torque, out_torque);
   });
 }
 
@@ -682,11 +686,7 @@ pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32_t index
     Vec3 t;
     solver->impl.obstacle_pose(index, q, t);
     if (out_rotation) std::copy(q, q + 4, out_rotation);
-    if (out_translation) {
-      out_translation[0] = t.x;
-      out_translation[1] = t.y;
-      out_translation[2] = t.z;
-    }
+    store_vec3(t, out_translation);
   });
 }
 
@@ -757,9 +757,8 @@ pbf_status pbf_solver_get_obstacle_velocity(const pbf_solver* solver, uint32_t i
     require_obstacle_index(solver, index);
     Vec3 l, a;
     solver->impl.obstacle_velocity(index, l, a);
-    const float lf[3] = {l.x, l.y, l.z}, af[3] = {a.x, a.y, a.z};
-    if (out_linear) std::copy(lf, lf + 3, out_linear);
-    if (out_angular) std::copy(af, af + 3, out_angular);
+    store_vec3(l, out_linear);
+    store_vec3(a, out_angular);
   });
 }
 

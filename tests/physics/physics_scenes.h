@@ -27,6 +27,19 @@ inline SolverPtr make_solver(const pbf_solver_desc& desc) {
   return SolverPtr(raw);
 }
 
+// A tank `width` x `height` x `width` m at `spacing` on `backend`, its walls sampled with boundary particles.
+inline SolverPtr sampled_tank(pbf_backend backend, float spacing, float width, float height) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = backend;
+  desc.particle_spacing = spacing;
+  desc.domain_max[0] = width;
+  desc.domain_max[1] = height;
+  desc.domain_max[2] = width;
+  SolverPtr s = make_solver(desc);
+  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
+  return s;
+}
+
 inline size_t count_of(pbf_solver* s) {
   size_t n = 0;
   EXPECT_EQ(pbf_solver_particle_count(s, &n), PBF_OK);

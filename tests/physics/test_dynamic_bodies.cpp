@@ -45,6 +45,26 @@ uint32_t add_dynamic_box(pbf_solver* s, float half, float density, float cell, c
   return index;
 }
 
+// A tank `width` x `height` x `width` m, its walls sampled, on `backend`,
+// with water `layers` spacings deep, less the lattice points within half a
+// spacing of a box of half extent `half` centred at `at`.
+SolverPtr tank_around_box(pbf_backend backend, float spacing, float width, float height, int layers, float half,
+                          const float at[3]) {
+  SolverPtr s = sampled_tank(backend, spacing, width, height);
+  const int across = int(std::lround(width / spacing));
+  std::vector<float> water;
+  for (int k = 0; k < across; ++k)
+    for (int j = 0; j < layers; ++j)
+      for (int i = 0; i < across; ++i) {
+        const float p[3] = {(i + 0.5f) * spacing, (j + 0.5f) * spacing, (k + 0.5f) * spacing};
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) inside = inside && std::fabs(p[a] - at[a]) < half + 0.5f * spacing;
+        if (!inside) water.insert(water.end(), p, p + 3);
+      }
+  EXPECT_EQ(pbf_solver_add_particles(s.get(), water.data(), nullptr, water.size() / 3), PBF_OK) << pbf_last_error();
+  return s;
+}
+
 class DynamicBodies : public OnEveryBackend {};
 
 // A tank `width` x 0.5 x `width` m with water `depth` deep at `spacing`,
@@ -62,15 +82,6 @@ struct Floated {
 
 Floated float_box(pbf_backend backend, float density, float seconds) {
   constexpr float kSpacing = 0.01f, kWidth = 0.24f, kDepth = 0.16f, kHalf = 0.06f;
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = backend;
-  desc.particle_spacing = kSpacing;
-  desc.domain_max[0] = kWidth;
-  desc.domain_max[1] = 0.5f;
-  desc.domain_max[2] = kWidth;
-  SolverPtr s = make_solver(desc);
-  size_t walls = 0;
-  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), &walls), PBF_OK) << pbf_last_error();
   const int across = int(std::lround(kWidth / kSpacing)), layers = int(std::lround(kDepth / kSpacing));
   const double area = double(kWidth) * kWidth, section = 4.0 * kHalf * kHalf, side = 2.0 * kHalf;
   const double full = double(across) * across * layers * kSpacing * kSpacing * kSpacing;
@@ -79,16 +90,7 @@ Floated float_box(pbf_backend backend, float density, float seconds) {
   const double start_level = (full + section * std::min(d, side)) / area;
   // Start 1 cm above the floating height, still; the water in the box's way is left out.
   const float at[3] = {0.5f * kWidth, float(start_level - d + kHalf + 0.01), 0.5f * kWidth};
-  std::vector<float> water;
-  for (int k = 0; k < across; ++k)
-    for (int j = 0; j < layers; ++j)
-      for (int i = 0; i < across; ++i) {
-        const float p[3] = {(i + 0.5f) * kSpacing, (j + 0.5f) * kSpacing, (k + 0.5f) * kSpacing};
-        bool inside = true;
-        for (int a = 0; a < 3; ++a) inside = inside && std::fabs(p[a] - at[a]) < kHalf + 0.5f * kSpacing;
-        if (!inside) water.insert(water.end(), p, p + 3);
-      }
-  EXPECT_EQ(pbf_solver_add_particles(s.get(), water.data(), nullptr, water.size() / 3), PBF_OK) << pbf_last_error();
+  SolverPtr s = tank_around_box(backend, kSpacing, kWidth, 0.5f, layers, kHalf, at);
   const uint32_t box = add_dynamic_box(s.get(), kHalf, density, 0.005f, at);
   const int frames = int(seconds * 60.0f);
   float low = 1e9f, high = -1e9f;
@@ -280,25 +282,8 @@ TEST(DynamicBodies, CannotPassThroughAWallOrAnObstacle) {
 // over 10 s.
 TEST(DynamicBodies, AFloatingBoxComesToRestWithoutGrowingJitter) {
   constexpr float kSpacing = 0.02f, kWidth = 0.24f, kHalf = 0.06f;
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.particle_spacing = kSpacing;
-  desc.domain_max[0] = kWidth;
-  desc.domain_max[1] = 0.4f;
-  desc.domain_max[2] = kWidth;
-  SolverPtr s = make_solver(desc);
-  ASSERT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
   const float at[3] = {0.5f * kWidth, 0.2f, 0.5f * kWidth};
-  std::vector<float> water;
-  for (int k = 0; k < 12; ++k)
-    for (int j = 0; j < 9; ++j)
-      for (int i = 0; i < 12; ++i) {
-        const float p[3] = {(i + 0.5f) * kSpacing, (j + 0.5f) * kSpacing, (k + 0.5f) * kSpacing};
-        bool inside = true;
-        for (int a = 0; a < 3; ++a) inside = inside && std::fabs(p[a] - at[a]) < kHalf + 0.5f * kSpacing;
-        if (!inside) water.insert(water.end(), p, p + 3);
-      }
-  ASSERT_EQ(pbf_solver_add_particles(s.get(), water.data(), nullptr, water.size() / 3), PBF_OK) << pbf_last_error();
+  SolverPtr s = tank_around_box(PBF_BACKEND_CPU, kSpacing, kWidth, 0.4f, 9, kHalf, at);
   const uint32_t box = add_dynamic_box(s.get(), kHalf, 500.0f, 0.01f, at);
   // The spread of its height and its largest speed over seconds 3-5 and 8-10.
   float spread[2] = {0, 0}, fastest[2] = {0, 0};

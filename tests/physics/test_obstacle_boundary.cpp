@@ -13,15 +13,7 @@ constexpr float kTop = 0.1f;  // the box's top face [m]
 
 // A tank `width` x `height` x `width` [m] with its walls sampled.
 SolverPtr sampled_tank(float width, float height) {
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = PBF_BACKEND_CPU;
-  desc.particle_spacing = kSpacing;
-  desc.domain_max[0] = width;
-  desc.domain_max[1] = height;
-  desc.domain_max[2] = width;
-  SolverPtr s = make_solver(desc);
-  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
-  return s;
+  return pbf_test::sampled_tank(PBF_BACKEND_CPU, kSpacing, width, height);
 }
 
 // Mean density [kg/m^3] of the particles within a spacing above `top`;
