@@ -263,8 +263,6 @@ void Solver::obstacle_velocity(uint32_t index, Vec3& linear, Vec3& angular) cons
   angular = Vec3{float(b.angular_velocity[0]), float(b.angular_velocity[1]), float(b.angular_velocity[2])};
 }
 
-const RigidMass& Solver::obstacle_mass(uint32_t index) const { return dynamic_body(index).mass; }
-
 void Solver::obstacle_target(uint32_t index, float rotation[4], Vec3& translation) const {
   const ObstacleRecord& o = obstacles_.at(index);
   std::copy(o.target_rotation, o.target_rotation + 4, rotation);

@@ -75,13 +75,10 @@ class Solver {
   // obstacles; nullptr makes it kinematic again, staying where it is. Throws Error(InvalidArgument)
   // for a method that does not measure obstacle loads, or a field without a surface.
   void set_obstacle_dynamic(uint32_t index, const RigidMass* mass);
-  bool obstacle_dynamic(uint32_t index) const { return obstacles_.at(index).body.has_value(); }
   // A dynamic body's velocity (of its centre of mass) [m/s] and angular velocity [rad/s], world axes.
   // Throws Error(InvalidArgument) for a kinematic obstacle.
   void set_obstacle_velocity(uint32_t index, Vec3 linear, Vec3 angular);
   void obstacle_velocity(uint32_t index, Vec3& linear, Vec3& angular) const;
-  // A dynamic body's mass properties. Throws Error(InvalidArgument) for a kinematic obstacle.
-  const RigidMass& obstacle_mass(uint32_t index) const;
   // Obstacle `index`'s field, in its own frame.
   const SdfGridView& obstacle_field(uint32_t index) const { return obstacles_.at(index).view; }
 

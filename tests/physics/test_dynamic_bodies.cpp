@@ -77,7 +77,6 @@ class DynamicBodies : public OnEveryBackend {};
 struct Floated {
   float draft;          // submerged fraction of the box's height at the end
   float height_spread;  // max - min of the box's centre over the last second [m]
-  float speed;          // the box's speed at the end [m/s]
 };
 
 Floated float_box(pbf_backend backend, float density, float seconds) {
@@ -128,7 +127,6 @@ Floated float_box(pbf_backend backend, float density, float seconds) {
   Floated out;
   out.draft = float(submerged / side);
   out.height_spread = high - low;
-  out.speed = std::sqrt(b.velocity[0] * b.velocity[0] + b.velocity[1] * b.velocity[1] + b.velocity[2] * b.velocity[2]);
   return out;
 }
 
