@@ -594,7 +594,10 @@ PBF_API pbf_status pbf_solver_clear_planes(pbf_solver* solver);
  * the obstacle's frame; each dims[a] is 2 .. 4096 and the product at most
  * 2^28; cell > 0 [m]. Between samples the field is interpolated trilinearly;
  * outside the grid it grows with the distance to the grid box, so the grid
- * must enclose the solid with a margin of a few cells. `rotation` (NULL:
+ * must enclose the solid with a margin of a few cells. No point of the grid
+ * lies farther than its diagonal from a surface inside it, so the copy takes
+ * larger values (a narrow band's far marks, FLT_MAX) as the diagonal (plus a
+ * cell), with their signs. `rotation` (NULL:
  * none) is normalised and must be finite and non-zero; `translation` (NULL:
  * the origin) finite. The library copies the field. Its index (0, 1, ...)
  * goes to *out_index when it is not NULL. The 65th obstacle fails with

@@ -66,10 +66,18 @@ PBF_HD void predict(const MotionConstants& c, Vec3 x, Vec3& v, Vec3& x_pred) {
   x_pred = x + v * c.dt;
 }
 
+// p held inside the domain box.
+PBF_HD Vec3 clamp_to_box(const MotionConstants& c, Vec3 p) {
+  return Vec3{clampf(p.x, c.box_min.x, c.box_max.x), clampf(p.y, c.box_min.y, c.box_max.y),
+              clampf(p.z, c.box_min.z, c.box_max.z)};
+}
+
 // Keeps a predicted position out of every plane, with Coulomb friction on the
 // tangential motion since the start of the substep (x_start), then out of
 // every obstacle (core/obstacle.h), and finally inside the domain box
-// whatever the planes and obstacles did.
+// whatever the planes and obstacles did. A plane that leaves no room inside
+// the box could set a particle far outside it: the box holds it before the
+// obstacles see it, so their pushes stay within the domain's scale.
 // Each obstacle's displacement of the particle goes to `push` (core/obstacle.h).
 template <class Push>
 PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plane_count, const Obstacle* obstacles,
@@ -87,15 +95,13 @@ PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plan
       if (t > 0.0f) p -= tangential * fminf(1.0f, limit / t);
     }
   }
+  if (obstacle_count > 0) p = clamp_to_box(c, p);
   for (uint32_t k = 0; k < obstacle_count; ++k) {
     const Vec3 before = p;
     p = collide_obstacle(obstacles[k], c.particle_radius, c.friction, p, x_start);
     if (Push::kActive && (p.x != before.x || p.y != before.y || p.z != before.z)) push.add(k, p - before, before);
   }
-  p.x = clampf(p.x, c.box_min.x, c.box_max.x);
-  p.y = clampf(p.y, c.box_min.y, c.box_max.y);
-  p.z = clampf(p.z, c.box_min.z, c.box_max.z);
-  return p;
+  return clamp_to_box(c, p);
 }
 
 PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plane_count, const Obstacle* obstacles,

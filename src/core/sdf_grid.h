@@ -21,6 +21,16 @@ struct SdfGridView {
   float cell;   // sample spacing [m], > 0
 };
 
+// The largest distance a field on this grid may hold [m]: a surface inside
+// the grid (as every solid's field has) is no farther from any sample than
+// the grid's diagonal; the slack covers rounding. Bounding the values keeps
+// sampling's differences, and the push-outs derived from them, finite.
+inline double sdf_distance_bound(const uint32_t dims[3], float cell) {
+  double diagonal2 = 0.0;
+  for (int a = 0; a < 3; ++a) diagonal2 += (double(dims[a]) - 1.0) * (double(dims[a]) - 1.0);
+  return std::sqrt(diagonal2) * cell * (1.0 + 1e-3) + cell;
+}
+
 // The field at p and its gradient (not normalised). Inside the grid:
 // trilinear interpolation and its exact derivative. Outside it: the value at
 // the nearest point of the grid box plus the distance to that box (an upper

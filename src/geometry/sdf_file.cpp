@@ -117,12 +117,7 @@ SignedDistanceField load_sdf(const std::string& path) {
     if (!(std::max(std::fabs(o[a]), std::fabs(o[a] + double(dims[a] - 1) * field.cell)) <=
           kMaxSdfCellsFromOrigin * field.cell))
       io_error(path, "corrupt: the grid reaches more than 2^20 cells from the origin along axis " + std::to_string(a));
-  // The surface lies within the grid (every field this library builds is
-  // such), so no distance exceeds the grid's diagonal; bounding the values
-  // keeps sampling's differences and sums finite.
-  double diagonal2 = 0.0;
-  for (uint32_t n : dims) diagonal2 += (double(n) - 1.0) * (double(n) - 1.0);
-  const double bound = std::sqrt(diagonal2) * field.cell * (1.0 + 1e-3) + field.cell;
+  const double bound = sdf_distance_bound(dims, field.cell);
   field.values.resize(size_t(samples));
   for (size_t i = 0; i < field.values.size(); ++i) {
     field.values[i] = get_f32(bytes.data() + kHeaderBytes + 4 * i);

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/lattice_fill.h"
+#include "core/sdf_grid.h"
 #include "boundary/boundary_equations.h"
 #include "boundary/boundary_sampling.h"
 
@@ -175,6 +176,12 @@ uint32_t Solver::add_obstacle(const SdfGridView& field, const float rotation[4],
                 "solver: already " + std::to_string(kMaxObstacles) + " obstacles, the most a solver holds");
   ObstacleRecord o;
   o.values.assign(field.values, field.values + size_t(field.nx) * field.ny * field.nz);
+  // A narrow band's far marks (FLT_MAX, 1e10) would send pushes that large
+  // into the collisions and the force sums: the copy takes every distance
+  // beyond the bound as the bound, which keeps every sign and zero.
+  const uint32_t dims[3] = {uint32_t(field.nx), uint32_t(field.ny), uint32_t(field.nz)};
+  const float far = static_cast<float>(sdf_distance_bound(dims, field.cell));
+  for (float& v : o.values) v = std::clamp(v, -far, far);
   o.view = field;
   o.view.values = o.values.data();
   normalize_quaternion(rotation, o.rotation);

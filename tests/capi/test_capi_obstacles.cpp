@@ -150,6 +150,41 @@ TEST_F(CApiObstacles, AParticleInsideIsPushedOutByTheNextStep) {
   EXPECT_GT(dx, 0.2f) << "pushed out along the normal, +x";
 }
 
+// A narrow band's far marks may be any finite number, FLT_MAX included: the
+// surface and the push-out are those of true distances, and a particle deep
+// among the marks is pushed out to finite places with a finite force.
+// (Before, FLT_MAX samples sent pushes of FLT_MAX into the obstacle's force
+// sums, which read NaN: hostile caller seed 55698623003468.)
+TEST_F(CApiObstacles, FarMarksOfAnyFiniteSizeKeepTheSurfaceAndEveryOutputFinite) {
+  const float centre[3] = {0.5f, 0.5f, 0.5f};
+  SampledField banded = sphere_;
+  for (float& v : banded.values)
+    if (std::fabs(v) > 0.11f) v = std::copysign(std::numeric_limits<float>::max(), v);
+  ASSERT_EQ(add(banded, nullptr, centre), PBF_OK) << pbf_last_error();
+  pbf_params p = pbf_params_default();
+  p.gravity[1] = 0.0f;
+  ASSERT_EQ(pbf_solver_set_params(solver_.get(), &p), PBF_OK);
+  const float x[6] = {0.62f, 0.5f, 0.5f,   // 8 cm deep, where the band holds true distances
+                      0.5f, 0.51f, 0.5f};  // at the centre, among the far marks
+  ASSERT_EQ(pbf_solver_add_particles(solver_.get(), x, nullptr, 2), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_step(solver_.get(), 1.0f / 60.0f, 1), PBF_OK) << pbf_last_error();
+  const std::vector<float> after = pbf_test::positions_of(solver_.get());
+  const float dx = after[0] - 0.5f, dy = after[1] - 0.5f, dz = after[2] - 0.5f;
+  EXPECT_NEAR(std::sqrt(dx * dx + dy * dy + dz * dz), 0.2f + 0.025f, 1.5e-3f) << "the same surface";
+  for (float c : after) {
+    EXPECT_TRUE(std::isfinite(c));
+    EXPECT_GE(c, 0.0f);
+    EXPECT_LE(c, 1.0f);
+  }
+  float force[3], moment[3];
+  ASSERT_EQ(pbf_solver_get_obstacle_force(solver_.get(), 0, force, moment), PBF_OK) << pbf_last_error();
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_TRUE(std::isfinite(force[a])) << a;
+    EXPECT_TRUE(std::isfinite(moment[a])) << a;
+  }
+  EXPECT_GT(std::fabs(force[0]), 0.0f) << "the particles pushed out pushed back";
+}
+
 TEST_F(CApiObstacles, ANewPoseTakesEffectOverTheNextStep) {
   // The sphere starts far from the particle and is moved onto it: after
   // set_obstacle_pose alone nothing changes; the step brings the sphere
