@@ -179,6 +179,13 @@ pbf_status pbf_sdf_mass_properties(const pbf_sdf* sdf, float density, float* out
     if (!(std::isfinite(density) && density > 0.0f))
       reject(PBF_ERROR_INVALID_ARGUMENT, "density must be a finite density > 0 kg/m^3, got " + describe(density));
     const MassProperties m = sdf_mass_properties(sdf->field.view(), density);
+    // Computed in double; a density near FLT_MAX gives a mass or inertia
+    // beyond float range, refused before anything is written.
+    bool finite = std::isfinite(float(m.mass));
+    for (int a = 0; a < 9; ++a) finite = finite && std::isfinite(float(m.inertia[a]));
+    if (!finite)
+      reject(PBF_ERROR_INVALID_ARGUMENT, "density " + describe(density) +
+                                             " kg/m^3 gives this solid a mass or inertia beyond float range");
     if (out_mass) *out_mass = float(m.mass);
     if (out_centre)
       for (int a = 0; a < 3; ++a) out_centre[a] = float(m.centre[a]);

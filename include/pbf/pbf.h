@@ -1055,7 +1055,9 @@ PBF_API pbf_status pbf_sdf_volume(const pbf_sdf* sdf, float* out_volume);
  * field's axes [kg m^2] into out_inertia[9], row-major. Each may be NULL
  * when not wanted. Counted as pbf_sdf_volume() counts, so within a few
  * percent once the solid is several cells across. A field with nothing
- * inside gives zeros. PBF_ERROR_INVALID_ARGUMENT names a bad `density`.
+ * inside gives zeros. PBF_ERROR_INVALID_ARGUMENT names a bad `density`,
+ * one so large that the mass or inertia would leave float range included
+ * (then nothing is written).
  */
 PBF_API pbf_status pbf_sdf_mass_properties(const pbf_sdf* sdf, float density, float* out_mass, float out_centre[3],
                                            float out_inertia[9]);

@@ -136,6 +136,25 @@ TEST(CApiSdf, MassPropertiesAreThoseOfTheSolid) {
     EXPECT_NE(std::string(pbf_last_error()).find("density"), std::string::npos) << pbf_last_error();
   }
   EXPECT_EQ(pbf_sdf_mass_properties(nullptr, 500.0f, nullptr, nullptr, nullptr), PBF_ERROR_NULL_POINTER);
+  // A finite density whose mass leaves float range (0.048 m^3 x FLT_MAX fits; 8 m^3 x FLT_MAX does
+  // not) is refused by name, and nothing is written.
+  const float big_half[3] = {1.0f, 1.0f, 1.0f};
+  ASSERT_EQ(pbf_sdf_box(big_half, 0.1f, &raw), PBF_OK) << pbf_last_error();
+  SdfPtr big(raw);
+  float m = -1.0f, c[3] = {-1.0f, -1.0f, -1.0f}, inertia[9];
+  std::fill(inertia, inertia + 9, -1.0f);
+  EXPECT_EQ(pbf_sdf_mass_properties(big.get(), std::numeric_limits<float>::max(), &m, c, inertia),
+            PBF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(pbf_last_error()).find("density"), std::string::npos) << pbf_last_error();
+  EXPECT_EQ(m, -1.0f);
+  EXPECT_EQ(c[0], -1.0f);
+  EXPECT_EQ(inertia[0], -1.0f);
+  float m_small = 0.0f, i_small[9];
+  ASSERT_EQ(pbf_sdf_mass_properties(box.get(), std::numeric_limits<float>::max(), &m_small, nullptr, i_small),
+            PBF_OK)
+      << pbf_last_error();
+  EXPECT_TRUE(std::isfinite(m_small));
+  for (float v : i_small) EXPECT_TRUE(std::isfinite(v));
 }
 
 TEST(CApiSdf, AMeshFileGivesTheFieldOfItsSolidPlacedAsAsked) {
