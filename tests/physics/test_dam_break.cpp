@@ -21,12 +21,15 @@ void expect_finite_and_inside(pbf_solver* s, const float box[3]) {
   EXPECT_EQ(bad, 0u) << "coordinates that are NaN/Inf or outside the box";
 }
 
-TEST_P(DamBreak, ThirtyThousandParticlesStayFiniteAndInsideForTenSeconds) {
+// Ten seconds take the water through the collapse, the impact on the far
+// wall and many sloshes back and forth; the reference scene below checks the
+// impact at DESIGN section 7's finer spacing.
+TEST_P(DamBreak, FourteenThousandParticlesStayFiniteAndInsideForTenSeconds) {
   const float box[3] = {3.2f, 2.0f, 0.8f};
-  const float block[3] = {0.8f, 0.75f, 0.8f};  // 32 x 30 x 32 = 30,720 particles
-  SolverPtr s = make_dam_break(0.025f, box, block, 0, GetParam());
+  const float block[3] = {0.8f, 0.75f, 0.8f};  // 25 x 23 x 25 = 14,375 particles
+  SolverPtr s = make_dam_break(0.032f, box, block, 0, GetParam());
   const size_t n = count_of(s.get());
-  ASSERT_GE(n, 30000u);
+  ASSERT_GE(n, 14000u);
   float max_speed = 0.0f;
   for (int frame = 0; frame < 600; ++frame) {  // the paper's 4 substeps per 1/60 s frame
     PBF_ASSERT_OK(pbf_solver_step(s.get(), 1.0f / 60.0f, 4));
