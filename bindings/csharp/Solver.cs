@@ -426,7 +426,7 @@ public sealed class Solver : IDisposable {
   /// left it), in world axes. A host engine that drives the obstacle with <see cref="SetObstaclePose"/>
   /// applies them to its own rigid body (Unity: <c>Rigidbody.AddForce</c> and, about the centre of mass
   /// c, <c>AddTorque(torque + Vector3.Cross(origin - c, force))</c>). Attach boundary particles to the
-  /// obstacle (<see cref="AddObstacleBoundaryParticles"/>) for accurate forces. PBF only.
+  /// obstacle (<see cref="AddObstacleBoundaryParticles"/>) for accurate forces.
   /// </summary>
   /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
   /// <param name="force">Receives the force (3 floats), or null.</param>
@@ -459,7 +459,7 @@ public sealed class Solver : IDisposable {
   /// <paramref name="inertia"/> [kg m^2] (9 floats, row-major; <see cref="SignedDistanceField.MassProperties"/>
   /// gives all three). From then on gravity, the water and contacts with the walls, planes and kinematic
   /// obstacles move it every substep. It starts at rest where it is. Mass 0 makes it kinematic again
-  /// (centre and inertia may then be null). PBF only.
+  /// (centre and inertia may then be null).
   /// </summary>
   /// <exception cref="PbfException">InvalidArgument for a bad index or mass properties, or Projective Fluids.</exception>
   public void SetObstacleDynamic(int index, float mass, float[] centre, float[] inertia) {

@@ -639,12 +639,11 @@ PBF_API pbf_status pbf_solver_get_obstacle_count(const pbf_solver* solver, uint3
  * to the scenery and count for no obstacle. Attach boundary particles to an
  * obstacle whose forces matter: with collisions alone the liquid next to it
  * misses density, and the force is less accurate (docs/PHYSICS.md §12).
- * Zero before the first step, for an obstacle added since, and after a
- * checkpoint is loaded.
- *
- * PBF only: with PBF_METHOD_PROJECTIVE it fails with
- * PBF_ERROR_INVALID_ARGUMENT. Also PBF_ERROR_INVALID_ARGUMENT for an `index`
- * that names no obstacle.
+ * With PBF_METHOD_PROJECTIVE a boundary particle's push is its share of the
+ * density constraints' projections as the global step moves the particle by
+ * it. Zero before the first step, for an obstacle added since, and after a
+ * checkpoint is loaded. Both methods; PBF_ERROR_INVALID_ARGUMENT for an
+ * `index` that names no obstacle.
  */
 PBF_API pbf_status pbf_solver_get_obstacle_force(const pbf_solver* solver, uint32_t index, float out_force[3],
                                                  float out_torque[3]);
@@ -684,8 +683,8 @@ PBF_API pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32
  * staying where it is. A step with a dynamic body runs its substeps one at a
  * time (on CUDA: one graph per substep instead of per step).
  *
- * PBF only: with PBF_METHOD_PROJECTIVE it fails with
- * PBF_ERROR_INVALID_ARGUMENT. PBF_ERROR_INVALID_ARGUMENT also names a bad
+ * Both methods (with PBF_METHOD_PROJECTIVE and adaptive_dt, the body moves
+ * with each of the CFL pieces). PBF_ERROR_INVALID_ARGUMENT names a bad
  * `index`, `mass`, `centre` or `inertia`, or an obstacle whose field holds
  * no surface; PBF_ERROR_NULL_POINTER a NULL centre or inertia with mass > 0.
  */

@@ -314,7 +314,7 @@ int main(int argc, char** argv) {
                  "lists the columns; tools/plot_stats.py plots them)");
   app.add_option("--forces", o.forces,
                  "write the force and torque the water exerts on each obstacle, a CSV row per obstacle per frame, "
-                 "to this file (overrides output.forces; PBF only)");
+                 "to this file (overrides output.forces)");
   app.add_option("--bodies", o.bodies,
                  "write the pose and velocity of each dynamic obstacle (one with a \"density\"), a CSV row per "
                  "body per frame, to this file (overrides output.bodies)");
@@ -373,9 +373,6 @@ int main(int argc, char** argv) {
     if (dynamic && !o.resume.empty())
       throw std::runtime_error("--resume: the scene has dynamic obstacles, whose poses and velocities checkpoints do "
                                "not hold; run it from its start");
-    if (!scene.output.forces.empty() && scene.method == PBF_METHOD_PROJECTIVE)
-      throw std::runtime_error(
-          "--forces (output.forces): Projective Fluids does not measure the forces on obstacles; use --method pbf");
     if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = scene.output.surface = false;
     if (o.no_output || o.bench) scene.output.png = scene.output.contact_sheet = false;
 

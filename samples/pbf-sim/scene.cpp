@@ -619,10 +619,6 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
   if (const json* list = r.list(root, "", "obstacles"))
     for (size_t i = 0; i < list->size(); ++i) {
       s.obstacles.push_back(read_obstacle(r, (*list)[i], at_index("obstacles", i), base_dir));
-      if (s.obstacles.back().density > 0.0f && s.method == PBF_METHOD_PROJECTIVE)
-        r.fail(join(at_index("obstacles", i), "density"),
-               "Projective Fluids does not measure the forces on obstacles, so they cannot be dynamic; use \"pbf\" "
-               "as the method");
     }
 
   if (const json* list = r.list(root, "", "emitters"))
@@ -705,8 +701,6 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
     if (const json* v = r.find(*o, "forces")) {
       s.output.forces = r.text(*v, "output.forces");
       if (s.output.forces.empty()) r.fail("output.forces", "expected a file name, got \"\"");
-      if (s.method == PBF_METHOD_PROJECTIVE)
-        r.fail("output.forces", "Projective Fluids does not measure the forces on obstacles; use \"pbf\" as the method");
     }
   }
   return s;

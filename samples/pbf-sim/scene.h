@@ -135,7 +135,7 @@ struct OutputSpec {
   ImageStyle image_style = ImageStyle::Water;  ///< the liquid's surface shaded as water, or the particles coloured by speed
   float speed_max = 0.0f;       ///< particles style: speed drawn white [m/s]; 0 = one scale fixed at the run's first picture
   std::string stats;            ///< CSV of statistics, one row per frame, relative to the working directory; "" = none
-  std::string forces;           ///< CSV of the forces on the obstacles, a row per obstacle per frame (PBF only); "" = none
+  std::string forces;           ///< CSV of the forces on the obstacles, a row per obstacle per frame; "" = none
   std::string bodies;           ///< CSV of the dynamic obstacles' poses and velocities, a row per body per frame; "" = none
 };
 

@@ -156,14 +156,15 @@ PBF_HD void boundary_density_gradient(const CubicKernel& k, const BoundarySample
 }
 
 // The part of a step `scale` x sum_b psi_b grad W(p - x_b) (PBF's position
-// correction along the samples' gradient) that each obstacle's samples give
-// a fluid particle at p, to push.add() (core/obstacle.h): static samples
-// give none. Nothing without bodies.
-template <class Push>
-PBF_HD void boundary_push(const KernelConstants& k, const BoundarySamples& b, Vec3 p, float scale, Push& push) {
+// correction along the samples' gradient; a Newton step of a Projective
+// Fluids constraint) that each obstacle's samples give a fluid particle at
+// p, to push.add() (core/obstacle.h): static samples give none. Nothing
+// without bodies.
+template <class Kernel, class Push>
+PBF_HD void boundary_push_with(const Kernel& k, const BoundarySamples& b, Vec3 p, float scale, Push& push) {
   if (b.count == 0 || b.body == nullptr) return;
   int lo[3], hi[3];
-  boundary_cell_block(b.grid, p, k.h, lo, hi);
+  boundary_cell_block(b.grid, p, k.radius(), lo, hi);
   // Consecutive samples of one body are summed before they are handed on.
   uint32_t body = kStaticBoundary;
   Vec3 sum{0.0f, 0.0f, 0.0f};
@@ -175,16 +176,26 @@ PBF_HD void boundary_push(const KernelConstants& k, const BoundarySamples& b, Ve
         if (b.body[s] == kStaticBoundary) continue;
         const Vec3 r = p - b.x[s];
         const float r2 = length_squared(r);
-        if (r2 >= k.h2) continue;
+        if (r2 >= k.h2()) continue;
         if (b.body[s] != body) {
           if (body != kStaticBoundary) push.add(body, sum * scale, p);
           body = b.body[s];
           sum = Vec3{0.0f, 0.0f, 0.0f};
         }
-        sum += r * (b.psi[s] * spiky_gradient_scale(k, r2));
+        sum += r * (b.psi[s] * k.gradient_scale(r2));
       }
     }
   if (body != kStaticBoundary) push.add(body, sum * scale, p);
+}
+
+template <class Push>
+PBF_HD void boundary_push(const KernelConstants& k, const BoundarySamples& b, Vec3 p, float scale, Push& push) {
+  boundary_push_with(Poly6Spiky{k}, b, p, scale, push);
+}
+
+template <class Push>
+PBF_HD void boundary_push(const CubicKernel& k, const BoundarySamples& b, Vec3 p, float scale, Push& push) {
+  boundary_push_with(CubicSpline{k}, b, p, scale, push);
 }
 
 // Whether a sample lies within `radius` of p: the mark of `near`.

@@ -114,13 +114,6 @@ PBF_HD void wall_density_gradient(const DensityWalls& w, Vec3 p, float& rho, Vec
   grad = grad * w.rest_density;
 }
 
-// Whether p lies within a kernel radius of one of the walls.
-PBF_HD bool wall_within(const DensityWalls& w, Vec3 p) {
-  for (uint32_t k = 0; k < w.count; ++k)
-    if ((dot(w.planes[k].normal, p) + w.planes[k].offset) * w.inv_h < 1.0f) return true;
-  return false;
-}
-
 // The calibration of a wall: the fraction of a particle's rest density that
 // the lattice misses at a wall (the particle half a spacing from the plane,
 // the lattice filling the other side), divided by the half-space fraction

@@ -25,9 +25,9 @@ struct ObstacleImpulse {
 // Where the solver's obstacles are during a step. Kinematic obstacles follow
 // the user's placements; dynamic ones (src/rigid/) move with the water, so
 // their poses in a substep depend on the water's impulses in the substeps
-// before. A method that measures obstacle loads runs the substeps of such a
-// step one at a time, asking advance() for each in order and telling
-// respond() what the water did in it; other steps ask between().
+// before. A method runs the substeps (or pieces) of such a step one at a
+// time, asking advance() for each in order and telling respond() what the
+// water did in it; other steps ask between().
 class ObstaclePath {
  public:
   virtual uint32_t count() const = 0;
@@ -61,7 +61,7 @@ struct StepRequest {
   const PbfParams* params;
   StepContext ctx;                  // planes and obstacle count; the method fills in motion and poses
   ObstaclePath* obstacles;
-  ObstacleLoad* loads;              // one per obstacle; filled by a method that measures_obstacle_loads()
+  ObstacleLoad* loads;              // one per obstacle, filled by the method
 };
 
 class FluidMethod {
@@ -81,12 +81,11 @@ class FluidMethod {
   virtual void reserve(size_t n, uint32_t obstacles) = 0;
   // Advances the device's particles by step.dt: fills in the step's substep
   // counts and sizes, iteration counts and phase times (the solver adds the
-  // measures and the total time). Without particles only the counts.
+  // measures and the total time), and what the water exerted on each
+  // obstacle (StepRequest::loads, from the pushes of the obstacles'
+  // collisions and boundary samples on the particles: obstacle_loads.h).
+  // Without particles only the counts, and dynamic bodies fall.
   virtual void step(const StepRequest& step, StepStats& stats) = 0;
-  // Whether step() measures what the water exerts on each obstacle
-  // (StepRequest::loads): from the pushes of the obstacles' collisions and
-  // boundary samples on the particles (Backend::take_obstacle_pushes()).
-  virtual bool measures_obstacle_loads() const = 0;
   // The density of every particle at the positions predicted from where it
   // is now with zero velocity, without gravity (pbf_solver_update_densities):
   // the particles' positions and velocities are the solver's to keep and

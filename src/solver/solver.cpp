@@ -232,10 +232,6 @@ void Solver::set_obstacle_dynamic(uint32_t index, const RigidMass* mass) {
     o.body.reset();
     return;
   }
-  if (!method_->measures_obstacle_loads())
-    throw Error(Status::InvalidArgument,
-                "solver: Projective Fluids does not measure the forces on obstacles, so its obstacles cannot be "
-                "dynamic; use PBF_METHOD_PBF");
   RigidBody body = make_rigid_body(*mass, o.view);
   // It starts at rest where it is now; a placement set for the next step is dropped.
   std::copy(o.rotation, o.rotation + 4, o.target_rotation);
@@ -452,9 +448,6 @@ void Solver::step(float dt, uint32_t substeps) {
 
 void Solver::obstacle_load(uint32_t index, Vec3& force, Vec3& torque) const {
   require_obstacle(index);
-  if (!method_->measures_obstacle_loads())
-    throw Error(Status::InvalidArgument,
-                "solver: Projective Fluids does not measure the forces on obstacles; use PBF_METHOD_PBF");
   const ObstacleLoad& l = loads_[index];
   force = l.force;
   // The moment about the world's origin, moved to the obstacle's origin o: M - o x F.

@@ -73,7 +73,7 @@ class Solver {
   // Makes obstacle `index` a dynamic body of mass properties `mass` (src/rigid/), at rest where it
   // is now, moved every substep by gravity, the water and its contacts with the planes and the other
   // obstacles; nullptr makes it kinematic again, staying where it is. Throws Error(InvalidArgument)
-  // for a method that does not measure obstacle loads, or a field without a surface.
+  // for a field without a surface.
   void set_obstacle_dynamic(uint32_t index, const RigidMass* mass);
   // A dynamic body's velocity (of its centre of mass) [m/s] and angular velocity [rad/s], world axes.
   // Throws Error(InvalidArgument) for a kinematic obstacle.
@@ -110,7 +110,7 @@ class Solver {
   // averaged over it: the force [N] and the torque about the obstacle's
   // origin where the step left it [N m]; zero before the first step and
   // after a checkpoint is loaded. Throws Error(InvalidArgument) for an index
-  // that names no obstacle or a method that does not measure it.
+  // that names no obstacle.
   void obstacle_load(uint32_t index, Vec3& force, Vec3& torque) const;
   const StepStats& stats() const { return stats_; }
   // Evaluates every particle's density at its current position with the

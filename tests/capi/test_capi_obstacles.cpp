@@ -323,18 +323,26 @@ TEST_F(CApiObstacles, ADynamicObstacleFallsAndMassZeroHoldsItWhereItIs) {
   EXPECT_EQ(t[1], 0.7f);
 }
 
-TEST(CApiDynamicObstacles, ProjectiveFluidsRefusesThemByName) {
+// Projective Fluids moves dynamic bodies too; without water they fall
+// freely, substep by substep: x = x0 - g t^2 / 2 to the substeps' error.
+TEST(CApiDynamicObstacles, ProjectiveFluidsLetsThemFallWithoutWater) {
   pbf_solver_desc d = pbf_solver_desc_default();
   d.backend = PBF_BACKEND_CPU;
   d.method = PBF_METHOD_PROJECTIVE;
   SolverPtr s = pbf_test::make_solver(d);
   pbf_sdf* box = nullptr;
-  const float half[3] = {0.05f, 0.05f, 0.05f}, at[3] = {0.5f, 0.5f, 0.5f};
+  const float half[3] = {0.05f, 0.05f, 0.05f}, at[3] = {0.5f, 0.8f, 0.5f};
   ASSERT_EQ(pbf_sdf_box(half, 0.01f, &box), PBF_OK);
   ASSERT_EQ(pbf_solver_add_obstacle(s.get(), box, nullptr, at, nullptr), PBF_OK);
   pbf_sdf_destroy(box);
-  expect_refused(pbf_solver_set_obstacle_dynamic(s.get(), 0, kMass, kCentre, kInertia), PBF_ERROR_INVALID_ARGUMENT,
-                 "pbf_solver_set_obstacle_dynamic", "Projective Fluids");
+  ASSERT_EQ(pbf_solver_set_obstacle_dynamic(s.get(), 0, kMass, kCentre, kInertia), PBF_OK) << pbf_last_error();
+  for (int frame = 0; frame < 12; ++frame) ASSERT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, 4), PBF_OK);
+  float t[3], v[3];
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(s.get(), 0, nullptr, t), PBF_OK);
+  ASSERT_EQ(pbf_solver_get_obstacle_velocity(s.get(), 0, v, nullptr), PBF_OK);
+  EXPECT_NEAR(v[1], -9.81f * 0.2f, 1e-3f);
+  EXPECT_NEAR(t[1], 0.8f - 0.5f * 9.81f * 0.2f * 0.2f, 0.01f);
+  EXPECT_EQ(t[0], 0.5f);
 }
 
 }  // namespace

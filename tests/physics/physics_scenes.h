@@ -28,9 +28,11 @@ inline SolverPtr make_solver(const pbf_solver_desc& desc) {
 }
 
 // A tank `width` x `height` x `width` m at `spacing` on `backend`, its walls sampled with boundary particles.
-inline SolverPtr sampled_tank(pbf_backend backend, float spacing, float width, float height) {
+inline SolverPtr sampled_tank(pbf_backend backend, float spacing, float width, float height,
+                              pbf_method method = PBF_METHOD_PBF) {
   pbf_solver_desc desc = pbf_solver_desc_default();
   desc.backend = backend;
+  desc.method = method;
   desc.particle_spacing = spacing;
   desc.domain_max[0] = width;
   desc.domain_max[1] = height;

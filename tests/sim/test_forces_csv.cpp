@@ -1,8 +1,7 @@
 // pbf-sim --forces and --bodies: the CSV of the forces on the obstacles has
 // its header and a row per obstacle per frame from frame 0 (zero there, as no
 // step reached it); a floor obstacle carries the weight of the water resting
-// on it; Projective Fluids, which does not measure the forces, is refused by
-// name. The CSV of the dynamic bodies has a row per body per frame: a ball
+// on it, with either method. The CSV of the dynamic bodies has a row per body per frame: a ball
 // thrown down falls with gravity from its thrown speed and is stopped by the
 // water.
 #include <gtest/gtest.h>
@@ -46,9 +45,9 @@ std::string floor_scene(const std::string& method, int frames) {
     "output": {"ply": false, "forces": "forces.csv"}})";
 }
 
-TEST(ForcesCsv, AFloorObstacleCarriesTheWaterFromTheFirstStepOn) {
+void expect_floor_carries_the_water(const std::string& method) {
   constexpr int kFrames = 45;
-  pbf_sim::Scene scene = pbf_sim::parse_scene(floor_scene("pbf", kFrames), "forces.json");
+  pbf_sim::Scene scene = pbf_sim::parse_scene(floor_scene(method, kFrames), "forces.json");
   const std::string path = sim_test::fresh_dir() + "/forces.csv";
   scene.output.forces = path;
   pbf_sim::SceneRunner runner(std::move(scene));
@@ -78,15 +77,9 @@ TEST(ForcesCsv, AFloorObstacleCarriesTheWaterFromTheFirstStepOn) {
   EXPECT_NEAR(carried, weight, 0.05 * weight) << "force_y_N against the water's weight";
 }
 
-TEST(ForcesCsv, ProjectiveFluidsIsRefusedByName) {
-  try {
-    pbf_sim::parse_scene(floor_scene("projective", 1), "forces.json");
-    FAIL() << "output.forces with Projective Fluids was accepted";
-  } catch (const pbf_sim::SceneError& e) {
-    EXPECT_NE(std::string(e.what()).find("output.forces"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("Projective Fluids"), std::string::npos) << e.what();
-  }
-}
+TEST(ForcesCsv, AFloorObstacleCarriesTheWaterFromTheFirstStepOn) { expect_floor_carries_the_water("pbf"); }
+
+TEST(ForcesCsv, AFloorObstacleCarriesProjectiveFluidsWaterToo) { expect_floor_carries_the_water("projective"); }
 
 // A ball of 600 kg/m^3 thrown down at 1 m/s from 0.3 m above water 0.2 m deep, beside a kinematic
 // box (which the bodies file leaves out), 1/30 s frames of 2 substeps, CPU.

@@ -189,10 +189,6 @@ INSTANTIATE_TEST_SUITE_P(
              "scene.json: obstacles[0].velocity: applies to a dynamic body only: give its \"density\" [kg/m^3]"},
         Case{"zero density", scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "density": 0}])"),
              "scene.json: obstacles[0].density: expected a number > 0, got 0"},
-        Case{"dynamic body with Projective Fluids",
-             scene_with(R"("method": "projective", "obstacles": [{"sphere": {"radius": 0.1}, "density": 500}])"),
-             "scene.json: obstacles[0].density: Projective Fluids does not measure the forces on obstacles, so they "
-             "cannot be dynamic; use \"pbf\" as the method"},
         // Not JSON at all.
         Case{"missing comma", "{\"domain\": {\"min\": [0, 0, 0] \"max\": [1, 1, 1]}}",
              "scene.json: domain.min: parse error at line 1, column", true}),

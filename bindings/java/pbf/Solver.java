@@ -585,7 +585,7 @@ public final class Solver implements AutoCloseable {
    * and the torque [N m] about the obstacle's origin (its translation where the step left it), in
    * world axes. A host engine that drives the obstacle with {@link #setObstaclePose} applies them
    * to its own rigid body. Attach boundary particles to the obstacle
-   * ({@link #addObstacleBoundaryParticles}) for accurate forces. PBF only.
+   * ({@link #addObstacleBoundaryParticles}) for accurate forces.
    *
    * @param index the index {@link #addObstacle} returned
    * @param force receives the force, 3 floats, or null
@@ -624,7 +624,7 @@ public final class Solver implements AutoCloseable {
 
   /**
    * Makes an obstacle a dynamic body: gravity, the water and contacts with the walls, planes and
-   * kinematic obstacles move it every substep. It starts at rest where it is. PBF only.
+   * kinematic obstacles move it every substep. It starts at rest where it is.
    *
    * @param index the index {@link #addObstacle} returned
    * @param mass its mass [kg], or 0 to make it kinematic again (centre and inertia may then be null)

@@ -1,5 +1,6 @@
 #include "methods/pbf/pbf_method.h"
 
+#include "methods/obstacle_loads.h"
 #include "methods/pbf/pbf_equations.h"
 #include "methods/pbf/pbf_step.h"
 
@@ -31,43 +32,22 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
   s.substeps = substeps;
   s.min_substep_dt = s.max_substep_dt = step.dt / static_cast<float>(substeps);
   const size_t count = step.obstacles->count();
-  for (size_t k = 0; k < count; ++k) step.loads[k] = ObstacleLoad{};
+  ObstacleLoadTally loads(count);
+  const bool bodies = count > 0 && step.obstacles->responds();
   if (!particles) {
-    // Dynamic bodies still fall (and meet walls) without water to push them.
-    if (count > 0 && step.obstacles->responds()) {
-      poses_.resize(count);
-      const ObstacleImpulse none[kMaxObstacles] = {};
-      for (uint32_t k = 0; k < substeps; ++k) {
-        step.obstacles->advance(float(k) / float(substeps), float(k + 1) / float(substeps),
-                                step.dt / static_cast<float>(substeps), poses_.data());
-        step.obstacles->respond(none);
-      }
-    }
+    if (bodies) advance_bodies_without_water(*step.obstacles, substeps, step.dt, poses_);
+    loads.finish(step.dt, step.loads);
     return;
   }
   const PbfConstants c = make_pbf_constants(config_, params, step.dt / static_cast<float>(substeps));
-  // A particle of mass m displaced by d in a substep got the impulse m d / dt
-  // from the obstacle; the obstacle got the opposite.
-  const double to_impulse = -static_cast<double>(c.mass) / static_cast<double>(c.dt);
-  ObstacleImpulse total[kMaxObstacles] = {};
-  const auto add_pushes = [&](ObstacleImpulse* out) {
-    backend_.take_obstacle_pushes(pushes_, static_cast<uint32_t>(count));
-    for (size_t k = 0; k < count; ++k)
-      for (int a = 0; a < 3; ++a) {
-        out[k].impulse[a] = pushes_[k].d[a] * to_impulse;
-        out[k].moment[a] = pushes_[k].moment[a] * to_impulse;
-        total[k].impulse[a] += out[k].impulse[a];
-        total[k].moment[a] += out[k].moment[a];
-      }
-  };
-  if (count > 0 && step.obstacles->responds()) {
+  if (bodies) {
     // Dynamic bodies: substep by substep, each moved by the water's impulses of the one before.
     poses_.resize(count);
     ObstacleImpulse impulses[kMaxObstacles];
     for (uint32_t k = 0; k < substeps; ++k) {
       step.obstacles->advance(float(k) / float(substeps), float(k + 1) / float(substeps), c.dt, poses_.data());
       pbf_step(backend_, *stages_, step.ctx, c, poses_.data(), 1, iterations, s);
-      add_pushes(impulses);
+      loads.take(backend_, c.mass, c.dt, impulses);
       step.obstacles->respond(impulses);
     }
   } else {
@@ -77,19 +57,9 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
       step.obstacles->between(float(k) / float(substeps), float(k + 1) / float(substeps),
                               poses_.data() + k * count);
     pbf_step(backend_, *stages_, step.ctx, c, poses_.data(), substeps, iterations, s);
-    if (count == 0) return;
-    ObstacleImpulse ignored[kMaxObstacles];
-    add_pushes(ignored);
+    loads.take(backend_, c.mass, c.dt, nullptr);
   }
-  // + 0.0: an untouched obstacle's sums give +0, not -0.
-  const double per_second = 1.0 / static_cast<double>(step.dt);
-  const auto scaled = [per_second](const double v[3]) {
-    return Vec3{float(v[0] * per_second + 0.0), float(v[1] * per_second + 0.0), float(v[2] * per_second + 0.0)};
-  };
-  for (size_t k = 0; k < count; ++k) {
-    step.loads[k].force = scaled(total[k].impulse);
-    step.loads[k].moment = scaled(total[k].moment);
-  }
+  loads.finish(step.dt, step.loads);
 }
 
 void PbfMethod::update_densities(const PbfParams& params, StepContext ctx) {
@@ -101,7 +71,7 @@ void PbfMethod::update_densities(const PbfParams& params, StepContext ctx) {
   backend_.build_grid(ctx);
   backend_.find_neighbors(ctx);
   stages_->update_velocities(ctx, c);
-  if (ctx.obstacle_count > 0) backend_.take_obstacle_pushes(pushes_, ctx.obstacle_count);  // nothing moved: no load
+  ObstacleLoadTally(ctx.obstacle_count).take(backend_, c.mass, c.dt, nullptr);  // nothing moved: no load
 }
 
 }  // namespace pbf

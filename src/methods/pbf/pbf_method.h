@@ -20,7 +20,6 @@ class PbfMethod final : public FluidMethod {
   float min_substep() const override { return kMinSubstep; }
   void reserve(size_t n, uint32_t obstacles) override;
   void step(const StepRequest& step, StepStats& stats) override;
-  bool measures_obstacle_loads() const override { return true; }
   void update_densities(const PbfParams& params, StepContext ctx) override;
 
  private:
@@ -28,7 +27,6 @@ class PbfMethod final : public FluidMethod {
   Backend& backend_;
   std::unique_ptr<PbfStages> stages_;
   std::vector<ObstaclePose> poses_;  // every substep's, substep after substep
-  ObstaclePush pushes_[kMaxObstacles];
 };
 
 }  // namespace pbf

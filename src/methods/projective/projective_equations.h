@@ -18,9 +18,11 @@
 
 #include <cstdint>
 
+#include "boundary/boundary_equations.h"
 #include "core/config.h"
 #include "core/hd.h"
 #include "core/lattice.h"
+#include "core/obstacle.h"
 #include "core/sph_kernels.h"
 #include "methods/pbf/pbf_equations.h"
 
@@ -37,7 +39,7 @@ struct ProjectiveConstants {
   float newton_tolerance;   // projection ends once C_i is at most this
   uint32_t slots;           // displacement slots per constraint: max_neighbors + 1 (itself first)
   float max_projection;     // longest displacement of one Newton step (half a spacing) [m]
-  float rest_members;       // constraints holding a particle inside the rest lattice (global_row())
+  float rest_members;       // constraints holding a particle inside the rest lattice: every row's count (global_row())
   float rest_density;       // rho0 [kg/m^3]
   float wall_calibration;   // DensityWalls::calibration of the cubic spline
 };
@@ -110,6 +112,7 @@ struct Projection {
   float remaining;    // C_i after the Newton steps (<= newton_tolerance when converged)
   float density;      // rho_i at the current positions [kg/m^3]
   uint32_t steps;     // Newton steps taken
+  float step_sum;     // the sum of the Newton steps' lengths s (obstacle_sample_push())
 };
 
 // The walls a constraint projection respects: the planes of the substep
@@ -169,7 +172,7 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
   const float self = c.mass_over_rho0 * cubic(c.kernel, 0.0f);
   const bool scan = boundary_scan(boundary, i);
   const float inv_rho0 = c.mass_over_rho0 / c.mass;
-  Projection out{0.0f, 0.0f, 0.0f, 0u};
+  Projection out{0.0f, 0.0f, 0.0f, 0u, 0.0f};
   for (uint32_t step = 0;; ++step) {
     const Vec3 pi = xi + d[0];
     float constraint = self - 1.0f;
@@ -212,6 +215,7 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
     const float step_length = constraint / sqrtf(grad2);
     if (step_length > c.max_projection) s *= c.max_projection / step_length;
     d[0] -= grad_i * s;
+    out.step_sum += s;
     nb.for_each_slot(i, [&](uint32_t k, uint32_t j) {
       const Vec3 r = pi - (x[j] + d[1 + k]);
       const float r2 = length_squared(r);
@@ -233,14 +237,15 @@ PBF_HD void fill_back_slots(const NeighborLists& nb, uint32_t l, uint32_t* back)
 
 // Row l of the global system (eq. 5) as a residual at the current iterate
 // x: r_l = m/dt^2 (s_l - x_l) + w sum_{i : l in C_i} (p_{i,l} - x_l), and the
-// diagonal A_ll = m/dt^2 + w |{i : l in C_i}|. With D = P = I every S_i^T S_i
-// is diagonal, so A is too; it is never assembled, and r_l depends on no
-// other particle's iterate (a test holds it to that). Writing the right-hand
-// side relative to x (a warm start at the previous iterate) keeps the large
-// terms w x_l from cancelling in float. Constraint l itself holds l; so does
-// the constraint of each neighbour whose list holds l. `d` holds the
+// diagonal A_ll = m/dt^2 + w n. With D = P = I every S_i^T S_i is diagonal,
+// so A is too; it is never assembled, and r_l depends on no other
+// particle's iterate (a test holds it to that). Writing the right-hand side
+// relative to x (a warm start at the previous iterate) keeps the large terms
+// w x_l from cancelling in float. Constraint l itself holds l; so does the
+// constraint of each neighbour whose list holds l. `d` holds the
 // displacements of project_density_constraint(), `slots` per constraint;
-// `active[i]` is zero where constraint i was not compressed (zero displacements).
+// `active[i]` is zero where constraint i was not compressed (zero
+// displacements).
 // A particle that no compressed constraint holds keeps the iterate (residual
 // zero): with the inactive constraints' weights at zero its row alone would
 // send it back to s, where it was compressed, and a small cluster then
@@ -248,23 +253,23 @@ PBF_HD void fill_back_slots(const NeighborLists& nb, uint32_t l, uint32_t* back)
 // and ends the iterations where it started. The paper's weights, kept for
 // satisfied constraints with p = S_i x, would move it a fraction
 // m/dt^2 / (m/dt^2 + w n) ~ 1e-4 of the way there.
-// A particle that boundary samples reach (boundary_scan()) or that lies
-// within a kernel radius of a wall that adds density (`solid`) is held,
-// besides, by the constraints of the water the samples or the wall stand for. Those are
-// satisfied: they project to the iterate, as the paper keeps satisfied
+// Every other row counts n = rest_members constraints, those of a particle
+// inside the rest lattice, whatever number of them is compressed: the
+// satisfied ones project to the iterate, as the paper keeps satisfied
 // constraints in the system, so they add to the diagonal and not to the
-// residual, up to the count of a particle inside the rest lattice. They
-// leave the solution where it was and change only how far one iteration
-// moves the particle. Without them a particle at a wall averages its
-// corrections over about half the constraints of one inside the water and
-// catches up with gravity faster in every step, so that, with the
-// iterations cut off before they converge, the layer at a sampled wall rose
-// steadily and stirred a tank at rest (docs/PHYSICS.md §7).
-// `back` (optional) holds the slots of fill_back_slots(); null: each is
-// found by binary search.
+// residual. With one diagonal for all, the global step moves the water by
+// w / A_ll times the sum of every constraint's displacements, and a
+// constraint among fluid particles alone displaces its members by a sum of
+// zero: the step moves no momentum, and what a wall or an obstacle's samples
+// give the water is their own share (obstacle_sample_push()). While each row
+// counted only its compressed constraints, a particle at a wall or the free
+// surface, held by fewer, moved further per iteration than the water beside
+// it: the layer along a sampled wall rose and stirred a tank at rest, and
+// the force read from a submerged box came out 23 % above its buoyancy
+// (docs/PHYSICS.md §7).
 PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb, const uint32_t* back,
-                       const BoundarySamples& boundary, const DensityWalls& solid, const Vec3* s, const Vec3* x,
-                       const Vec3* d, const uint8_t* active, Vec3& residual, float& diagonal) {
+                       const Vec3* s, const Vec3* x, const Vec3* d, const uint8_t* active, Vec3& residual,
+                       float& diagonal) {
   Vec3 pull{0.0f, 0.0f, 0.0f};
   uint32_t members = 0;
   if (active[l]) {
@@ -278,10 +283,7 @@ PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborL
     ++members;
     pull += d[static_cast<size_t>(i) * c.slots + 1 + slot];
   });
-  float held = static_cast<float>(members);
-  if (members > 0 && held < c.rest_members && (boundary_scan(boundary, l) || wall_within(solid, x[l])))
-    held = c.rest_members;
-  diagonal = c.inertia + c.stiffness * held;
+  diagonal = c.inertia + c.stiffness * c.rest_members;
   residual = members > 0 ? (s[l] - x[l]) * c.inertia + pull * c.stiffness : Vec3{0.0f, 0.0f, 0.0f};
 }
 
@@ -294,20 +296,51 @@ PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborL
 // sums), one CG iteration gives these bits.
 PBF_HD Vec3 global_correction(Vec3 residual, float diagonal) { return residual * (1.0f / diagonal); }
 
+// What the samples of each obstacle move particle l by in one global step,
+// to push.add() (core/obstacle.h). The samples enter constraint l alone
+// (the only one whose centre they reach), where the Newton steps moved l by
+// -sum_s s grad_b / rho0: their share of d[0], the one part of a
+// constraint's displacements that does not sum to zero over its members.
+// The global step moves l by w / A_ll times its constraints' displacements,
+// and the Chebyshev extrapolation by omega times that. The gradient is taken
+// at the iterate, where the local step's first Newton step took it. Summed
+// over the iterations, as PBF sums its corrections, these pushes and the
+// collisions' are what the obstacle did to the water in the substep: the
+// rest of the step moves no momentum (global_row()).
+template <class Push>
+PBF_HD void obstacle_sample_push(const ProjectiveConstants& c, const BoundarySamples& boundary, Vec3 at,
+                                 float step_sum, float diagonal, float omega, Push& push) {
+  if (!(step_sum > 0.0f)) return;
+  const float inv_rho0 = c.mass_over_rho0 / c.mass;
+  boundary_push(c.kernel, boundary, at, -step_sum * inv_rho0 * (c.stiffness / diagonal) * omega, push);
+}
+
 // The global step of particle l before collisions: the solution y of eq. 5
 // from the iterate y_k = x[l], then the Chebyshev extrapolation
 // y_k-1 + omega (y - y_k-1) from the previous iterate `previous` (omega = 1:
 // none). Reads only particle l's iterate, so a backend may write the result
-// over it in the same pass.
+// over it in the same pass. `step_sum` (per constraint, the local step's
+// Projection::step_sum) gives the obstacles' samples' part of the motion to
+// `push` (obstacle_sample_push()).
+template <class Push>
 PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,
-                                 const uint32_t* back, const BoundarySamples& boundary, const DensityWalls& solid,
-                                 const Vec3* s, const Vec3* x, const Vec3* d, const uint8_t* active, Vec3 previous,
-                                 float omega) {
+                                 const uint32_t* back, const BoundarySamples& boundary, const Vec3* s, const Vec3* x,
+                                 const Vec3* d, const uint8_t* active, const float* step_sum, Vec3 previous,
+                                 float omega, Push& push) {
   Vec3 residual;
   float diagonal;
-  global_row(c, l, nb, back, boundary, solid, s, x, d, active, residual, diagonal);
+  global_row(c, l, nb, back, s, x, d, active, residual, diagonal);
+  if (Push::kActive && active[l] && boundary_scan(boundary, l))
+    obstacle_sample_push(c, boundary, x[l], step_sum[l], diagonal, omega, push);
   const Vec3 solved = x[l] + global_correction(residual, diagonal);
   return previous + (solved - previous) * omega;
+}
+
+PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,
+                                 const uint32_t* back, const Vec3* s, const Vec3* x, const Vec3* d,
+                                 const uint8_t* active, Vec3 previous, float omega) {
+  NoPush none;
+  return global_step_position(c, l, nb, back, BoundarySamples{}, s, x, d, active, nullptr, previous, omega, none);
 }
 
 // Largest stable substep by the CFL condition: a particle may travel

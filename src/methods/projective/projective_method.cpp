@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "methods/obstacle_loads.h"
 #include "methods/projective/projective_equations.h"
 #include "methods/projective/projective_step.h"
 
@@ -27,10 +28,11 @@ void ProjectiveMethod::reserve(size_t n, uint32_t obstacles) {
   viscosity_->reserve(n);
 }
 
-// Without adaptive_dt the steps are known in advance and run as one
-// projective_step() (one recording on CUDA); with it, each step is one,
-// since the next one's size waits for the speeds this one leaves. Obstacles
-// move a fraction of the way per step, as in PBF.
+// Without adaptive_dt and dynamic bodies the steps are known in advance and
+// run as one projective_step() (one recording on CUDA); otherwise each step
+// is one, since the next one's size waits for the speeds this one leaves, or
+// a body's next pose for the water's impulses in this one. Obstacles move a
+// fraction of the way per step, as in PBF.
 void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
   const PbfParams& params = *step.params;
   s.iterations = params.projective_iterations;
@@ -44,7 +46,15 @@ void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
   const uint32_t substeps = step.substeps;
   const double interval = static_cast<double>(step.dt) / substeps;
   const size_t count = step.obstacles->count();
-  if (backend_.size() > 0 && !params.adaptive_dt) {
+  ObstacleLoadTally loads(count);
+  const bool bodies = count > 0 && step.obstacles->responds();
+  s.substeps = substeps;
+  if (backend_.size() == 0) {
+    if (bodies) advance_bodies_without_water(*step.obstacles, substeps, step.dt, poses_);
+    loads.finish(step.dt, step.loads);
+    return;
+  }
+  if (!params.adaptive_dt && !bodies) {
     poses_.resize(count * substeps);
     for (uint32_t k = 0; k < substeps; ++k)
       step.obstacles->between(static_cast<float>(double(k) / substeps), static_cast<float>((k + 1.0) / substeps),
@@ -52,16 +62,18 @@ void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
     const float h = static_cast<float>(interval);
     projective_step(backend_, stages, step.ctx, make_projective_step_constants(config_, params, h), poses_.data(),
                     substeps, params, s);
+    loads.take(backend_, mass_, h, nullptr);
     count_steps(substeps, h);
-  } else if (backend_.size() > 0) {
+  } else {
     poses_.resize(count);
+    ObstacleImpulse impulses[kMaxObstacles];
     const float gravity = length(params.gravity);
     for (uint32_t k = 0; k < substeps; ++k) {
       double used = 0.0;
-      // At most 1000 steps per interval, whatever the speeds.
+      // At most 1000 steps per interval, whatever the speeds; one without adaptive_dt.
       for (uint32_t piece = 0; used < interval; ++piece) {
         double h = interval - used;
-        if (piece < 999) {
+        if (params.adaptive_dt && piece < 999) {
           StepStats now;
           backend_.measure(now);
           const float speed = now.max_speed + gravity * params.max_dt;
@@ -73,20 +85,21 @@ void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
         const float s0 = static_cast<float>((k + used / interval) / substeps);
         used = (h == interval - used) ? interval : used + h;
         const float s1 = static_cast<float>((k + used / interval) / substeps);
-        step.obstacles->between(s0, s1, poses_.data());
-        projective_step(backend_, stages, step.ctx,
-                        make_projective_step_constants(config_, params, static_cast<float>(h)), poses_.data(), 1,
-                        params, s);
-        count_steps(1, static_cast<float>(h));
+        const float piece_dt = static_cast<float>(h);
+        if (bodies)
+          step.obstacles->advance(s0, s1, piece_dt, poses_.data());
+        else
+          step.obstacles->between(s0, s1, poses_.data());
+        projective_step(backend_, stages, step.ctx, make_projective_step_constants(config_, params, piece_dt),
+                        poses_.data(), 1, params, s);
+        loads.take(backend_, mass_, piece_dt, impulses);
+        if (bodies) step.obstacles->respond(impulses);
+        count_steps(1, piece_dt);
       }
     }
   }
-  s.substeps = backend_.size() > 0 ? steps : substeps;
-  drop_obstacle_pushes(static_cast<uint32_t>(count));
-}
-
-void ProjectiveMethod::drop_obstacle_pushes(uint32_t count) {
-  if (count > 0) backend_.take_obstacle_pushes(pushes_, count);
+  s.substeps = steps;
+  loads.finish(step.dt, step.loads);
 }
 
 void ProjectiveMethod::update_densities(const PbfParams& params, StepContext ctx) {
@@ -99,7 +112,7 @@ void ProjectiveMethod::update_densities(const PbfParams& params, StepContext ctx
   backend_.find_neighbors(ctx);
   stages_->begin(ctx, c.projective);
   stages_->update_velocities(ctx, c.projective);
-  drop_obstacle_pushes(ctx.obstacle_count);
+  ObstacleLoadTally(ctx.obstacle_count).take(backend_, mass_, 1.0f / 240.0f, nullptr);  // nothing moved: no load
 }
 
 }  // namespace pbf

@@ -26,21 +26,14 @@ class ProjectiveMethod final : public FluidMethod {
   void reserve(size_t n, uint32_t obstacles) override;
   void step(const StepRequest& step, StepStats& stats) override;
   void update_densities(const PbfParams& params, StepContext ctx) override;
-  // Not yet: its local steps spread a boundary sample's share of a
-  // constraint over the constraint's members, which the global step then
-  // averages, so a sample's push on one particle is not told apart.
-  bool measures_obstacle_loads() const override { return false; }
 
  private:
-  // The device sums the pushes of its collisions for any method; they are dropped after each step.
-  void drop_obstacle_pushes(uint32_t count);
   SolverConfig config_;
   Backend& backend_;
   float mass_;
   std::unique_ptr<ProjectiveStages> stages_;
   std::unique_ptr<PbfStages> viscosity_;  // PBF's XSPH stage
   std::vector<ObstaclePose> poses_;
-  ObstaclePush pushes_[kMaxObstacles];
 };
 
 }  // namespace pbf

@@ -199,9 +199,9 @@ TEST(ProjectiveLocalStep, BackSlotsAreTheSlotsTheSearchFinds) {
   for (uint32_t l = 0; l < x.size(); ++l) {
     Vec3 searched, looked_up;
     float diagonal_searched, diagonal_looked_up;
-    pbf::global_row(c, l, nb.view(), nullptr, pbf::BoundarySamples{}, pbf::DensityWalls{}, s.data(), x.data(), d.data(), active.data(),
+    pbf::global_row(c, l, nb.view(), nullptr, s.data(), x.data(), d.data(), active.data(),
                     searched, diagonal_searched);
-    pbf::global_row(c, l, nb.view(), back.data(), pbf::BoundarySamples{}, pbf::DensityWalls{}, s.data(), x.data(), d.data(), active.data(),
+    pbf::global_row(c, l, nb.view(), back.data(), s.data(), x.data(), d.data(), active.data(),
                     looked_up, diagonal_looked_up);
     EXPECT_EQ(std::memcmp(&searched, &looked_up, sizeof(Vec3)), 0) << l;
     EXPECT_EQ(diagonal_searched, diagonal_looked_up) << l;
@@ -279,7 +279,7 @@ TEST_F(ProjectiveGlobalStep, SolutionSatisfiesTheGlobalSystem) {
   for (uint32_t l = 0; l < before_.size(); ++l) {
     Vec3 row;
     float diagonal;
-    pbf::global_row(c, l, nb, nullptr, pbf::BoundarySamples{}, pbf::DensityWalls{}, s.data(), before_.data(), d.data(), active.data(), row,
+    pbf::global_row(c, l, nb, nullptr, s.data(), before_.data(), d.data(), active.data(), row,
                     diagonal);
     const Vec3 rest = row - (after_[l] - before_[l]) * diagonal;
     r0 += pbf::length_squared(row);
@@ -351,7 +351,7 @@ struct RandomSystem {
     }
   }
   void row(uint32_t l, const std::vector<Vec3>& at, Vec3& residual, float& diagonal) const {
-    pbf::global_row(c, l, nb.view(), nullptr, pbf::BoundarySamples{}, pbf::DensityWalls{}, s.data(), at.data(),
+    pbf::global_row(c, l, nb.view(), nullptr, s.data(), at.data(),
                     d.data(), active.data(), residual, diagonal);
   }
 };
@@ -490,9 +490,8 @@ TEST(ProjectiveClosedForm, TheGlobalSystemIsDiagonal) {
 class ProjectiveGlobalRow : public ::testing::Test {
  protected:
   // Row l of the global system with the displacements d_.
-  void row(uint32_t l, const std::vector<uint8_t>& active, const pbf::BoundarySamples& boundary, Vec3& residual,
-           float& diagonal) const {
-    pbf::global_row(c_, l, nb_.view(), nullptr, boundary, pbf::DensityWalls{}, s_.data(), x_.data(), d_.data(), active.data(), residual,
+  void row(uint32_t l, const std::vector<uint8_t>& active, Vec3& residual, float& diagonal) const {
+    pbf::global_row(c_, l, nb_.view(), nullptr, s_.data(), x_.data(), d_.data(), active.data(), residual,
                     diagonal);
   }
 
@@ -512,37 +511,39 @@ TEST_F(ProjectiveGlobalRow, AParticleNoCompressedConstraintHoldsStaysPut) {
   for (uint32_t l = 0; l < 2; ++l) {
     Vec3 residual;
     float diagonal;
-    row(l, {0, 0}, pbf::BoundarySamples{}, residual, diagonal);
+    row(l, {0, 0}, residual, diagonal);
     EXPECT_EQ(pbf::length_squared(residual), 0.0f);
     EXPECT_GT(diagonal, 0.0f);
   }
 }
 
-// A particle that boundary samples reach is held by as many constraints as
-// one inside the rest lattice: the stand-ins for the water behind the wall
-// are satisfied, so they raise its diagonal and leave its residual (and the
-// solution) alone. A particle they do not reach keeps its own count.
-TEST_F(ProjectiveGlobalRow, AParticleTheBoundaryReachesIsHeldAsInsideTheWater) {
+// Every row that a compressed constraint holds counts the constraints of a
+// particle inside the rest lattice, however many hold it: the satisfied
+// ones raise its diagonal and leave its residual (and the solution) alone,
+// and with one diagonal for all the global step moves no momentum: equal
+// and opposite displacements of a constraint's members move them by equal
+// and opposite amounts.
+TEST_F(ProjectiveGlobalRow, EveryHeldRowHasTheDiagonalOfARowInsideTheWater) {
   EXPECT_EQ(c_.rest_members, 27.0f);
   d_[0] = Vec3{-0.01f, 0.0f, 0.0f};            // constraint 0 moves particle 0 ...
   d_[1] = Vec3{0.01f, 0.0f, 0.0f};             // ... and particle 1
-  d_[c_.slots] = Vec3{0.01f, 0.0f, 0.0f};      // constraint 1 moves particle 1 ...
-  d_[c_.slots + 1] = Vec3{-0.01f, 0.0f, 0.0f};  // ... and particle 0
-  const std::vector<uint8_t> near = {1, 0};
-  pbf::BoundarySamples boundary{};
-  boundary.count = 1;  // only whether the samples reach a particle matters here
-  boundary.near = near.data();
+  d_[c_.slots] = Vec3{0.03f, 0.0f, 0.0f};      // constraint 1 moves particle 1 ...
+  d_[c_.slots + 1] = Vec3{-0.03f, 0.0f, 0.0f};  // ... and particle 0
+  Vec3 r[2];
   for (uint32_t l = 0; l < 2; ++l) {
-    Vec3 free_residual, residual;
-    float free_diagonal, diagonal;
-    row(l, {1, 1}, pbf::BoundarySamples{}, free_residual, free_diagonal);
-    row(l, {1, 1}, boundary, residual, diagonal);
-    EXPECT_EQ(free_diagonal, c_.inertia + 2.0f * c_.stiffness) << l;
-    EXPECT_EQ(diagonal, l == 0 ? c_.inertia + 27.0f * c_.stiffness : free_diagonal) << l;
-    EXPECT_EQ(residual.x, free_residual.x) << l;
-    EXPECT_EQ(residual.y, free_residual.y) << l;
-    EXPECT_NE(residual.x, 0.0f) << l;
+    float diagonal;
+    row(l, {1, 1}, r[l], diagonal);
+    EXPECT_EQ(diagonal, c_.inertia + 27.0f * c_.stiffness) << l;
+    Vec3 one_active;
+    row(l, {1, 0}, one_active, diagonal);
+    EXPECT_EQ(diagonal, c_.inertia + 27.0f * c_.stiffness) << "one compressed constraint of two, " << l;
   }
+  // The inertial terms are equal (both targets 1 cm below); the constraints' parts cancel.
+  const float inertial = -0.01f * c_.inertia;
+  EXPECT_FLOAT_EQ(r[0].y, inertial);
+  EXPECT_FLOAT_EQ(r[1].y, inertial);
+  EXPECT_FLOAT_EQ(r[0].x, -0.04f * c_.stiffness);
+  EXPECT_FLOAT_EQ(r[0].x + r[1].x, 0.0f);
 }
 
 TEST(ProjectiveTimeStep, CflLimitsTheStepByTheFastestParticle) {

@@ -8,6 +8,7 @@ void ProjectiveCpuStages::reserve(size_t n) {
   const size_t stride = device_.config().max_neighbors;
   for (auto* a : {&s_, &prev_}) a->reserve(n);
   compression_.reserve(n);
+  step_sum_.reserve(n);
   active_.reserve(n);
   touching_.reserve(n);
   disp_.reserve(n * (stride + 1));
@@ -20,6 +21,7 @@ void ProjectiveCpuStages::fit() {
   if (s_.size() == n) return;
   for (auto* a : {&s_, &prev_}) a->resize(n);
   compression_.resize(n);
+  step_sum_.resize(n);
   active_.resize(n);
   touching_.resize(n);
   disp_.resize(n * (stride + 1));
@@ -55,6 +57,7 @@ void ProjectiveCpuStages::local_step(const StepContext& ctx, const ProjectiveCon
     const Projection p = project_density_constraint(c, i, nb, boundary, solid, walls, xp.data(),
                                                     disp_.data() + static_cast<size_t>(i) * c.slots);
     compression_[i] = p.compression;
+    step_sum_[i] = p.step_sum;
     active_[i] = p.steps > 0 ? 1 : 0;
     rho[i] = p.density;
   });
@@ -76,14 +79,13 @@ void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveCo
   std::vector<Vec3>& xp = device_.predicted_positions();
   const NeighborLists nb = device_.neighbor_lists();
   const BoundarySamples boundary = device_.boundary_samples();
-  const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
   const Obstacle* obstacles = device_.obstacles_for(ctx);
   // One pass: the system is diagonal, and a particle's row reads only its own iterate.
-  device_.for_each_particle([&](uint32_t l) {
-    const Vec3 moved = global_step_position(c, l, nb, back_.data(), boundary, solid, s_.data(), xp.data(),
-                                            disp_.data(), active_.data(), prev_[l], omega);
+  device_.for_each_particle_pushing(ctx, [&](uint32_t l, const auto& push) {
+    const Vec3 moved = global_step_position(c, l, nb, back_.data(), boundary, s_.data(), xp.data(),
+                                            disp_.data(), active_.data(), step_sum_.data(), prev_[l], omega, push);
     prev_[l] = xp[l];
-    xp[l] = collide(ctx.motion, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x[l]);
+    xp[l] = collide(ctx.motion, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x[l], push);
   });
   ++state.tally.iterations;
 }

@@ -38,6 +38,7 @@ class ProjectiveCpuStages final : public ProjectiveStages {
   std::vector<Vec3> s_, prev_, disp_;
   std::vector<uint32_t> back_;
   std::vector<float> compression_;
+  std::vector<float> step_sum_;  // per constraint: Projection::step_sum (the obstacles' pushes)
   std::vector<uint8_t> active_;
   std::vector<uint8_t> touching_;  // per particle: rests on a plane (projective_equations.h)
 };

@@ -41,8 +41,8 @@ __global__ void k_pf_touching(size_t n, PlaneSet planes, float contact, const Ve
 
 __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary,
                            PlaneSet planes, float contact,
-                           const uint8_t* touching, const Vec3* xp, Vec3* disp, uint8_t* active, float* rho,
-                           double* partials, float* partial_max, const IterationDeviceState* state) {
+                           const uint8_t* touching, const Vec3* xp, Vec3* disp, uint8_t* active, float* step_sum,
+                           float* rho, double* partials, float* partial_max, const IterationDeviceState* state) {
   if (state->converged) return;
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   float e = 0.0f;
@@ -52,6 +52,7 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
     const Projection p = project_density_constraint(c, static_cast<uint32_t>(i), nb, boundary, solid, walls, xp,
                                                     disp + i * c.slots);
     active[i] = p.steps > 0 ? 1 : 0;
+    step_sum[i] = p.step_sum;
     rho[i] = p.density;
     e = p.compression;
   }
@@ -59,21 +60,24 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
 }
 
 // The global step in one pass (global_step_position()): the diagonal system
-// solved row by row, Chebyshev extrapolation, collisions. A row reads only
-// its own particle's iterate, so the iterate is overwritten in place.
+// solved row by row, Chebyshev extrapolation, collisions (the obstacles'
+// pushes to `pushes`, null: none). A row reads only its own particle's
+// iterate, so the iterate is overwritten in place.
 __global__ void k_pf_global(size_t n, ProjectiveConstants c, MotionConstants motion, NeighborLists nb,
                             BoundarySamples boundary, PlaneSet planes, const Obstacle* obstacles,
                             uint32_t obstacle_count, float omega, const Vec3* s, const Vec3* x, const Vec3* disp,
-                            const uint8_t* active, Vec3* prev, Vec3* xp, IterationDeviceState* state) {
+                            const uint8_t* active, const float* step_sum, Vec3* prev, Vec3* xp,
+                            IterationDeviceState* state, ObstaclePush* pushes) {
   if (state->converged) return;
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (l == 0) state->iterations += 1;
   if (l >= n) return;
-  const DensityWalls solid = projective_density_walls(c, planes.plane, planes.count, planes.density_first);
-  const Vec3 moved = global_step_position(c, static_cast<uint32_t>(l), nb, nullptr, boundary, solid, s, xp, disp,
-                                          active, prev[l], omega);  // slots by search
-  prev[l] = xp[l];
-  xp[l] = collide(motion, planes.plane, planes.count, obstacles, obstacle_count, moved, x[l]);
+  with_push_sink(pushes, [&](const auto& push) {
+    const Vec3 moved = global_step_position(c, static_cast<uint32_t>(l), nb, nullptr, boundary, s, xp, disp,
+                                            active, step_sum, prev[l], omega, push);  // slots by search
+    prev[l] = xp[l];
+    xp[l] = collide(motion, planes.plane, planes.count, obstacles, obstacle_count, moved, x[l], push);
+  });
 }
 
 __global__ void k_pf_velocity(size_t n, MotionConstants c, PlaneSet planes, Vec3* x, const Vec3* xp, Vec3* v) {
@@ -99,6 +103,7 @@ class ProjectiveCudaStages final : public ProjectiveStages {
     device_.use_device();
     for (auto* b : {&s_, &prev_}) b->reserve(n, 0);
     active_.reserve(n, 0);
+    step_sum_.reserve(n, 0);
     touching_.reserve(n, 0);
     disp_.reserve(n * (static_cast<size_t>(device_.config().max_neighbors) + 1), 0);
   }
@@ -112,6 +117,7 @@ class ProjectiveCudaStages final : public ProjectiveStages {
   // Inertial target, previous iterate, displacements (max_neighbors + 1 slots per constraint).
   DeviceBuffer<Vec3> s_, prev_, disp_;
   DeviceBuffer<uint8_t> active_, touching_;
+  DeviceBuffer<float> step_sum_;  // per constraint: Projection::step_sum (the obstacles' pushes)
 };
 
 void ProjectiveCudaStages::begin(const StepContext&, const ProjectiveConstants&) {
@@ -139,7 +145,7 @@ void ProjectiveCudaStages::local_step(const StepContext& ctx, const ProjectiveCo
   check_launch("k_pf_touching");
   k_pf_local<<<b, kBlock, 0, stream>>>(n, c, d.neighbor_lists(), d.boundary_samples(), planes, contact,
                                        touching_.data(), d.predicted_positions().data(), disp_.data(), active_.data(),
-                                       d.densities().data(), d.iteration_partials(), d.iteration_partial_max(),
+                                       step_sum_.data(), d.densities().data(), d.iteration_partials(), d.iteration_partial_max(),
                                        d.iteration_state());
   check_launch("k_pf_local");
   k_iteration_gate<<<1, kBlock, 0, stream>>>(b, n, tolerance, d.iteration_partials(), d.iteration_partial_max(),
@@ -156,8 +162,8 @@ void ProjectiveCudaStages::global_step(const StepContext& ctx, const ProjectiveC
   const Obstacle* obstacles = d.obstacles_for(ctx);
   k_pf_global<<<blocks_for(n), kBlock, 0, d.stream()>>>(
       n, c, ctx.motion, d.neighbor_lists(), d.boundary_samples(), plane_set(ctx), obstacles, ctx.obstacle_count,
-      omega, s_.data(), d.positions().data(), disp_.data(), active_.data(), prev_.data(),
-      d.predicted_positions().data(), d.iteration_state());
+      omega, s_.data(), d.positions().data(), disp_.data(), active_.data(), step_sum_.data(), prev_.data(),
+      d.predicted_positions().data(), d.iteration_state(), d.obstacle_push_sums(ctx));
   check_launch("k_pf_global");
   d.finish("projective_global_step");
 }

@@ -1,0 +1,46 @@
+#include "methods/obstacle_loads.h"
+
+namespace pbf {
+
+void ObstacleLoadTally::take(Backend& backend, float mass, float h, ObstacleImpulse* out) {
+  if (count_ == 0) return;
+  backend.take_obstacle_pushes(pushes_, static_cast<uint32_t>(count_));
+  // A particle of mass m displaced by d in a substep got the impulse m d / h
+  // from the obstacle; the obstacle got the opposite.
+  const double to_impulse = -static_cast<double>(mass) / static_cast<double>(h);
+  for (size_t k = 0; k < count_; ++k)
+    for (int a = 0; a < 3; ++a) {
+      const double impulse = pushes_[k].d[a] * to_impulse, moment = pushes_[k].moment[a] * to_impulse;
+      if (out) {
+        out[k].impulse[a] = impulse;
+        out[k].moment[a] = moment;
+      }
+      total_[k].impulse[a] += impulse;
+      total_[k].moment[a] += moment;
+    }
+}
+
+void ObstacleLoadTally::finish(float dt, ObstacleLoad* loads) const {
+  // + 0.0: an untouched obstacle's sums give +0, not -0.
+  const double per_second = 1.0 / static_cast<double>(dt);
+  const auto scaled = [per_second](const double v[3]) {
+    return Vec3{float(v[0] * per_second + 0.0), float(v[1] * per_second + 0.0), float(v[2] * per_second + 0.0)};
+  };
+  for (size_t k = 0; k < count_; ++k) {
+    loads[k].force = scaled(total_[k].impulse);
+    loads[k].moment = scaled(total_[k].moment);
+  }
+}
+
+void advance_bodies_without_water(ObstaclePath& obstacles, uint32_t substeps, float dt,
+                                  std::vector<ObstaclePose>& poses) {
+  poses.resize(obstacles.count());
+  const ObstacleImpulse none[kMaxObstacles] = {};
+  for (uint32_t k = 0; k < substeps; ++k) {
+    obstacles.advance(float(k) / float(substeps), float(k + 1) / float(substeps), dt / static_cast<float>(substeps),
+                      poses.data());
+    obstacles.respond(none);
+  }
+}
+
+}  // namespace pbf

@@ -1,0 +1,39 @@
+// obstacle_loads.h - what the water gave the obstacles during a step, from
+// the pushes the device summed (Backend::take_obstacle_pushes()): written
+// once for every method, each of which pushes, for every obstacle, the
+// displacements d it gave particles of mass m in a substep of h seconds, the
+// impulse m d / h (core/obstacle.h, docs/PHYSICS.md §12).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "backend/backend.h"
+#include "methods/method.h"
+
+namespace pbf {
+
+class ObstacleLoadTally {
+ public:
+  // A step with `count` obstacles (at most kMaxObstacles).
+  explicit ObstacleLoadTally(size_t count) : count_(count) {}
+  // Takes the device's sums of the substeps since the last take (particles
+  // of `mass` [kg], substeps of h [s]): each obstacle's impulse and moment
+  // (what the water gave it) to `out` (null: not wanted), added to the step's.
+  void take(Backend& backend, float mass, float h, ObstacleImpulse* out);
+  // The step's loads, its impulses over dt: the mean force and moment.
+  void finish(float dt, ObstacleLoad* loads) const;
+
+ private:
+  size_t count_;
+  ObstaclePush pushes_[kMaxObstacles];
+  ObstacleImpulse total_[kMaxObstacles] = {};
+};
+
+// Dynamic bodies fall (and meet walls) without water to push them: moves
+// them through `substeps` equal substeps of dt, `poses` room for their poses.
+void advance_bodies_without_water(ObstaclePath& obstacles, uint32_t substeps, float dt,
+                                  std::vector<ObstaclePose>& poses);
+
+}  // namespace pbf
