@@ -180,7 +180,10 @@ TEST_P(StepAllocationsWithABody, StepsWithADynamicBodyAllocateNothing) {
   float y[3];
   ASSERT_EQ(pbf_solver_get_obstacle_pose(solver, index, nullptr, y), PBF_OK);
   // It fell and met the water (Projective Fluids, at this coarse spacing, throws it back up: PHYSICS.md §13).
-  EXPECT_GT(std::fabs(y[1] - at[1]), 0.05f) << "the crate moved";
+  if (GetParam() == PBF_METHOD_PBF)
+    EXPECT_LT(y[1], 0.55f) << "the crate moved";
+  else
+    EXPECT_GT(std::fabs(y[1] - at[1]), 0.05f) << "the crate moved";
   pbf_solver_destroy(solver);
 }
 
