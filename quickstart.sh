@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libembree-dev libassimp-dev assimp-testmodels libpng-dev clang-14 libclang-rt-14-dev python3-matplotlib swig mono-mcs mono-runtime default-jdk-headless junit5)
+PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libembree-dev libassimp-dev assimp-testmodels libpng-dev clang-14 libclang-rt-14-dev python3-matplotlib python3-vtk9 python3-meshio swig mono-mcs mono-runtime default-jdk-headless junit5)
 
 install_dependencies() {
   local missing=()
@@ -37,7 +37,7 @@ run_dam_break() {
   ./build/release/samples/pbf-sim --frames 120 --boundary-particles --png --out pbf-out
   echo "== look at pbf-out/contact_sheet.png (16 moments of the run) and pbf-out/frame_NNNN.png;"
   echo "   open pbf-out/frame_NNNN.ply (or the whole sequence) in Houdini or Blender; for ParaView,"
-  echo "   run with --vtp and open pbf-out/frames.pvd (its PLY reader drops velocity and density)"
+  echo "   run with --vtp and open pbf-out/frames.pvd (its PLY reader shows the particles coloured by speed only)"
 }
 
 run_tests() {

@@ -975,7 +975,12 @@ pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* path) {
     solver->impl.read(Field::Position, positions.data());
     solver->impl.read(Field::Velocity, velocities.data());
     solver->impl.read(Field::Density, densities.data());
-    write_ply(path, n, positions.data(), velocities.data(), densities.data());
+    const SolverConfig& config = solver->impl.config();
+    const Vec3 g = solver->impl.params().gravity;
+    const float gravity[3] = {g.x, g.y, g.z};
+    const float lo[3] = {config.domain_min.x, config.domain_min.y, config.domain_min.z};
+    const float hi[3] = {config.domain_max.x, config.domain_max.y, config.domain_max.z};
+    write_ply(path, n, positions.data(), velocities.data(), densities.data(), ply_speed_scale(gravity, lo, hi));
   });
 }
 

@@ -664,8 +664,8 @@ public sealed class Solver : IDisposable {
   }
 
   /// <summary>
-  /// Writes the particles as a binary PLY file (x y z vx vy vz density per vertex)
-  /// that Blender, Houdini, MeshLab and ParaView open; complete or not at all.
+  /// Writes the particles as a binary PLY file (x y z vx vy vz density, and red green blue
+  /// coloured by speed, per vertex) that Blender, Houdini, MeshLab and ParaView open; complete or not at all.
   /// </summary>
   /// <exception cref="PbfException">Io with the path and the system's reason.</exception>
   public void WritePly(string path) {

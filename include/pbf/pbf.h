@@ -868,8 +868,12 @@ PBF_API pbf_status pbf_solver_get_stats(const pbf_solver* solver, pbf_stats* out
 
 /**
  * Writes the particles, in user order, as a binary little-endian PLY file with
- * float properties x y z vx vy vz density (Houdini and Blender keep all of
- * them; ParaView's PLY reader shows the points without velocity or density).
+ * float properties x y z vx vy vz density and uchar red green blue: the speed
+ * from deep blue at rest to white at the free-fall speed over the domain's
+ * extent along gravity (at least 0.1 m/s; the header's comment gives it), one
+ * scale for every frame of a solver. Houdini, meshio and plyfile keep every
+ * property; ParaView's PLY reader and Blender's importer show the points with
+ * their colour (ParaView without velocity or density).
  * The file appears complete or not at all: it is written to a unique
  * temporary name beside `path`, flushed and renamed; only a regular file at
  * `path` is replaced (PBF_ERROR_IO otherwise).

@@ -177,9 +177,10 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
     std::printf(" in %s", scene.output.dir.c_str());
     if (t.vtp_files > 0) std::printf(" (open %s in ParaView)", runner.pvd_path().c_str());
     std::printf("\n");
-    // ParaView's PLY reader keeps positions only: say where velocity and density are for it.
+    // ParaView's PLY reader keeps positions and colours only: say where velocity and density are for it.
     if (t.ply_files > 0 && t.vtp_files == 0)
-      std::printf("ParaView shows no velocity or density from PLY files: add --vtp and open frames.pvd\n");
+      std::printf("ParaView shows PLY particles coloured by speed, without velocity or density: add --vtp and open "
+                  "frames.pvd\n");
     if (!sheet.empty()) std::printf("contact sheet: %s\n", sheet.c_str());
   }
   if (t.stale_files > 0)

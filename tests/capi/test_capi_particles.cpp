@@ -773,7 +773,7 @@ std::string ply_header(const std::string& bytes) {
   return at == std::string::npos ? std::string() : bytes.substr(0, at + end.size());
 }
 
-TEST(CApiPly, WritesAHeaderAndOneRecordOf28BytesPerParticleInUserOrder) {
+TEST(CApiPly, WritesAHeaderAndOneRecordOf31BytesPerParticleInUserOrder) {
   Solver s(small_desc());
   ASSERT_EQ(s.status(), PBF_OK) << pbf_last_error();
   const float lo[3] = {0.2f, 0.2f, 0.2f}, hi[3] = {0.35f, 0.35f, 0.35f};  // 3^3 particles
@@ -792,12 +792,13 @@ TEST(CApiPly, WritesAHeaderAndOneRecordOf28BytesPerParticleInUserOrder) {
   EXPECT_EQ(header.rfind("ply\nformat binary_little_endian 1.0\n", 0), 0u) << header;
   EXPECT_NE(header.find("\nelement vertex 27\n"), std::string::npos) << header;
   EXPECT_NE(header.find("property float x\nproperty float y\nproperty float z\nproperty float vx\n"
-                        "property float vy\nproperty float vz\nproperty float density\nend_header\n"),
+                        "property float vy\nproperty float vz\nproperty float density\nproperty uchar red\n"
+                        "property uchar green\nproperty uchar blue\nend_header\n"),
             std::string::npos)
       << header;
-  ASSERT_EQ(bytes.size(), header.size() + 27 * 28);
+  ASSERT_EQ(bytes.size(), header.size() + 27 * 31);
   for (size_t i = 0; i < 27; ++i) {
-    const size_t rec = header.size() + 28 * i;
+    const size_t rec = header.size() + 31 * i;
     for (int a = 0; a < 3; ++a) {
       EXPECT_EQ(load_le_float(bytes, rec + 4 * a), x[3 * i + a]) << "particle " << i;
       EXPECT_EQ(load_le_float(bytes, rec + 12 + 4 * a), v[3 * i + a]) << "particle " << i;
@@ -805,6 +806,40 @@ TEST(CApiPly, WritesAHeaderAndOneRecordOf28BytesPerParticleInUserOrder) {
     EXPECT_EQ(load_le_float(bytes, rec + 24), rho[i]) << "particle " << i;
   }
   EXPECT_FALSE(fs::exists(path + ".partial"));
+  fs::remove(path);
+}
+
+// What ParaView's PLY reader shows of a particle is its colour: the speed on
+// one scale for the solver, deep blue at rest, white from the free-fall speed
+// over the domain's height on.
+TEST(CApiPly, ColoursSpeedFromDeepBlueAtRestToWhiteAtTheDomainsFreeFallSpeed) {
+  pbf_solver_desc d = small_desc();
+  d.domain_min[0] = d.domain_min[1] = d.domain_min[2] = 0.0f;
+  d.domain_max[0] = d.domain_max[2] = 1.0f;
+  d.domain_max[1] = 2.0f;
+  Solver s(d);
+  ASSERT_EQ(s.status(), PBF_OK) << pbf_last_error();
+  pbf_params p = pbf_params_default();
+  ASSERT_EQ(pbf_solver_get_params(s.get(), &p), PBF_OK) << pbf_last_error();
+  p.gravity[0] = p.gravity[2] = 0.0f;
+  p.gravity[1] = -4.0f;  // free fall over 2 m: sqrt(2 * 4 * 2) = 4 m/s
+  ASSERT_EQ(pbf_solver_set_params(s.get(), &p), PBF_OK) << pbf_last_error();
+  const float lo[3] = {0.2f, 0.2f, 0.2f}, hi[3] = {0.35f, 0.25f, 0.25f};  // 3 particles
+  ASSERT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  const float v[9] = {0.0f, 0.0f, 0.0f, 0.0f, -2.0f, 0.0f, 0.0f, 0.0f, 9.0f};  // at rest, half, above the scale
+  ASSERT_EQ(pbf_solver_set_velocities(s.get(), v, 9), PBF_OK) << pbf_last_error();
+  const std::string path = temp_path("colour") + ".ply";
+  ASSERT_EQ(pbf_solver_write_ply(s.get(), path.c_str()), PBF_OK) << pbf_last_error();
+  const std::string bytes = read_file(path);
+  const std::string header = ply_header(bytes);
+  EXPECT_NE(header.find("comment red green blue: speed, 0 (deep blue) to 4 m/s and above (white)\n"), std::string::npos)
+      << header;
+  ASSERT_EQ(bytes.size(), header.size() + 3 * 31);
+  const unsigned char expected[3][3] = {{10, 41, 128}, {46, 168, 235}, {250, 252, 255}};
+  for (size_t i = 0; i < 3; ++i)
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(static_cast<unsigned char>(bytes[header.size() + 31 * i + 28 + c]), expected[i][c])
+          << "particle " << i << " channel " << c;
   fs::remove(path);
 }
 
@@ -823,7 +858,7 @@ TEST(CApiPly, WritingOverAnExistingFileReplacesIt) {
   std::string bytes = read_file(path);
   std::string header = ply_header(bytes);
   EXPECT_NE(header.find("\nelement vertex 27\n"), std::string::npos) << header;
-  EXPECT_EQ(bytes.size(), header.size() + 27 * 28);
+  EXPECT_EQ(bytes.size(), header.size() + 27 * 31);
 
   std::vector<uint32_t> indices(19);
   for (uint32_t i = 0; i < 19; ++i) indices[i] = i;
@@ -832,7 +867,7 @@ TEST(CApiPly, WritingOverAnExistingFileReplacesIt) {
   bytes = read_file(path);
   header = ply_header(bytes);
   EXPECT_NE(header.find("\nelement vertex 8\n"), std::string::npos) << header;
-  EXPECT_EQ(bytes.size(), header.size() + 8 * 28);
+  EXPECT_EQ(bytes.size(), header.size() + 8 * 31);
 
   ASSERT_EQ(pbf_solver_clear_particles(s.get()), PBF_OK) << pbf_last_error();
   ASSERT_EQ(pbf_solver_write_ply(s.get(), path.c_str()), PBF_OK) << pbf_last_error();

@@ -56,13 +56,13 @@ inline float load_f32(const unsigned char* p) {
   return f;
 }
 
-/** The particles of a PLY file: x y z vx vy vz density per vertex. */
+/** The particles of a PLY file: x y z vx vy vz density per vertex (its colour is not kept). */
 struct PlyData {
   size_t count = 0;
   std::vector<float> positions, velocities, densities;
 };
 
-/** Reads a binary little-endian PLY with the seven float properties pbf writes; fails the test otherwise. */
+/** Reads a binary little-endian PLY with the seven float and three colour properties pbf writes; fails the test otherwise. */
 inline PlyData read_ply(const std::string& path) {
   PlyData d;
   const std::vector<unsigned char> bytes = read_bytes(path);
@@ -82,11 +82,17 @@ inline PlyData read_ply(const std::string& path) {
     EXPECT_NE(pos, std::string::npos) << "property " << p;
     at = pos;
   }
+  for (const char* p : {"red", "green", "blue"}) {
+    const size_t pos = header.find(std::string("property uchar ") + p + "\n", at);
+    EXPECT_NE(pos, std::string::npos) << "property " << p;
+    at = pos;
+  }
+  constexpr size_t kRecord = 7 * 4 + 3;
   const unsigned char* data = bytes.data() + end + 11;
-  EXPECT_EQ(bytes.size() - (end + 11), d.count * 28) << "payload of " << path;
-  if (bytes.size() - (end + 11) != d.count * 28) return d;
+  EXPECT_EQ(bytes.size() - (end + 11), d.count * kRecord) << "payload of " << path;
+  if (bytes.size() - (end + 11) != d.count * kRecord) return d;
   for (size_t i = 0; i < d.count; ++i) {
-    const unsigned char* rec = data + 28 * i;
+    const unsigned char* rec = data + kRecord * i;
     for (int a = 0; a < 3; ++a) d.positions.push_back(load_f32(rec + 4 * a));
     for (int a = 0; a < 3; ++a) d.velocities.push_back(load_f32(rec + 12 + 4 * a));
     d.densities.push_back(load_f32(rec + 24));

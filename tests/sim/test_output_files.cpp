@@ -335,9 +335,12 @@ TEST(FrameOutput, PlyFramesNameEachPropertyAndItsUnitInTheHeader) {
   }
   EXPECT_EQ(elements, (std::vector<std::string>{"vertex " + std::to_string(r.particle_count())}));
   EXPECT_EQ(properties, (std::vector<std::string>{"float x", "float y", "float z", "float vx", "float vy", "float vz",
-                                                  "float density"}));
+                                                  "float density", "uchar red", "uchar green", "uchar blue"}));
   const std::string units = "x y z: position [m]; vx vy vz: velocity [m/s]; density: [kg/m^3]";
   EXPECT_NE(std::find(comments.begin(), comments.end(), units), comments.end()) << header;
+  EXPECT_TRUE(std::any_of(comments.begin(), comments.end(),
+                          [](const std::string& c) { return c.rfind("red green blue: speed, 0 (deep blue) to ", 0) == 0; }))
+      << header;
   EXPECT_EQ(sim_test::read_ply(dir + "/frame_0000.ply").count, r.particle_count());
 }
 

@@ -924,8 +924,8 @@ public final class Solver implements AutoCloseable {
   }
 
   /**
-   * Writes the particles as a binary PLY file (x y z vx vy vz density per vertex) that Blender,
-   * Houdini, MeshLab and ParaView open; the file appears complete or not at all.
+   * Writes the particles as a binary PLY file (x y z vx vy vz density, and red green blue coloured by
+   * speed, per vertex) that Blender, Houdini, MeshLab and ParaView open; complete or not at all.
    *
    * @param path the file to write
    * @throws PbfException IO with the path and the system's reason
