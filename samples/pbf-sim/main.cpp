@@ -37,6 +37,7 @@ struct Options {
   bool ply = true;
   bool vtp = false;
   bool surface = false;
+  bool vdb = false;
   bool png = false;
   std::string image_style;     // water or particles
   std::string surface_format;  // ply, obj or both
@@ -167,12 +168,14 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
                 "%zu emitted outside the domain\n",
                 t.initial_particles, t.emitted, t.removed, t.refused, static_cast<unsigned>(desc.max_particles),
                 t.clipped);
-  if (t.ply_files + t.vtp_files + t.surface_files + t.png_files == 0) {
+  if (t.ply_files + t.vtp_files + t.surface_files + t.vdb_files + t.png_files == 0) {
     std::printf("output: none\n");
   } else {
     std::printf("output: %zu PLY and %zu VTP frames", t.ply_files, t.vtp_files);
     if (t.surface_files > 0)
       std::printf(" and %zu surface meshes (%.1f ms per mesh)", t.surface_files, t.surface_ms / t.surface_files);
+    if (t.vdb_files > 0)
+      std::printf(" and %zu OpenVDB files (%.1f ms per file, after its mesh)", t.vdb_files, t.vdb_ms / t.vdb_files);
     if (t.png_files > 0) std::printf(" and %zu pictures (%.1f ms per picture)", t.png_files, t.render_ms / t.png_files);
     std::printf(" in %s", scene.output.dir.c_str());
     if (t.vtp_files > 0) std::printf(" (open %s in ParaView)", runner.pvd_path().c_str());
@@ -304,6 +307,10 @@ int main(int argc, char** argv) {
                  "water (the liquid's surface shaded as water, spray as droplets) or particles (spheres coloured by "
                  "speed) in the pictures (overrides output.image_style; default water)")
       ->check(CLI::IsMember({"water", "particles"}));
+  auto* vdb = app.add_flag("--vdb,!--no-vdb", o.vdb,
+                           "write (or not) the liquid per frame as OpenVDB grids, surface_NNNN.vdb: a level set "
+                           "\"surface\" and a fog volume \"density\" (overrides output.vdb; default off; needs a "
+                           "pbf-sim built with OpenVDB)");
   app.add_option("--surface-format", o.surface_format,
                  "ply, obj or both: the files of --surface (overrides output.surface_format; default ply)")
       ->check(CLI::IsMember({"ply", "obj", "both"}));
@@ -357,6 +364,7 @@ int main(int argc, char** argv) {
     if (ply->count()) scene.output.ply = o.ply;
     if (vtp->count()) scene.output.vtp = o.vtp;
     if (surface->count()) scene.output.surface = o.surface;
+    if (vdb->count()) scene.output.vdb = o.vdb;
     if (png->count()) scene.output.png = o.png;
     if (app.count("--image-style"))
       scene.output.image_style = o.image_style == "particles" ? pbf_sim::OutputSpec::ImageStyle::Particles
@@ -374,7 +382,7 @@ int main(int argc, char** argv) {
     if (dynamic && !o.resume.empty())
       throw std::runtime_error("--resume: the scene has dynamic obstacles, whose poses and velocities checkpoints do "
                                "not hold; run it from its start");
-    if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = scene.output.surface = false;
+    if (o.no_output || o.bench) scene.output.ply = scene.output.vtp = scene.output.surface = scene.output.vdb = false;
     if (o.no_output || o.bench) scene.output.png = scene.output.contact_sheet = false;
 
     pbf_sim::RunOptions run;

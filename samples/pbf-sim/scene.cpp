@@ -636,7 +636,7 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
     }
 
   if (const json* o = r.find(root, "output")) {
-    r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "surface_anisotropy", "surface_format", "png",
+    r.object(*o, "output", {"dir", "ply", "vtp", "every", "surface", "surface_resolution", "surface_anisotropy", "surface_format", "vdb", "png",
                             "contact_sheet", "image", "image_style", "camera", "speed_max", "stats", "forces",
                             "bodies"});
     if (const json* v = r.find(*o, "dir")) {
@@ -668,6 +668,7 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
       else
         r.fail("output.surface_format", "expected \"ply\", \"obj\" or \"both\", got " + describe(*v));
     }
+    if (const json* v = r.find(*o, "vdb")) s.output.vdb = r.boolean(*v, "output.vdb");
     if (const json* v = r.find(*o, "png")) s.output.png = r.boolean(*v, "output.png");
     if (const json* v = r.find(*o, "contact_sheet")) s.output.contact_sheet = r.boolean(*v, "output.contact_sheet");
     if (const json* v = r.find(*o, "image")) {

@@ -125,6 +125,7 @@ struct OutputSpec {
   SurfaceFormat surface_format = SurfaceFormat::Ply;  ///< the surface meshes' files: binary PLY, OBJ with normals, or both
   float surface_resolution = 0.5f;  ///< the surface grid's cell size [spacings], 0.05 .. 4 (the library's range)
   float surface_anisotropy = 0.0f;  ///< pbf_surface_params.anisotropy of the surface meshes, 0 .. 1
+  bool vdb = false;             ///< the liquid as OpenVDB grids per frame (surface_NNNN.vdb; vdb_writer.h), voxels of surface_resolution
   bool png = false;             ///< a picture per frame (frame_NNNN.png)
   bool contact_sheet = true;    ///< with png: at the end, up to 16 of the pictures tiled (contact_sheet.png)
   int image_width = 960;        ///< picture size [pixels], 16 .. 8192

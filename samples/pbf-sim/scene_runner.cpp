@@ -15,13 +15,14 @@
 #include "atomic_file.h"
 #include "render.h"
 #include "surface_mesh.h"
+#include "vdb_writer.h"
 
 namespace pbf_sim {
 
 namespace {
 
 // The kinds of frame file frames.json lists: particles, liquid surface, pictures.
-constexpr const char* kFrameKinds[] = {"ply", "vtp", "surface", "surface_vtp", "surface_obj", "png"};
+constexpr const char* kFrameKinds[] = {"ply", "vtp", "surface", "surface_vtp", "surface_obj", "surface_vdb", "png"};
 
 // The surface grid's cell for pictures [spacings]: finer adds little at a picture's scale and costs its inverse cube.
 constexpr float kPictureSurfaceCell = 1.0f;
@@ -81,6 +82,9 @@ bool inside(const Box& b, const float* p) {
 }  // namespace
 
 SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(scene)), options_(std::move(options)) {
+  if (scene_.output.vdb && !vdb_available())
+    throw RunError(scene_.source + ": output.vdb (--vdb): this pbf-sim was built without OpenVDB (Debian: "
+                   "libopenvdb-dev), so it cannot write .vdb files");
   pbf_solver_desc d = pbf_solver_desc_default();
   d.backend = scene_.backend;
   d.method = scene_.method;
@@ -409,7 +413,8 @@ std::string SceneRunner::frame_path(const std::string& ext) const {
 std::string SceneRunner::pvd_path() const { return (std::filesystem::path(scene_.output.dir) / "frames.pvd").string(); }
 
 void SceneRunner::write_output() {
-  if (!scene_.output.ply && !scene_.output.vtp && !scene_.output.surface && !scene_.output.png) return;
+  if (!scene_.output.ply && !scene_.output.vtp && !scene_.output.surface && !scene_.output.vdb && !scene_.output.png)
+    return;
   if (!output_ready_) {
     std::error_code ec;
     std::filesystem::create_directories(scene_.output.dir, ec);
@@ -448,12 +453,10 @@ void SceneRunner::write_output() {
     ++totals_.vtp_files;
   }
   bool surface_built = false;  // surface_ holds this frame's liquid
-  if (scene_.output.surface) {
-    // surface_NNNN.ply/.obj (and .vtp) beside frame_NNNN.ply, numbered the same way.
-    const std::filesystem::path frame(frame_path("ply"));
-    const std::string stem = (frame.parent_path() / ("surface_" + frame.filename().string().substr(6, frame.filename().string().size() - 10))).string();
-    const bool ply = scene_.output.surface_format != OutputSpec::SurfaceFormat::Obj;
-    const bool obj = scene_.output.surface_format != OutputSpec::SurfaceFormat::Ply;
+  // surface_NNNN.ply/.obj/.vdb (and .vtp) beside frame_NNNN.ply, numbered the same way.
+  const std::filesystem::path frame(frame_path("ply"));
+  const std::string stem = (frame.parent_path() / ("surface_" + frame.filename().string().substr(6, frame.filename().string().size() - 10))).string();
+  if (scene_.output.surface || scene_.output.vdb) {
     pbf_surface_params params = pbf_surface_params_default();
     params.cell_size = scene_.output.surface_resolution;
     params.anisotropy = scene_.output.surface_anisotropy;
@@ -462,6 +465,10 @@ void SceneRunner::write_output() {
       throw RunError(std::string("surface mesh: ") + pbf_last_error());
     totals_.surface_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     surface_built = true;
+  }
+  if (scene_.output.surface) {
+    const bool ply = scene_.output.surface_format != OutputSpec::SurfaceFormat::Obj;
+    const bool obj = scene_.output.surface_format != OutputSpec::SurfaceFormat::Ply;
     if (ply) {
       const std::string path = stem + ".ply";
       if (pbf_surface_write_ply(surface_, path.c_str()) != PBF_OK)
@@ -494,6 +501,21 @@ void SceneRunner::write_output() {
       }
     }
     ++totals_.surface_files;
+  }
+  if (scene_.output.vdb) {
+    const std::string path = stem + ".vdb";
+    char description[160];
+    std::snprintf(description, sizeof description, "pbf-sim liquid, frame %d, t = %.6f s, voxels of %g m", frame_,
+                  time(), static_cast<double>(scene_.output.surface_resolution * scene_.spacing));
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      write_surface_vdb(path, copy_surface(surface_), scene_.output.surface_resolution * scene_.spacing, description);
+    } catch (const std::runtime_error& e) {
+      throw RunError(std::string("output.vdb: ") + e.what());
+    }
+    totals_.vdb_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    written.files.emplace_back("surface_vdb", name_of(path));
+    ++totals_.vdb_files;
   }
   if (scene_.output.png) {
     const size_t n = particle_count();
@@ -566,7 +588,7 @@ bool frame_file_name(const std::string& name) {
   if (dot == std::string::npos || dot == digits) return false;
   if (name.find_first_not_of("0123456789", digits) != dot) return false;
   const std::string ext = name.substr(dot);
-  return digits == 8 ? ext == ".ply" || ext == ".vtp" || ext == ".obj" : ext == ".ply" || ext == ".vtp" || ext == ".png";
+  return digits == 8 ? ext == ".ply" || ext == ".vtp" || ext == ".obj" || ext == ".vdb" : ext == ".ply" || ext == ".vtp" || ext == ".png";
 }
 
 }  // namespace
@@ -578,6 +600,7 @@ bool SceneRunner::will_write(const std::string& kind, const std::string& name) c
                   : kind == "surface" ? scene_.output.surface && ply_surface
                   : kind == "surface_obj" ? scene_.output.surface && obj_surface
                   : kind == "surface_vtp" ? scene_.output.surface && scene_.output.vtp
+                  : kind == "surface_vdb" ? scene_.output.vdb
                                           : kind == "png" && scene_.output.png;
   const size_t digits = name.find('_') + 1;  // surface_NNNN or frame_NNNN
   if (!on || digits == 0) return false;
@@ -589,6 +612,7 @@ bool SceneRunner::will_write(const std::string& kind, const std::string& name) c
   if (number.size() < width) number.insert(0, width - number.size(), '0');
   if (kind == "surface") return name == "surface_" + number + ".ply";
   if (kind == "surface_vtp") return name == "surface_" + number + ".vtp";
+  if (kind == "surface_vdb") return name == "surface_" + number + ".vdb";
   if (kind == "surface_obj") return name == "surface_" + number + ".obj";
   return name == "frame_" + number + "." + kind;
 }

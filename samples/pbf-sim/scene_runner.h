@@ -52,6 +52,8 @@ struct RunTotals {
   size_t vtp_files = 0;          ///< VTP frames written
   size_t surface_files = 0;      ///< frames whose surface mesh was written (as PLY, OBJ or both)
   double surface_ms = 0.0;       ///< wall-clock time building surface meshes [ms]
+  size_t vdb_files = 0;          ///< frames whose liquid was written as OpenVDB grids (surface_NNNN.vdb)
+  double vdb_ms = 0.0;           ///< wall-clock time turning surface meshes into OpenVDB grids and writing them [ms]
   size_t png_files = 0;          ///< pictures written
   double render_ms = 0.0;        ///< wall-clock time rendering pictures, without writing them [ms]
   size_t stale_files = 0;        ///< an earlier run's frame files removed from output.dir and not written again

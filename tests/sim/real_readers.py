@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Opens pbf-sim's output files with the readers people use, not with our own parsers.
 
-    python3 tests/sim/real_readers.py PBF_SIM WORK_DIR
+    python3 tests/sim/real_readers.py PBF_SIM WORK_DIR [--vdb]
 
 Runs PBF_SIM (two frames of the built-in dam break, coarse) into WORK_DIR with particle PLY and
-VTP frames and surfaces as PLY and OBJ, then checks, frame by frame:
+VTP frames and surfaces as PLY and OBJ (and with --vdb as OpenVDB files), then checks, frame by
+frame:
   - VTK's PLY reader (ParaView's) sees every particle where the VTP frame has it, with a colour
     that is the speed on the ramp the PLY's header names;
   - meshio (as Python tools read meshes) sees vx vy vz and density equal to the VTP's arrays;
   - VTK's XML reader sees the VTP's velocity, speed and density;
-  - VTK's PLY and OBJ readers see the same closed surface, with unit normals pointing out.
-Needs python3-vtk9 and python3-meshio (Debian); exits 77 (ctest's skip) naming what is missing.
+  - VTK's PLY and OBJ readers see the same closed surface, with unit normals pointing out;
+  - with --vdb, OpenVDB's Python module sees a level set "surface" (negative inside the water,
+    positive outside) and a fog volume "density" that holds the surface mesh's volume.
+Needs python3-vtk9 and python3-meshio (Debian), with --vdb python3-openvdb; exits 77 (ctest's skip)
+naming what is missing.
 """
 import os
 import shutil
@@ -29,6 +33,14 @@ except ImportError as e:  # pragma: no cover - reported as a skip
     sys.exit(SKIP)
 
 FAILURES = []
+WITH_VDB = "--vdb" in sys.argv[1:]
+if WITH_VDB:
+    sys.argv.remove("--vdb")
+    try:
+        import pyopenvdb
+    except ImportError as e:  # pragma: no cover - reported as a skip
+        print(f"skipped: {e.name} is not installed (Debian: python3-openvdb)")
+        sys.exit(SKIP)
 
 
 def check(ok, what):
@@ -143,6 +155,38 @@ def check_surface(out, frame):
     volume.SetInputData(ply)
     volume.Update()
     check(volume.GetVolume() > 0, f"{name}.ply: encloses {volume.GetVolume():.4f} m^3")
+    if WITH_VDB:
+        check_vdb(os.path.join(out, name + ".vdb"), volume.GetVolume(), ply)
+
+
+def check_vdb(path, mesh_volume, mesh):
+    name = os.path.basename(path)
+    grids, meta = pyopenvdb.readAll(path)
+    by_name = {g.name: g for g in grids}
+    check(set(by_name) == {"surface", "density"}, f"{name}, OpenVDB: grids {sorted(by_name)}")
+    check(meta.get("description", "").startswith("pbf-sim liquid, frame "), f"{name}: description {meta.get('description')!r}")
+    if set(by_name) != {"surface", "density"}:
+        return
+    surface, density = by_name["surface"], by_name["density"]
+    check(surface.gridClass == "level set" and density.gridClass == "fog volume",
+          f"{name}: 'surface' is a {surface.gridClass}, 'density' a {density.gridClass}")
+    voxel = surface.transform.voxelSize()[0]
+    # Inside the water (a point half a voxel below the mesh's highest vertex, above its middle) the
+    # level set is negative; well above the mesh it is positive.
+    points = vtk_to_numpy(mesh.GetPoints().GetData())
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    centre = 0.5 * (lo + hi)
+    accessor = surface.getConstAccessor()
+    inside = accessor.getValue(tuple(int(round(c / voxel)) for c in centre))
+    above = accessor.getValue(tuple(int(round(c / voxel)) for c in (centre[0], hi[1] + 10 * voxel, centre[2])))
+    check(inside < 0 < above, f"{name}: the level set is {inside:.3g} m inside the water and {above:.3g} m above it")
+    # The fog volume's integral is the liquid's volume.
+    total = 0.0
+    for item in density.iterOnValues():
+        total += item["value"] * item["count"]
+    total *= voxel ** 3
+    check(abs(total / mesh_volume - 1.0) < 0.02,
+          f"{name}: the fog volume holds {total:.4f} m^3, the mesh {mesh_volume:.4f} m^3 (within 2 %)")
 
 
 def main():
@@ -154,7 +198,7 @@ def main():
     os.makedirs(work)
     out = os.path.join(work, "out")
     run = subprocess.run([sim, "--frames", "2", "--spacing", "0.1", "--out", out, "--ply", "--vtp", "--surface",
-                          "--surface-format", "both"], capture_output=True, text=True)
+                          "--surface-format", "both"] + (["--vdb"] if WITH_VDB else []), capture_output=True, text=True)
     check(run.returncode == 0, f"pbf-sim ran (exit status {run.returncode}) {run.stderr.strip()}")
     if run.returncode != 0:
         return 1

@@ -12,6 +12,7 @@
 #include "scene_runner.h"
 #include "sim_test_util.h"
 #include "surface_mesh.h"
+#include "vdb_writer.h"
 
 namespace {
 
@@ -264,6 +265,55 @@ TEST(SurfaceMesh, SceneKeysAreReadAndChecked) {
   EXPECT_NE(error(R"({"surface_anisotropy": 1.5})").find("s.json: output.surface_anisotropy: expected a number from 0 to 1"),
             std::string::npos);
   EXPECT_NE(error(R"({"surface_anisotropy": -0.5})").find("s.json: output.surface_anisotropy:"), std::string::npos);
+  EXPECT_FALSE(defaults.output.vdb);
+  EXPECT_TRUE(pbf_sim::parse_scene(base + R"({"vdb": true}})", "s.json").output.vdb);
+  EXPECT_NE(error(R"({"vdb": 1})").find("s.json: output.vdb: expected"), std::string::npos);
+}
+
+// output.vdb writes surface_NNNN.vdb for every written frame, alone or beside
+// the meshes, lists it in frames.json, and removes an earlier run's; a pbf-sim
+// without OpenVDB refuses the scene by name. tests/sim/real_readers.py --vdb
+// reads the files with OpenVDB's own reader.
+TEST(SurfaceMesh, OutputVdbWritesOneFilePerFrameOrIsRefusedByName) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::Scene scene = tank_scene(dir);
+  scene.output.surface = false;
+  scene.output.vdb = true;
+  if (!pbf_sim::vdb_available()) {
+    try {
+      pbf_sim::SceneRunner runner(scene);
+      FAIL() << "a pbf-sim without OpenVDB accepted output.vdb";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("surface test: output.vdb (--vdb): this pbf-sim was built without OpenVDB"),
+                std::string::npos)
+          << e.what();
+    }
+    GTEST_SKIP() << "this pbf-sim was built without OpenVDB: only the refusal is tested";
+  }
+  {
+    pbf_sim::SceneRunner runner(scene);
+    runner.write_output();
+    runner.advance();
+    runner.write_output();
+    EXPECT_EQ(runner.totals().vdb_files, 2u);
+    EXPECT_EQ(runner.totals().surface_files, 0u) << "no mesh files without output.surface";
+  }
+  for (const char* name : {"surface_0000.vdb", "surface_0001.vdb"}) {
+    const std::string bytes = sim_test::read_text((std::filesystem::path(dir) / name).string());
+    ASSERT_GT(bytes.size(), 8u) << name;
+    EXPECT_EQ(bytes.compare(0, 8, std::string(" BDV\0\0\0\0", 8)), 0) << name << ": OpenVDB's magic number";
+  }
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(dir) / "surface_0000.ply"));
+  const std::string manifest = sim_test::read_text((std::filesystem::path(dir) / "frames.json").string());
+  EXPECT_NE(manifest.find("surface_0001.vdb"), std::string::npos) << manifest;
+  EXPECT_TRUE(sim_test::partial_files(dir).empty());
+  // A shorter rerun without VDB output removes the VDB frames the first run listed.
+  scene.output.vdb = false;
+  scene.output.ply = true;
+  pbf_sim::SceneRunner rerun(scene);
+  rerun.write_output();
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(dir) / "surface_0001.vdb"));
+  EXPECT_EQ(rerun.totals().stale_files, 2u);
 }
 
 }  // namespace
