@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <new>
 #include <sstream>
 #include <vector>
 
@@ -22,11 +23,10 @@ namespace pbf_sim {
 
 bool vdb_available() { return true; }
 
-void write_surface_vdb(const std::string& path, const SurfaceMesh& mesh, float voxel_size,
-                       const std::string& description) {
-  static std::once_flag initialised;
-  std::call_once(initialised, [] { openvdb::initialize(); });
-  if (!(voxel_size > 0.0f)) throw std::runtime_error(path + ": the voxel size must be positive");
+namespace {
+
+// The file's bytes: the two grids of write_surface_vdb() and the description.
+std::string vdb_bytes(const SurfaceMesh& mesh, float voxel_size, const std::string& description) {
   const openvdb::math::Transform::Ptr transform = openvdb::math::Transform::createLinearTransform(voxel_size);
   // World positions [m]: meshToLevelSet takes them to the transform's index space itself.
   std::vector<openvdb::Vec3s> points(mesh.vertex_count());
@@ -61,13 +61,27 @@ void write_surface_vdb(const std::string& path, const SurfaceMesh& mesh, float v
   openvdb::MetaMap meta;
   meta.insertMeta("description", openvdb::StringMetadata(description));
   std::ostringstream bytes(std::ios::binary);
+  openvdb::io::Stream(bytes).write(grids, meta);
+  return bytes.str();
+}
+
+}  // namespace
+
+void write_surface_vdb(const std::string& path, const SurfaceMesh& mesh, float voxel_size,
+                       const std::string& description) {
+  static std::once_flag initialised;
+  std::call_once(initialised, [] { openvdb::initialize(); });
+  if (!(voxel_size > 0.0f)) throw std::runtime_error(path + ": the voxel size must be positive");
+  std::string bytes;
   try {
-    openvdb::io::Stream(bytes).write(grids, meta);
+    bytes = vdb_bytes(mesh, voxel_size, description);
   } catch (const openvdb::Exception& e) {
     throw std::runtime_error(path + ": OpenVDB: " + e.what());
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(path + ": OpenVDB: out of memory building the grids");
   }
   AtomicFile file(path);
-  file.write(bytes.str());
+  file.write(bytes);
   file.commit();
 }
 
