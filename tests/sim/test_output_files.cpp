@@ -15,6 +15,7 @@
 #include "scene.h"
 #include "scene_runner.h"
 #include "sim_test_util.h"
+#include "vdb_writer.h"
 #include "vtp_writer.h"
 
 namespace {
@@ -232,6 +233,31 @@ TEST(FrameOutput, AShorterRunIntoTheSameFolderLeavesOnlyItsOwnFramesAndTheUsersF
   EXPECT_EQ(sim_test::read_text(dir + "/frame_0009.ply"), "mine too");
   EXPECT_EQ(sim_test::read_pvd(dir + "/frames.pvd").size(), 3u);
   EXPECT_EQ(second.totals().stale_files, 6u) << "frames 3, 4 and 5, as PLY and VTP; the others were written again";
+}
+
+// The same with every kind of surface file: each kind a shorter run writes again is not counted
+// as removed, each it does not is removed and counted.
+TEST(FrameOutput, AShorterRunCountsOnlyTheSurfaceFilesItDoesNotWriteAgain) {
+  const std::string dir = sim_test::fresh_dir();
+  pbf_sim::Scene s = small_scene(dir);
+  s.output.ply = false;
+  s.output.surface = true;
+  s.output.surface_format = pbf_sim::OutputSpec::SurfaceFormat::Both;
+  s.output.vdb = pbf_sim::vdb_available();
+  {
+    pbf_sim::SceneRunner first(s);  // frames 0 .. 5
+    run(first);
+  }
+  s.time.frames = 2;
+  pbf_sim::SceneRunner second(s);
+  run(second);
+  const size_t kinds = s.output.vdb ? 5 : 4;  // frame_.vtp, surface_.ply, .obj, .vtp (and .vdb)
+  EXPECT_EQ(second.totals().stale_files, 3 * kinds) << "frames 3, 4 and 5 of every kind; 0, 1 and 2 were written again";
+  for (const char* ext : {".ply", ".obj", ".vtp", ".vdb"}) {
+    if (std::string(ext) == ".vdb" && !s.output.vdb) continue;
+    EXPECT_TRUE(std::filesystem::exists(dir + "/surface_0002" + ext)) << ext;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/surface_0003" + ext)) << ext;
+  }
 }
 
 TEST(FrameOutput, ARunWithoutVtpRemovesTheEarlierRunsVtpFramesAndTheirCollection) {
