@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libembree-dev libassimp-dev assimp-testmodels libpng-dev clang-14 libclang-rt-14-dev python3-matplotlib python3-vtk9 python3-meshio libopenvdb-dev python3-openvdb swig mono-mcs mono-runtime default-jdk-headless junit5)
+PACKAGES=(cmake ninja-build g++ pkg-config libtbb-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libembree-dev libassimp-dev assimp-testmodels libpng-dev clang-14 libclang-rt-14-dev python3-matplotlib python3-vtk9 python3-meshio libopenvdb-dev libboost-dev python3-openvdb swig mono-mcs mono-runtime default-jdk-headless junit5)
 
 install_dependencies() {
   local missing=()
