@@ -45,8 +45,9 @@ done
 [ -n "$outdir" ] || { echo "usage: tools/gpu-check.sh [options] OUTDIR (--help)" >&2; exit 64; }
 
 # --rehearse: run again in a private mount namespace where every file of the
-# carried packages that this machine has installed reads as empty (runtime
-# zlib and libpng stay: the system's own tools load them).
+# carried packages that this machine has installed reads as two lines that no
+# compiler, linker or CMake accepts (runtime zlib and libpng stay: the
+# system's own tools load them).
 if [ "$rehearse" = 1 ]; then
   [ -f "$deps/MANIFEST" ] || { echo "gpu-check.sh: $deps/MANIFEST missing: run tools/gpu-deps.sh first" >&2; exit 64; }
   args=(--hidden --deps "$deps" --build "$build" --budget "$budget" --build-limit "$build_limit")
@@ -54,10 +55,14 @@ if [ "$rehearse" = 1 ]; then
   exec unshare --mount --propagation private -- bash -c '
     set -u
     hidden=0
+    # Not empty: an empty file is a valid linker script and CMake file. These
+    # two lines fail a compiler, a linker, CMake and the dynamic loader alike.
+    hide=$(mktemp)
+    printf "#error hidden by gpu-check.sh --rehearse\nhidden_by_gpu_check_rehearse(\n" >"$hide"
     for pkg in $(grep -v "^#" "$1/MANIFEST" | cut -d" " -f1); do
       case $pkg in zlib1g|libpng16-16) continue ;; esac
       while read -r f; do
-        if [ -f "$f" ] && [ ! -L "$f" ]; then mount --bind /dev/null "$f" && hidden=$((hidden + 1)); fi
+        if [ -f "$f" ] && [ ! -L "$f" ]; then mount --bind "$hide" "$f" && hidden=$((hidden + 1)); fi
       done < <(dpkg -L "$pkg" 2>/dev/null)
     done
     echo "gpu-check.sh: rehearsal: $hidden files of the carried packages hidden on this machine"
@@ -171,6 +176,9 @@ export LD_LIBRARY_PATH=$prefix/usr/lib/$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY
 
 cuda_flag=ON
 command -v nvcc >/dev/null || cuda_flag=OFF
+# The linker searches the prefix first (-L): Assimp's CMake files name
+# minizip bare (-lminizip), which the linker would otherwise look for only in
+# the system's folders.
 configure() {
   local nvcc_arg=()
   [ $cuda_flag = ON ] && nvcc_arg=(-DCMAKE_CUDA_COMPILER="$(command -v nvcc)")
@@ -178,6 +186,7 @@ configure() {
     -DPBF_WITH_CUDA=$cuda_flag "${nvcc_arg[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DPBF_BUILD_CSHARP=OFF -DPBF_BUILD_JAVA=OFF \
     -DCMAKE_PREFIX_PATH="$prefix/usr" -DCMAKE_IGNORE_PREFIX_PATH=/usr \
+    -DCMAKE_EXE_LINKER_FLAGS="-L$prefix/usr/lib/$multiarch" -DCMAKE_SHARED_LINKER_FLAGS="-L$prefix/usr/lib/$multiarch" \
     -DCMAKE_POLICY_VERSION_MINIMUM=3.5
 }
 export -f unpack configure
