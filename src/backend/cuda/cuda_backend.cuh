@@ -186,6 +186,7 @@ class CudaBackend final : public Backend {
   const ObstaclePose* recorded_poses_ = nullptr;
   uint32_t recorded_substeps_ = 0;
   cudaGraphExec_t graph_exec_ = nullptr;
+  std::vector<const void*> graph_shape_;  // graph_shape() of the graph graph_exec_ was made from
   std::vector<cudaEvent_t> phase_events_;
   std::vector<double StepStats::*> phase_of_mark_;
   size_t marks_ = 0;

@@ -8,9 +8,52 @@
 // swaps only; launches no kernel of its own.
 #include "backend/cuda/cuda_backend.cuh"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace pbf {
+
+namespace {
+
+// What cudaGraphExecUpdate() needs unchanged, as far as it can be read
+// cheaply: the graph's node types and its kernel nodes' functions, sorted (a
+// captured stream is a chain, so nodes in the same order make the same
+// edges). A step whose shape differs from the last (another substep count,
+// particles added, a sort that takes another path) is instantiated anew
+// instead of calling an update that would fail: a failed call is an API
+// error to compute-sanitizer and to anything watching the CUDA errors.
+std::vector<const void*> graph_shape(cudaGraph_t graph) {
+  std::vector<const void*> shape;
+  size_t count = 0;
+  if (cudaGraphGetNodes(graph, nullptr, &count) != cudaSuccess) {
+    cudaGetLastError();
+    return shape;
+  }
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (count > 0 && cudaGraphGetNodes(graph, nodes.data(), &count) != cudaSuccess) {
+    cudaGetLastError();
+    return shape;
+  }
+  shape.reserve(count);
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+    if (cudaGraphNodeGetType(node, &type) != cudaSuccess) cudaGetLastError();
+    const void* what = reinterpret_cast<const void*>(static_cast<uintptr_t>(type) + 1);  // never a function
+    cudaKernelNodeParams params{};
+    if (type == cudaGraphNodeTypeKernel) {
+      if (cudaGraphKernelNodeGetParams(node, &params) == cudaSuccess) what = params.func;
+      else cudaGetLastError();
+    }
+    shape.push_back(what);
+  }
+  std::sort(shape.begin(), shape.end());
+  return shape;
+}
+
+}  // namespace
 
 bool CudaBackend::begin_recording(const StepContext& ctx, const ObstaclePose* poses, uint32_t substeps) {
   if (!graphs_ || n_ == 0 || substeps == 0) return false;
@@ -94,6 +137,11 @@ bool CudaBackend::run_recording(StepStats& timing) {
   // The same kernels in the same order as the last step: update the graph in place (new pointers,
   // particle counts and constants); anything else: instantiate it anew.
   bool ready = false;
+  std::vector<const void*> shape = graph_shape(graph);
+  if (graph_exec_ && shape != graph_shape_) {
+    cudaGraphExecDestroy(graph_exec_);
+    graph_exec_ = nullptr;
+  }
   if (graph_exec_) {
 #if CUDART_VERSION >= 12000
     cudaGraphExecUpdateResultInfo info{};
@@ -117,6 +165,7 @@ bool CudaBackend::run_recording(StepStats& timing) {
 #endif
     if (made != cudaSuccess) graph_exec_ = nullptr;
   }
+  graph_shape_ = std::move(shape);
   cudaGraphDestroy(graph);
   if (graph_exec_ == nullptr || cudaGraphLaunch(graph_exec_, stream_) != cudaSuccess) {
     drop_recording();  // nothing has run
