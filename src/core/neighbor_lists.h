@@ -1,9 +1,14 @@
 // neighbor_lists.h - how the equations reach a particle's neighbours. The
-// equations (solver/*/..._equations.h) read neighbours only through these
-// members, so that a backend may change how it stores them (compact offsets,
-// cell ranges instead of lists) by changing this one struct. Today: a
-// particle-major list per particle, the neighbours of i at
-// index[i * stride + 0 .. count[i] - 1] in ascending order, self excluded.
+// equations (methods/*/..._equations.h) read neighbours only through these
+// members, so that a backend may change how it stores them by changing this
+// one struct. The neighbours of i, in ascending order and self excluded, are
+// the first count[i] of its stride slots; slot k of particle i lies at
+// index[i * particle_step + k * slot_step]. Two layouts:
+//   particle_major: one row of stride slots per particle (particle_step =
+//     stride, slot_step = 1): a CPU thread walks its own row through the cache;
+//   slot_major: one row of every particle's k-th slot per k (particle_step =
+//     1, slot_step = the particles the buffer holds): the 32 threads of a GPU
+//     warp, on 32 consecutive particles, read 32 consecutive words together.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +21,25 @@ namespace pbf {
 struct NeighborLists {
   const uint32_t* index;
   const uint32_t* count;
-  uint32_t stride;
+  uint32_t stride;       // slots per particle: the most neighbours a list holds
+  size_t particle_step;  // from slot k of particle i to slot k of particle i + 1
+  size_t slot_step;      // from slot k of particle i to slot k + 1 of particle i
+
+  // Every member named: a list of fewer values does not compile.
+  PBF_HD NeighborLists(const uint32_t* index_, const uint32_t* count_, uint32_t stride_, size_t particle_step_,
+                       size_t slot_step_)
+      : index(index_), count(count_), stride(stride_), particle_step(particle_step_), slot_step(slot_step_) {}
+
+  // Lists of `stride` slots, each particle's slots contiguous.
+  static PBF_HD NeighborLists particle_major(const uint32_t* index, const uint32_t* count, uint32_t stride) {
+    return NeighborLists{index, count, stride, stride, 1};
+  }
+  // Lists of `stride` slots for up to `particles` particles, each slot's
+  // particles contiguous: index holds stride * particles entries.
+  static PBF_HD NeighborLists slot_major(const uint32_t* index, const uint32_t* count, uint32_t stride,
+                                         size_t particles) {
+    return NeighborLists{index, count, stride, 1, particles};
+  }
 
   // The number of neighbours of i.
   PBF_HD uint32_t size(uint32_t i) const { return count[i]; }
@@ -24,37 +47,40 @@ struct NeighborLists {
   // f(j) for every neighbour j of i, in ascending order of j.
   template <class F>
   PBF_HD void for_each(uint32_t i, F&& f) const {
-    const uint32_t* list = index + static_cast<size_t>(i) * stride;
-    for (uint32_t k = 0, n = count[i]; k < n; ++k) f(list[k]);
+    const uint32_t* slot = index + i * particle_step;
+    for (uint32_t k = 0, n = count[i]; k < n; ++k, slot += slot_step) f(*slot);
   }
 
   // f(k, j) for the k-th neighbour j of i: for data kept per neighbour slot
   // (Projective Fluids' displacements of a constraint's members).
   template <class F>
   PBF_HD void for_each_slot(uint32_t i, F&& f) const {
-    const uint32_t* list = index + static_cast<size_t>(i) * stride;
-    for (uint32_t k = 0, n = count[i]; k < n; ++k) f(k, list[k]);
+    const uint32_t* slot = index + i * particle_step;
+    for (uint32_t k = 0, n = count[i]; k < n; ++k, slot += slot_step) f(k, *slot);
   }
 
-  // Where data kept per neighbour slot (i, k) lives in an array of
-  // slot_capacity(n) entries for n particles.
-  PBF_HD size_t slot_index(uint32_t i, uint32_t k) const { return static_cast<size_t>(i) * stride + k; }
-  PBF_HD size_t slot_capacity(size_t particles) const { return particles * stride; }
+  // Where data kept per neighbour slot (i, k) lives, in the lists' own
+  // layout, in an array of slot_capacity(n) entries for the n particles the
+  // lists were made for.
+  PBF_HD size_t slot_index(uint32_t i, uint32_t k) const { return i * particle_step + k * slot_step; }
+  PBF_HD size_t slot_capacity(size_t particles) const {
+    return particles == 0 || stride == 0 ? 0 : (particles - 1) * particle_step + (stride - 1) * slot_step + 1;
+  }
 
   // The k-th neighbour of i, k < size(i).
-  PBF_HD uint32_t at(uint32_t i, uint32_t k) const { return index[static_cast<size_t>(i) * stride + k]; }
+  PBF_HD uint32_t at(uint32_t i, uint32_t k) const { return index[slot_index(i, k)]; }
 
   // The slot of l among the neighbours of i, or UINT32_MAX when i's list
   // does not hold it (it overflowed).
   PBF_HD uint32_t slot_of(uint32_t i, uint32_t l) const {
-    const uint32_t* list = index + static_cast<size_t>(i) * stride;
+    const uint32_t* list = index + i * particle_step;
     uint32_t lo = 0, hi = count[i];
     while (lo < hi) {
       const uint32_t mid = (lo + hi) / 2;
-      if (list[mid] < l) lo = mid + 1;
+      if (list[mid * slot_step] < l) lo = mid + 1;
       else hi = mid;
     }
-    return (lo < count[i] && list[lo] == l) ? lo : 0xFFFFFFFFu;
+    return (lo < count[i] && list[lo * slot_step] == l) ? lo : 0xFFFFFFFFu;
   }
 };
 

@@ -3,6 +3,7 @@
 // start in the sorted order, list the particles within `radius` of x_i.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/grid_spec.h"
@@ -10,7 +11,8 @@
 
 namespace pbf {
 
-// Writes to list[0 .. stride-1] the sorted indices j != i with
+// Writes to list[0], list[list_step], .. list[(stride-1) * list_step] (the
+// slots of i in NeighborLists' layout) the sorted indices j != i with
 // |x_i - x_j| < radius, in sorted order, and returns how many there are
 // (at most stride); *overflow tells whether more were found than fit.
 // `start` has cell_count() + 1 entries: cell c holds the places
@@ -19,7 +21,8 @@ namespace pbf {
 // final and the overflow known, and particles crowded at one point cost
 // stride pair tests each instead of one per particle in their cells.
 PBF_HD uint32_t scan_neighbors(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t i,
-                               float radius, uint32_t stride, uint32_t* list, bool* overflow) {
+                               float radius, uint32_t stride, uint32_t* list, size_t list_step,
+                               bool* overflow) {
   const float r2max = radius * radius;
   const Vec3 xi = x[i];
   // The cells that cover [x_i - r, x_i + r] on each axis, widened by the
@@ -45,7 +48,7 @@ PBF_HD uint32_t scan_neighbors(const GridSpec& spec, const uint32_t* start, cons
           *overflow = true;
           return found;
         }
-        list[found++] = j;
+        list[found++ * list_step] = j;
       }
     }
   }

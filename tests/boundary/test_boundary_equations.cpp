@@ -265,7 +265,7 @@ TEST(BoundaryNear, OnlyParticlesWithinReachOfASampleAreMarkedAndUnmarkedOnesSkip
   const pbf::PbfConstants c = pbf::make_pbf_constants(make_config(), params, 1.0f / 120.0f);
   const Vec3 x[1] = {Vec3{0.5f * kRadius, 0.0f, 0.0f}};
   const uint32_t index[1] = {0}, count[1] = {0};
-  const pbf::NeighborLists nb{index, count, 1};
+  const pbf::NeighborLists nb = pbf::NeighborLists::particle_major(index, count, 1);
   const uint8_t marked[1] = {1}, unmarked[1] = {0};
   b.near = marked;
   const float with = pbf::density(c, 0, nb, x, b, pbf::DensityWalls{});
@@ -335,7 +335,7 @@ TEST(BoundaryTerms, TheConstraintAndTheCorrectionCarryTheBoundaryTerms) {
   const pbf::PbfConstants c = pbf::make_pbf_constants(cloud.config, params, 1.0f / 120.0f);
   const Vec3 x[1] = {Vec3{0.01f, 0.02f, -0.03f}};
   const uint32_t index[1] = {0}, count[1] = {0};
-  const pbf::NeighborLists nb{index, count, 1};
+  const pbf::NeighborLists nb = pbf::NeighborLists::particle_major(index, count, 1);
   float rho = 0.0f, lambda = 0.0f;
   pbf::density_lambda(c, 0, nb, x, cloud.b, pbf::DensityWalls{}, rho, lambda);
   float rho_b = 0.0f;

@@ -213,7 +213,7 @@ struct PressedLayer {
       for (uint32_t j = 0; j < x.size(); ++j)
         if (j != i && pbf::length_squared(x[i] - x[j]) < h * h) index[i * stride + count[i]++] = j;
   }
-  pbf::NeighborLists lists() const { return pbf::NeighborLists{index.data(), count.data(), stride}; }
+  pbf::NeighborLists lists() const { return pbf::NeighborLists::particle_major(index.data(), count.data(), stride); }
 };
 
 // The wall's density makes particle 0's constraint more compressed, and

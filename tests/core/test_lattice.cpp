@@ -76,7 +76,7 @@ TEST(LatticeSums, CalibratedMassGivesTheIdealLatticeExactlyTheRestDensity) {
     for (uint32_t i = 0; i < x.size(); ++i)
       for (uint32_t j = 0; j < x.size(); ++j)
         if (j != i && pbf::length_squared(x[i] - x[j]) < k.h2) index[i * stride + count[i]++] = j;
-    const pbf::NeighborLists nb{index.data(), count.data(), stride};
+    const pbf::NeighborLists nb = pbf::NeighborLists::particle_major(index.data(), count.data(), stride);
     const float rho = pbf::density(c, centre, nb, x.data());
     // Float sums of ~33 terms: a few 1e-7 relative.
     EXPECT_NEAR(rho, 1000.0f, 1e-3f) << "spacing = " << spacing;

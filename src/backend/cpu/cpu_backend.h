@@ -59,7 +59,7 @@ class CpuBackend final : public Backend {
   const std::vector<Vec3>& predicted_positions() const { return xp_; }
   const std::vector<float>& densities() const { return rho_; }
   const std::vector<uint32_t>& user_ids() const { return id_; }
-  NeighborLists neighbor_lists() const { return NeighborLists{nb_index_.data(), nb_count_.data(), stride_}; }
+  NeighborLists neighbor_lists() const { return NeighborLists::particle_major(nb_index_.data(), nb_count_.data(), stride_); }
   // The boundary samples in cell order, with their pseudo-masses (count 0 when there are none).
   BoundarySamples boundary_samples() const;
   // The obstacles with the poses of the substep `ctx` describes.

@@ -78,7 +78,7 @@ uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, 
     uint32_t local_overflows = 0;
     for (size_t i = range.begin(); i < range.end(); ++i) {
       bool overflow = false;
-      count[i] = scan_neighbors(spec_, start, x, static_cast<uint32_t>(i), radius, stride, index + i * stride,
+      count[i] = scan_neighbors(spec_, start, x, static_cast<uint32_t>(i), radius, stride, index + i * stride, 1,
                                 &overflow);
       local_overflows += overflow ? 1u : 0u;
     }

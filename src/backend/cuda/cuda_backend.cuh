@@ -141,7 +141,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<uint32_t> id_, id_scratch_;
   DeviceBuffer<uint32_t> keys_, keys_sorted_, places_, order_;
   DeviceBuffer<uint32_t> cell_count_, cell_start_;  // cells_ + 1 entries each
-  DeviceBuffer<uint32_t> nb_index_, nb_count_;
+  DeviceBuffer<uint32_t> nb_index_, nb_count_;     // slot-major lists (NeighborLists)
+  size_t nb_n_ = 0;                                // the particles they were found for: their slot step
   DeviceBuffer<uint32_t> overflows_;               // one counter
   uint32_t* overflow_host_ = nullptr;              // its page-locked host copy
   DeviceBuffer<CudaMeasures> partials_;            // one per block of measure()

@@ -1,7 +1,7 @@
 // cuda_grid.cu - sorting by cell and the neighbour search: cell keys, CUB's
 // stable radix sort and exclusive scan (so the order, and every sum, is the
 // CPU backend's), the gather of x_, v_, xp_ and id_ into cell order, and the
-// fixed-stride neighbour lists with their overflow count and, per particle,
+// fixed-stride neighbour lists (slot-major, NeighborLists) with their overflow count and, per particle,
 // whether a boundary sample is within reach. Touches the grid and neighbour
 // buffers and those four arrays (swapping with scratch_ and id_scratch_);
 // moves the boundary samples first when some follow obstacles.
@@ -35,8 +35,7 @@ __global__ void k_neighbors(size_t n, GridSpec grid, const uint32_t* start, cons
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   bool overflow = false;
-  count[i] = scan_neighbors(grid, start, xp, static_cast<uint32_t>(i), radius, stride, index + i * stride,
-                            &overflow);
+  count[i] = scan_neighbors(grid, start, xp, static_cast<uint32_t>(i), radius, stride, index + i, n, &overflow);
   if (overflow) atomicAdd(overflows, 1u);
 }
 
@@ -48,7 +47,8 @@ __global__ void k_boundary_near(size_t n, BoundarySamples boundary, float reach,
 }  // namespace
 
 NeighborLists CudaBackend::neighbor_lists() const {
-  return NeighborLists{nb_index_.data(), nb_count_.data(), stride_};
+  // Slot-major: a warp's 32 particles read their k-th neighbours as 32 consecutive words.
+  return NeighborLists::slot_major(nb_index_.data(), nb_count_.data(), stride_, nb_n_);
 }
 
 void CudaBackend::build_grid(const StepContext& ctx) {
@@ -86,6 +86,7 @@ void CudaBackend::find_neighbors(const StepContext&) {
   use_device();
   begin_stage(&StepStats::time_neighbors_ms);
   cuda_check(cudaMemsetAsync(overflows_.data(), 0, sizeof(uint32_t), stream_), "cudaMemset");
+  nb_n_ = n_;
   k_neighbors<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, grid_, cell_start_.data(), xp_.data(),
                                                        config_.kernel_radius, stride_, nb_index_.data(),
                                                        nb_count_.data(), overflows_.data());

@@ -170,7 +170,7 @@ Correction reference_position_correction(const Reference& ref, const std::vector
 struct Lists {
   std::vector<uint32_t> index, count;
   uint32_t stride = 0;
-  NeighborLists view() const { return NeighborLists{index.data(), count.data(), stride}; }
+  NeighborLists view() const { return NeighborLists::particle_major(index.data(), count.data(), stride); }
 };
 
 Lists brute_force_lists(const std::vector<Vec3>& x, float h) {
@@ -304,6 +304,43 @@ TEST(PbfEquations, PositionCorrectionMatchesEquation14) {
         EXPECT_NEAR(dp.z, want.dp.z, tol) << "seed " << seed << " k " << v.k << " n " << v.n << " particle " << i;
       }
     }
+  }
+}
+
+// The CUDA backend's slot-major lists (neighbor_lists.h) and the CPU
+// backend's particle-major lists give every equation the same bits: the same
+// neighbours are summed in the same order.
+TEST(PbfEquations, SlotMajorListsGiveTheSameBitsAsParticleMajorLists) {
+  const SolverConfig config = make_config();
+  const std::vector<Vec3> x = compressed_block(6);
+  const Lists nb = brute_force_lists(x, kRadius);
+  const uint32_t n = static_cast<uint32_t>(x.size());
+  std::vector<uint32_t> slot_major(static_cast<size_t>(n) * nb.stride, 0xDEADBEEFu);
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t k = 0; k < nb.count[i]; ++k) slot_major[static_cast<size_t>(k) * n + i] = nb.index[i * nb.stride + k];
+  const NeighborLists sm = NeighborLists::slot_major(slot_major.data(), nb.count.data(), nb.stride, n);
+  const PbfConstants c = pbf::make_pbf_constants(config, params_with(false, 0.1f), kDt);
+  std::vector<float> rho(n), lambda(n), rho_s(n), lambda_s(n);
+  std::vector<Vec3> v(n), omega(n);
+  for (uint32_t i = 0; i < n; ++i) v[i] = Vec3{0.1f * i, -0.03f * (i % 7), 0.02f * (i % 5)};
+  for (uint32_t i = 0; i < n; ++i) {
+    pbf::density_lambda(c, i, nb.view(), x.data(), rho[i], lambda[i]);
+    pbf::density_lambda(c, i, sm, x.data(), rho_s[i], lambda_s[i]);
+    ASSERT_EQ(rho[i], rho_s[i]) << "particle " << i;
+    ASSERT_EQ(lambda[i], lambda_s[i]) << "particle " << i;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const Vec3 a = pbf::position_correction(c, i, nb.view(), x.data(), lambda.data());
+    const Vec3 b = pbf::position_correction(c, i, sm, x.data(), lambda.data());
+    EXPECT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z) << "particle " << i;
+    omega[i] = pbf::vorticity(c, i, nb.view(), x.data(), v.data(), rho.data());
+    const Vec3 w = pbf::vorticity(c, i, sm, x.data(), v.data(), rho.data());
+    EXPECT_TRUE(omega[i].x == w.x && omega[i].y == w.y && omega[i].z == w.z) << "particle " << i;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const Vec3 a = pbf::vorticity_viscosity(c, i, nb.view(), x.data(), v.data(), rho.data(), omega.data());
+    const Vec3 b = pbf::vorticity_viscosity(c, i, sm, x.data(), v.data(), rho.data(), omega.data());
+    EXPECT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z) << "particle " << i;
   }
 }
 

@@ -63,7 +63,7 @@ std::vector<Vec3> squeezed_cube(int k, float factor, unsigned seed) {
 struct Lists {
   std::vector<uint32_t> index, count;
   uint32_t stride;
-  NeighborLists view() const { return NeighborLists{index.data(), count.data(), stride}; }
+  NeighborLists view() const { return NeighborLists::particle_major(index.data(), count.data(), stride); }
 };
 Lists brute_force(const std::vector<Vec3>& x, float h, uint32_t stride) {
   Lists l{std::vector<uint32_t>(x.size() * stride), std::vector<uint32_t>(x.size()), stride};
