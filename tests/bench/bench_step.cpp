@@ -43,7 +43,12 @@ bool usable(benchmark::State& state, pbf_backend backend) {
 // A cube of water of `particles` (rounded to a cube number) at 2.5 cm
 // spacing in the corner of a box 4 x 3 x 1.5 times the cube's side.
 // `graphs`: -1 leaves PBF_CUDA_GRAPHS as it is, 0 or 1 sets it for this solver.
-void dam_break_step(benchmark::State& state, bool walls, int graphs = -1, uint32_t substeps = 1) {
+// `fixed_iterations`: density_tolerance 0, so that every substep runs exactly
+// `iterations` (4) density iterations; otherwise the default tolerance runs
+// 4 to max_iterations (20) of them, as many as the compression needs, and the
+// counter iterations_per_substep says how many ran.
+void dam_break_step(benchmark::State& state, bool walls, int graphs = -1, uint32_t substeps = 1,
+                    bool fixed_iterations = false) {
   const int side = static_cast<int>(std::lround(std::cbrt(static_cast<double>(state.range(0)))));
   const float spacing = 0.025f;
   const float block = side * spacing;
@@ -67,11 +72,16 @@ void dam_break_step(benchmark::State& state, bool walls, int graphs = -1, uint32
 
   pbf_params params = pbf_params_default();
   check(pbf_solver_get_params(solver, &params));
+  if (fixed_iterations) {
+    params.density_tolerance = 0.0f;
+    check(pbf_solver_set_params(solver, &params));
+  }
   pbf_stats stats = pbf_stats_default();
-  double constraints = 0, neighbors = 0, grid = 0, vv = 0, velocity = 0;
+  double constraints = 0, neighbors = 0, grid = 0, vv = 0, velocity = 0, iterations = 0;
   for (auto _ : state) {
     check(pbf_solver_step(solver, 0.001f, substeps));
     check(pbf_solver_get_stats(solver, &stats));
+    iterations += stats.density_iterations;
     constraints += stats.time_constraints_ms;
     neighbors += stats.time_neighbors_ms;
     grid += stats.time_grid_ms;
@@ -80,8 +90,9 @@ void dam_break_step(benchmark::State& state, bool walls, int graphs = -1, uint32
   }
   const double steps = static_cast<double>(state.iterations());
   state.counters["particles"] = static_cast<double>(n);
+  state.counters["iterations_per_substep"] = iterations / (steps * substeps);
   state.counters["particle_iterations_per_s"] =
-      benchmark::Counter(static_cast<double>(n) * params.iterations * steps, benchmark::Counter::kIsRate);
+      benchmark::Counter(static_cast<double>(n) * iterations, benchmark::Counter::kIsRate);
   state.counters["grid_ms"] = grid / steps;
   state.counters["neighbors_ms"] = neighbors / steps;
   state.counters["constraints_ms"] = constraints / steps;
@@ -98,6 +109,9 @@ void dam_break_step(benchmark::State& state, bool walls, int graphs = -1, uint32
 void BM_DamBreakStep(benchmark::State& state) { dam_break_step(state, false); }
 
 void BM_DamBreakWallsStep(benchmark::State& state) { dam_break_step(state, state.range(2) != 0); }
+
+// DESIGN.md §7's targets are for 4 iterations a substep: the same scene with exactly that many.
+void BM_DamBreakFixedIterationsStep(benchmark::State& state) { dam_break_step(state, false, -1, 1, true); }
 
 void BM_CudaGraphStep(benchmark::State& state) { dam_break_step(state, false, static_cast<int>(state.range(2)), 2); }
 
@@ -136,6 +150,14 @@ BENCHMARK(BM_CoincidentStep)
     ->Args({8000, PBF_BACKEND_CPU})
     ->Args({64000, PBF_BACKEND_CPU})
     ->Args({1000000, PBF_BACKEND_CUDA})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK(BM_DamBreakFixedIterationsStep)
+    ->ArgNames({"particles", "backend"})
+    ->Args({59319, PBF_BACKEND_CUDA})
+    ->Args({1000000, PBF_BACKEND_CUDA})
+    ->Args({4000000, PBF_BACKEND_CUDA})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
