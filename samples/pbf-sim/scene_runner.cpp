@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
@@ -453,6 +454,13 @@ void SceneRunner::write_output() {
     ++totals_.vtp_files;
   }
   bool surface_built = false;  // surface_ holds this frame's liquid
+  // One copy of surface_ for every writer that needs the mesh's arrays (OBJ, VTP, VDB, the picture),
+  // made at the first that asks.
+  std::optional<SurfaceMesh> surface_copy;
+  auto copied_surface = [&]() -> const SurfaceMesh& {
+    if (!surface_copy) surface_copy = copy_surface(surface_);
+    return *surface_copy;
+  };
   // surface_NNNN.ply/.obj/.vdb (and .vtp) beside frame_NNNN.ply, numbered the same way.
   const std::filesystem::path frame(frame_path("ply"));
   const std::string stem = (frame.parent_path() / ("surface_" + frame.filename().string().substr(6, frame.filename().string().size() - 10))).string();
@@ -476,7 +484,7 @@ void SceneRunner::write_output() {
       written.files.emplace_back("surface", name_of(path));
     }
     if (obj || scene_.output.vtp) {
-      const SurfaceMesh mesh = copy_surface(surface_);
+      const SurfaceMesh& mesh = copied_surface();
       if (obj) {
         const std::string path = stem + ".obj";
         char comment[160];
@@ -509,7 +517,7 @@ void SceneRunner::write_output() {
                   time(), static_cast<double>(scene_.output.surface_resolution * scene_.spacing));
     const auto start = std::chrono::steady_clock::now();
     try {
-      write_surface_vdb(path, copy_surface(surface_), scene_.output.surface_resolution * scene_.spacing, description);
+      write_surface_vdb(path, copied_surface(), scene_.output.surface_resolution * scene_.spacing, description);
     } catch (const std::runtime_error& e) {
       throw RunError(std::string("output.vdb: ") + e.what());
     }
@@ -551,7 +559,7 @@ void SceneRunner::write_output() {
           params.cell_size = kPictureSurfaceCell;
           check(pbf_solver_build_surface(solver_, &params, surface()), "surface mesh");
         }
-        const SurfaceMesh liquid = copy_surface(surface_);
+        const SurfaceMesh& liquid = copied_surface();
         const std::vector<float> spray = spray_particles(positions_.data(), n, scene_.spacing);
         settings.style = ImageStyle::Water;
         settings.liquid = &liquid;
