@@ -11,6 +11,9 @@
 #     --deps DIR      the carried .deb files (default .gpu-deps)
 #     --build DIR     the build folder (default build/gpu)
 #     --no-build      use the build folder as it is (configured with its deps)
+#     --build-only    unpack, configure and build, then stop (exit 0 when built)
+#     --source DIR    build the sources in DIR (default: this repository), e.g. another
+#                     version for tools/gpu-ab.sh
 #     --budget S      seconds for everything (default 530); each step also has its own limit
 #     --build-limit S seconds for the build step (default 330)
 #     --rehearse      hide this machine's own copies of the carried packages first
@@ -24,6 +27,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 deps=$root/.gpu-deps
 build=$root/build/gpu
 do_build=1
+build_only=0
+src=$root
 budget=530
 build_limit=330
 rehearse=0
@@ -33,11 +38,13 @@ while [ $# -gt 0 ]; do
     --deps) deps=$(realpath -m "$2"); shift 2 ;;
     --build) build=$(realpath -m "$2"); shift 2 ;;
     --no-build) do_build=0; shift ;;
+    --build-only) build_only=1; shift ;;
+    --source) src=$(realpath -m "$2"); shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --build-limit) build_limit=$2; shift 2 ;;
     --rehearse) rehearse=1; shift ;;
     --hidden) rehearse=2; shift ;;  # internal: already inside the namespace
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-check.sh: unknown option $1" >&2; exit 64 ;;
     *) outdir=$(realpath -m "$1"); shift ;;
   esac
@@ -52,6 +59,8 @@ if [ "$rehearse" = 1 ]; then
   [ -f "$deps/MANIFEST" ] || { echo "gpu-check.sh: $deps/MANIFEST missing: run tools/gpu-deps.sh first" >&2; exit 64; }
   args=(--hidden --deps "$deps" --build "$build" --budget "$budget" --build-limit "$build_limit")
   [ "$do_build" = 1 ] || args+=(--no-build)
+  [ "$build_only" = 1 ] && args+=(--build-only)
+  args+=(--source "$src")
   exec unshare --mount --propagation private -- bash -c '
     set -u
     hidden=0
@@ -182,7 +191,7 @@ command -v nvcc >/dev/null || cuda_flag=OFF
 configure() {
   local nvcc_arg=()
   [ $cuda_flag = ON ] && nvcc_arg=(-DCMAKE_CUDA_COMPILER="$(command -v nvcc)")
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DPBF_WITH_CUDA=$cuda_flag "${nvcc_arg[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DPBF_BUILD_CSHARP=OFF -DPBF_BUILD_JAVA=OFF \
     -DCMAKE_PREFIX_PATH="$prefix/usr" -DCMAKE_IGNORE_PREFIX_PATH=/usr \
@@ -190,7 +199,7 @@ configure() {
     -DCMAKE_POLICY_VERSION_MINIMUM=3.5
 }
 export -f unpack configure
-export root deps build prefix multiarch cuda_flag
+export root src deps build prefix multiarch cuda_flag
 targets=(test_cuda_backend test_physics test_capi bench_step bench_methods pbf-sim)
 
 built=1
@@ -201,6 +210,11 @@ if [ $do_build = 1 ]; then
   [ $cuda_flag = OFF ] && say "nvcc not found: built without the CUDA backend"
 else
   [ -d "$prefix" ] || prefix=/nonexistent
+fi
+if [ $build_only = 1 ]; then
+  say "built $src in $build: $([ $built = 1 ] && echo yes || echo no) ($(($(date +%s) - start)) s)"
+  [ $built = 1 ]
+  exit
 fi
 
 # ---- tests, sanitizers, benchmarks
