@@ -230,8 +230,8 @@ else
   step test_cuda_backend 120 1 "$t/test_cuda_backend" "$(gt test_cuda_backend)"
   step test_physics_cuda 150 1 "$t/test_physics" --gtest_filter='*/cuda' "$(gt test_physics_cuda)"
 
-  # A short scene: the built-in dam break at 2,400 particles, walls sampled, 2 frames of 2 substeps.
-  scene=(--backend cuda --frames 2 --substeps 2 --spacing 0.2 --no-output)
+  # A short scene: the built-in dam break at 8,000 particles, walls sampled, 2 frames of 2 substeps.
+  scene=(--backend cuda --frames 2 --substeps 2 --spacing 0.05 --no-output)
   sanitize() {  # sanitize TOOL METHOD
     if [ $have_gpu = 0 ]; then skip "$1_$2" "no GPU"
     elif ! command -v compute-sanitizer >/dev/null; then skip "$1_$2" "compute-sanitizer not found"

@@ -720,14 +720,15 @@ Scene load_scene(const std::string& path) {
 Scene builtin_dam_break(float spacing) {
   Scene s;
   s.source = "built-in dam break";
-  s.description = "the reference dam break: 39 x 39 x 39 particles in a 4 x 3 x 1.5 m box";
+  s.description = "the reference dam break: a 0.975 m cube of water in a 4 x 3 x 1.5 m box";
   s.domain.min = {0.0f, 0.0f, 0.0f};
   s.domain.max = {4.0f, 3.0f, 1.5f};
   s.spacing = spacing;
   s.max_particles = 4000000u;
-  // Lattice centres at (i + 1/2) s from the corner: 39 s wide holds 39 per axis.
+  // The block keeps its size at any spacing, as a scene file's blocks do (set_spacing()):
+  // lattice centres at (i + 1/2) s from the corner, so 39 x 0.025 m holds 39 per axis at 0.025 m.
   FluidBlock block;
-  const float side = 39.0f * spacing;
+  const float side = 0.975f;  // 39 x 0.025 m
   block.box.max = {side, side, side};
   s.fluid.push_back(block);
   return s;

@@ -187,8 +187,10 @@ Scene load_scene(const std::string& path);
 
 /**
  * The reference dam break of docs/PERFORMANCE.md, as pbf-sim runs it without
- * a scene file: a cube of 39 particles per side at `spacing` (59,319
- * particles, 0.975 m at 0.025 m) in a 4 x 3 x 1.5 m box, PLY output in pbf-out.
+ * a scene file (samples/scenes/dam_break.json): a 0.975 m cube of water in a
+ * 4 x 3 x 1.5 m box, PLY output in pbf-out. `spacing` sets the resolution
+ * and keeps the geometry: 39 particles per side at 0.025 m (59,319), 20 at
+ * 0.05 m (8,000).
  */
 Scene builtin_dam_break(float spacing = 0.025f);
 

@@ -120,6 +120,23 @@ TEST(ShippedScenes, DamBreakFileIsTheBuiltInReferenceScene) {
   EXPECT_EQ(file.params.gravity[1], builtin.params.gravity[1]);
 }
 
+// pbf-sim --spacing S without a scene runs dam_break.json at S: the same box and block, more or
+// fewer particles. (The block once kept 39 particles per side at any spacing and overfilled the
+// 4 x 3 x 1.5 m box above 0.038 m: at 0.2 m the box was packed full and the water jetted.)
+TEST(ShippedScenes, TheBuiltInDamBreakKeepsItsGeometryAtAnySpacing) {
+  for (float spacing : {0.2f, 0.05f, 0.025f, 0.0125f}) {
+    pbf_sim::Scene file = pbf_sim::load_scene(scene_path("dam_break"));
+    pbf_sim::set_spacing(file, spacing);
+    const pbf_sim::Scene builtin = pbf_sim::builtin_dam_break(spacing);
+    EXPECT_EQ(builtin.spacing, spacing);
+    EXPECT_EQ(file.domain.max, builtin.domain.max) << spacing;
+    ASSERT_EQ(builtin.fluid.size(), 1u);
+    EXPECT_EQ(file.fluid[0].box.min, builtin.fluid[0].box.min) << spacing;
+    EXPECT_EQ(file.fluid[0].box.max, builtin.fluid[0].box.max) << spacing;
+    for (int a = 0; a < 3; ++a) EXPECT_LT(builtin.fluid[0].box.max[a], builtin.domain.max[a]) << spacing;
+  }
+}
+
 // The complete example of docs/SCENES.md (its first json block) is a valid scene using every key.
 TEST(ShippedScenes, TheExampleInScenesMdParsesAndBuilds) {
   const std::string doc = sim_test::read_text(PBF_SIM_SCENES_DOC);
