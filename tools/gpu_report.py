@@ -19,9 +19,13 @@ import sys
 import xml.etree.ElementTree as ET
 
 # The floor model of docs/GPU.md, "What a step cannot beat": PBF, 4 density
-# iterations, K neighbours per particle, on one H100 SXM.
-H100_BANDWIDTH = 3.35e12  # bytes/s, HBM3
-H100_FP32 = 67e12  # FLOP/s, FP32 without tensor cores
+# iterations, K neighbours per particle, on the card the check ran on (its
+# name in facts.txt; an H100 SXM where the name is not known).
+CARDS = {  # name in nvidia-smi: (memory bandwidth in bytes/s, FP32 FLOP/s without tensor cores)
+    "H200": (4.8e12, 67e12),
+    "H100": (3.35e12, 67e12),
+}
+CARD = "H100"
 LAUNCH_S = 2e-6  # per dependent kernel of a recorded graph, an estimate
 KERNELS_PER_STEP = 30  # predict, grid and sort, neighbours, 2 per iteration, velocity, vorticity, XSPH, statistics
 NEIGHBOURS = 32
@@ -34,8 +38,9 @@ def floor_ms(particles, iterations=4, k=NEIGHBOURS):
     list_bytes = 4 * k + 4  # a neighbour list and its count
     bytes_per_particle = 630 + (2 * iterations + 4) * list_bytes
     flops_per_particle = 1700 + k * (60 * iterations + 55)
-    memory = particles * bytes_per_particle / H100_BANDWIDTH
-    arithmetic = particles * flops_per_particle / H100_FP32
+    bandwidth, fp32 = CARDS[CARD]
+    memory = particles * bytes_per_particle / bandwidth
+    arithmetic = particles * flops_per_particle / fp32
     launches = KERNELS_PER_STEP * LAUNCH_S
     return 1e3 * max(memory, arithmetic, launches), {
         "bytes": particles * bytes_per_particle, "flops": particles * flops_per_particle,
@@ -173,6 +178,9 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     facts = read(os.path.join(work, "facts.txt")) or ""
     have_gpu = not re.search(r"^gpu: none", facts, re.M)
+    global CARD
+    gpu_line = re.search(r"^gpu: (.*)$", facts, re.M)
+    CARD = next((c for c in CARDS if gpu_line and c in gpu_line[1]), "H100")
     steps = read_steps(work)
     tests = read_tests(work)
     benches = read_benchmarks(work)
@@ -257,7 +265,8 @@ def main(argv):
         md.append("Not run: " + "; ".join(sorted({s["note"] for s in steps if s["step"].startswith(("memcheck", "racecheck"))})))
 
     md += ["", "## Targets (PBF, 4 iterations, dt = 1 ms)", "",
-           "Floor: the larger of memory traffic at 3.35 TB/s, arithmetic at 67 TFLOP/s and "
+           f"Floor ({CARD}{'' if CARD in (gpu_line[1] if gpu_line else '') else ', the card not recognised'}): "
+           f"the larger of memory traffic at {CARDS[CARD][0] / 1e12:g} TB/s, arithmetic at {CARDS[CARD][1] / 1e12:g} TFLOP/s and "
            f"{KERNELS_PER_STEP} dependent launches of {LAUNCH_S * 1e6:.0f} µs (docs/GPU.md).", "",
            "| scene | measured ms/step | target | floor | measured / floor | target |", "| --- | --- | --- | --- | --- | --- |"]
     def dam_rows(name):
