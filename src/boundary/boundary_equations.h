@@ -84,41 +84,6 @@ struct CubicSpline {
   PBF_HD float gradient_scale(float r2) const { return cubic_gradient_scale(k, r2); }
 };
 
-// Akinci eq. 4-5 without rho0: sum_k W(x_b - x_k) over the samples k within
-// the kernel radius of sample b, b itself included. The pseudo-mass of b is
-// psi_b = rho0 / this sum: rho0 times the volume b stands for, so that a
-// densely sampled region weighs no more than a sparsely sampled one.
-// `body` (optional, in the same cell order) restricts the sum to the samples
-// of b's own body: the static samples together, or one obstacle's. A body's
-// pseudo-masses then do not depend on where the others are, so a rigid
-// set's stay valid at every pose. Null: every sample counts.
-template <class Kernel>
-PBF_HD float boundary_kernel_sum_with(const Kernel& k, const BoundarySamples& b, uint32_t index,
-                                      const uint32_t* body) {
-  const Vec3 xb = b.x[index];
-  int lo[3], hi[3];
-  boundary_cell_block(b.grid, xb, k.radius(), lo, hi);
-  float sum = 0.0f;
-  for (int z = lo[2]; z <= hi[2]; ++z)
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
-      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s)
-        if (body == nullptr || body[s] == body[index]) sum += k.w(length_squared(xb - b.x[s]));
-    }
-  return sum;
-}
-
-PBF_HD float boundary_kernel_sum(const KernelConstants& k, const BoundarySamples& b, uint32_t index,
-                                 const uint32_t* body = nullptr) {
-  return boundary_kernel_sum_with(Poly6Spiky{k}, b, index, body);
-}
-
-PBF_HD float boundary_kernel_sum(const CubicKernel& k, const BoundarySamples& b, uint32_t index,
-                                 const uint32_t* body = nullptr) {
-  return boundary_kernel_sum_with(CubicSpline{k}, b, index, body);
-}
-
 // What the samples add at a fluid particle at p: the density
 // sum_b psi_b W(p - x_b) [kg/m^3] (Akinci eq. 6) and the gradient of that sum
 // with respect to p, sum_b psi_b grad W(p - x_b) [kg/m^4]. Samples do not

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "boundary/pseudo_mass.h"
 #include "core/error.h"
 
 namespace pbf {
@@ -196,50 +197,22 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
     }
     world.resize(count);
   }
-  psi_given.resize(count);
-  const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
-  const CubicKernel cubic_kernel = CubicKernel::make(config_.kernel_radius);
-  const bool cubic = density_kernel == DensityKernel::CubicSpline;
-  const float rho0 = config_.rest_density;
+  // Akinci eq. 5, each body's sums over its own samples, in the order given; a rigid body's do not
+  // change with its pose, so they are computed once, here.
   arena_.execute([&] {
-    // Every sample in a cell (clamped into the border ones), so that the sums below find each one's
-    // neighbours wherever it lies; samples beyond reach are set aside after them.
-    grid->sort(positions, count, order.data());
+    psi_given = boundary_pseudo_masses(positions, moving ? body : nullptr, count, density_kernel,
+                                       config_.kernel_radius, config_.rest_density);
+    // Samples beyond reach of the domain (an obstacle parked far outside) go to the bucket after the
+    // last cell, where no fluid particle's scan reads them, as move_boundary() places them.
+    grid->sort_setting_aside(positions, count, order.data());
     tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 2048), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t k = r.begin(); k < r.end(); ++k) {
         sorted[k] = positions[order[k]];
+        psi[k] = psi_given[order[k]];
         if (moving) sorted_body[k] = body[order[k]];
       }
     });
-    const BoundarySamples view{grid->spec(), grid->cell_start(), sorted.data(), nullptr,
-                               static_cast<uint32_t>(count), nullptr};
-    // Akinci eq. 5: psi_b = rho0 / sum_k W_bk over b's own body, with the method's density kernel; the
-    // sum holds W(0) of b itself, so it is never 0. A rigid body's sums do not change with its pose, so
-    // they are computed once, here.
-    const uint32_t* same_body = moving ? sorted_body.data() : nullptr;
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 256), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t b = r.begin(); b < r.end(); ++b) {
-        const uint32_t index = static_cast<uint32_t>(b);
-        psi[b] = rho0 / (cubic ? boundary_kernel_sum(cubic_kernel, view, index, same_body)
-                                    : boundary_kernel_sum(kernel, view, index, same_body));
-      }
-    });
   });
-  // Samples beyond reach of the domain (an obstacle parked far outside) go to the bucket after the
-  // last cell, where no fluid particle's scan reads them, as move_boundary() places them.
-  const GridSpec& spec = grid->spec();
-  const bool set_aside =
-      std::any_of(positions, positions + count, [&](const Vec3& p) { return spec.beyond_reach(p); });
-  if (moving || set_aside)
-    for (size_t k = 0; k < count; ++k) psi_given[order[k]] = psi[k];  // by the index given
-  if (set_aside) {
-    arena_.execute([&] { grid->sort_setting_aside(positions, count, order.data()); });
-    for (size_t k = 0; k < count; ++k) {
-      sorted[k] = positions[order[k]];
-      psi[k] = psi_given[order[k]];
-      if (moving) sorted_body[k] = body[order[k]];
-    }
-  }
   if (!moving) psi_given = {};
   boundary_grid_.swap(grid);
   boundary_x_.swap(sorted);

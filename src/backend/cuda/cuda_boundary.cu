@@ -1,9 +1,9 @@
 // cuda_boundary.cu - what the fluid meets besides the domain walls: the
 // obstacles' signed distance fields on the GPU with the poses of a substep (or
 // of every substep of a recorded step), and the boundary samples, sorted by
-// cell once on the host with their pseudo-masses (Akinci eq. 5) computed on
-// the GPU, then placed at their obstacles' poses and sorted again by CUB each
-// substep when some move. Touches the obstacle and boundary_* buffers only,
+// cell once on the host with their pseudo-masses (Akinci eq. 5, computed on
+// the host by the CPU backend's code), then placed at their obstacles' poses
+// and sorted again by CUB each substep when some move. Touches the obstacle and boundary_* buffers only,
 // never a particle array.
 #include "backend/cuda/cuda_backend.cuh"
 
@@ -18,21 +18,11 @@
 #include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cuda/cuda_launch.cuh"
 #include "boundary/boundary_equations.h"
+#include "boundary/pseudo_mass.h"
 
 namespace pbf {
 
 namespace {
-
-// Akinci eq. 5: psi_b = rho0 / sum_k W_bk over the samples near b (b included) of its body (body null: all),
-// with the method's density kernel (the cubic spline for Projective Fluids).
-__global__ void k_boundary_psi(size_t n, KernelConstants kernel, CubicKernel cubic_kernel, bool cubic, float rho0,
-                               BoundarySamples boundary, const uint32_t* body, float* psi) {
-  const size_t b = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (b >= n) return;
-  const uint32_t index = static_cast<uint32_t>(b);
-  psi[b] = rho0 / (cubic ? boundary_kernel_sum(cubic_kernel, boundary, index, body)
-                              : boundary_kernel_sum(kernel, boundary, index, body));
-}
 
 // Sample k at its body's end pose of the substep (static ones where they are), with its bucket key:
 // its cell, or the bucket after the last cell when it lies beyond reach of the domain.
@@ -94,26 +84,23 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
   }
   const bool moving =
       body != nullptr && std::any_of(body, body + count, [](uint32_t b) { return b != kStaticBoundary; });
-  // Sorted once on the host by the CPU backend's grid (a stable counting sort by cell), so that both
-  // backends hold the samples in one order. Every sample in a cell (clamped into the border ones) for
-  // the pseudo-mass sums; `set_aside` puts those beyond reach of the domain in the bucket after the
-  // last cell, as move_boundary() does.
+  // Akinci eq. 5 on the host, by the code the CPU backend runs, so that both hold the same pseudo-masses
+  // (in the order given). Then sorted once by the CPU backend's grid (a stable counting sort by cell), so
+  // that both backends hold the samples in one order, with those beyond reach of the domain in the bucket
+  // after the last cell, as move_boundary() puts them.
+  const std::vector<float> psi_given_host = boundary_pseudo_masses(
+      positions, moving ? body : nullptr, count, density_kernel, config_.kernel_radius, config_.rest_density);
   CpuNeighborGrid host_grid(grid_);
   host_grid.reserve(count);
-  auto counting_sort = [&](bool set_aside, std::vector<uint32_t>& start, std::vector<Vec3>& sorted,
-                           std::vector<uint32_t>& order) {
-    order.resize(count);  // place -> index given
-    if (set_aside)
-      host_grid.sort_setting_aside(positions, count, order.data());
-    else
-      host_grid.sort(positions, count, order.data());
-    start.assign(host_grid.cell_start(), host_grid.cell_start() + cells_ + 2);
-    sorted.resize(count);
-    for (size_t k = 0; k < count; ++k) sorted[k] = positions[order[k]];
-  };
-  std::vector<uint32_t> start, order;
-  std::vector<Vec3> sorted;
-  counting_sort(false, start, sorted, order);
+  std::vector<uint32_t> order(count);  // place -> index given
+  host_grid.sort_setting_aside(positions, count, order.data());
+  const std::vector<uint32_t> start(host_grid.cell_start(), host_grid.cell_start() + cells_ + 1);
+  std::vector<Vec3> sorted(count);
+  std::vector<float> psi_sorted(count);
+  for (size_t k = 0; k < count; ++k) {
+    sorted[k] = positions[order[k]];
+    psi_sorted[k] = psi_given_host[order[k]];
+  }
   // New buffers, swapped in once they are filled: a failure leaves the previous set.
   DeviceBuffer<Vec3> x;
   DeviceBuffer<uint32_t> cell_start;
@@ -126,39 +113,10 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
   cuda_check(cudaMemcpyAsync(cell_start.data(), start.data(), (cells_ + 1) * sizeof(uint32_t),
                              cudaMemcpyHostToDevice, stream_),
              "cudaMemcpy (boundary grid)");
-  const BoundarySamples view{grid_, cell_start.data(), x.data(), nullptr, static_cast<uint32_t>(count), nullptr};
-  const KernelConstants kernel = KernelConstants::make(config_.kernel_radius);
-  const CubicKernel cubic_kernel = CubicKernel::make(config_.kernel_radius);
-  const bool cubic = density_kernel == DensityKernel::CubicSpline;  // else Poly6
+  cuda_check(cudaMemcpyAsync(psi.data(), psi_sorted.data(), count * sizeof(float), cudaMemcpyHostToDevice,
+                             stream_),
+             "cudaMemcpy (boundary pseudo-masses)");
   if (!moving) {
-    k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, cubic,
-                                                              config_.rest_density, view, nullptr, psi.data());
-    check_launch("k_boundary_psi");
-    DeviceBuffer<uint32_t> to_clamped;
-    DeviceBuffer<float> psi_aside;
-    if (std::any_of(positions, positions + count, [&](const Vec3& p) { return grid_.beyond_reach(p); })) {
-      // The layout the density stages read, with the samples beyond reach set aside: each place's
-      // sample and its pseudo-mass from where the clamped sort put it (the copies follow the kernel).
-      std::vector<uint32_t> clamped_place(count), start_aside, order_aside;
-      std::vector<Vec3> sorted_aside;
-      for (size_t k = 0; k < count; ++k) clamped_place[order[k]] = static_cast<uint32_t>(k);
-      counting_sort(true, start_aside, sorted_aside, order_aside);
-      for (size_t k = 0; k < count; ++k) order_aside[k] = clamped_place[order_aside[k]];
-      to_clamped.reserve(count, 0);
-      psi_aside.reserve(count, 0);
-      cuda_check(cudaMemcpyAsync(to_clamped.data(), order_aside.data(), count * sizeof(uint32_t),
-                                 cudaMemcpyHostToDevice, stream_),
-                 "cudaMemcpy (boundary order)");
-      k_gather<<<blocks_for(count), kBlock, 0, stream_>>>(count, to_clamped.data(), psi.data(), psi_aside.data());
-      check_launch("k_gather (boundary)");
-      cuda_check(cudaMemcpyAsync(x.data(), sorted_aside.data(), count * sizeof(Vec3), cudaMemcpyHostToDevice,
-                                 stream_),
-                 "cudaMemcpy (boundary samples)");
-      cuda_check(cudaMemcpyAsync(cell_start.data(), start_aside.data(), (cells_ + 1) * sizeof(uint32_t),
-                                 cudaMemcpyHostToDevice, stream_),
-                 "cudaMemcpy (boundary grid)");
-      psi.swap(psi_aside);
-    }
     finish("set_boundary_particles");
     boundary_x_.swap(x);
     boundary_start_.swap(cell_start);
@@ -167,8 +125,8 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
     boundary_moving_ = false;
     return;
   }
-  // Some samples move: each body's pseudo-masses from its own samples (the same at every pose), kept in
-  // the order given, and the buffers of the per-substep placement and sort.
+  // Some samples move: the pseudo-masses kept in the order given (each body's the same at every pose),
+  // and the buffers of the per-substep placement and sort.
   std::vector<uint32_t> sorted_body(count);
   std::vector<Vec3> locals(count);
   uint32_t max_body = 0;
@@ -206,12 +164,9 @@ void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* 
   cuda_check(cudaMemcpyAsync(local_device.data(), locals.data(), count * sizeof(Vec3), cudaMemcpyHostToDevice,
                              stream_),
              "cudaMemcpy (boundary samples)");
-  k_boundary_psi<<<blocks_for(count), kBlock, 0, stream_>>>(count, kernel, cubic_kernel, cubic,
-                                                            config_.rest_density, view, bodies_sorted.data(),
-                                                            psi.data());
-  check_launch("k_boundary_psi");
-  k_to_user<<<blocks_for(count), kBlock, 0, stream_>>>(count, order_device.data(), psi.data(), psi_given.data());
-  check_launch("k_to_user");
+  cuda_check(cudaMemcpyAsync(psi_given.data(), psi_given_host.data(), count * sizeof(float), cudaMemcpyHostToDevice,
+                             stream_),
+             "cudaMemcpy (boundary pseudo-masses)");
   finish("set_boundary_particles");
   boundary_x_.swap(x);
   boundary_start_.swap(cell_start);
