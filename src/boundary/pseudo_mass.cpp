@@ -1,7 +1,7 @@
 // pseudo_mass.cpp - Akinci eq. 5 over a sparse grid of the samples' own
 // cells: the samples sorted by (body, cell z, y, x, index), then, for each
-// sample, the three rows of three cells around it found by binary search in
-// the list of occupied cells.
+// occupied cell, the three rows of three cells around it found by binary
+// search in the list of occupied cells, and its samples' sums over them.
 #include "boundary/pseudo_mass.h"
 
 #include <tbb/blocked_range.h>
@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <tuple>
 
 #include "boundary/boundary_equations.h"
@@ -70,25 +69,31 @@ std::vector<float> pseudo_masses(const Kernel& kernel, const Vec3* x, const uint
   }
   first.push_back(static_cast<uint32_t>(count));
 
+  // Per occupied cell: the places of the three cells of each of its nine rows, found once for all of
+  // its samples; then each sample's sum over them, in that order.
   std::vector<float> psi(count);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 256), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t s = r.begin(); s < r.end(); ++s) {
-      const SampleCell& c = cell[order[s]];
-      const Vec3 xb = sorted[s];
-      float sum = 0.0f;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, occupied.size(), 64), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t cell_index = r.begin(); cell_index < r.end(); ++cell_index) {
+      const SampleCell& c = occupied[cell_index];
+      uint32_t row_begin[9], row_end[9];
+      int rows = 0;
       for (int64_t dz = -1; dz <= 1; ++dz)
         for (int64_t dy = -1; dy <= 1; ++dy) {
           const SampleCell row_first{c.body, c.z + dz, c.y + dy, c.x - 1};
-          auto u = std::lower_bound(occupied.begin(), occupied.end(), row_first);
-          for (; u != occupied.end() && u->body == c.body && u->z == row_first.z && u->y == row_first.y &&
-                 u->x <= c.x + 1;
-               ++u) {
-            const size_t cell_index = static_cast<size_t>(u - occupied.begin());
-            for (uint32_t k = first[cell_index]; k < first[cell_index + 1]; ++k)
-              sum += kernel.w(length_squared(xb - sorted[k]));
-          }
+          const SampleCell row_last{c.body, c.z + dz, c.y + dy, c.x + 1};
+          const auto lo = std::lower_bound(occupied.begin(), occupied.end(), row_first);
+          const auto hi = std::upper_bound(lo, occupied.end(), row_last);
+          row_begin[rows] = first[static_cast<size_t>(lo - occupied.begin())];
+          row_end[rows] = first[static_cast<size_t>(hi - occupied.begin())];
+          ++rows;
         }
-      psi[order[s]] = rest_density / sum;
+      for (uint32_t s = first[cell_index]; s < first[cell_index + 1]; ++s) {
+        const Vec3 xb = sorted[s];
+        float sum = 0.0f;
+        for (int row = 0; row < rows; ++row)
+          for (uint32_t k = row_begin[row]; k < row_end[row]; ++k) sum += kernel.w(length_squared(xb - sorted[k]));
+        psi[order[s]] = rest_density / sum;
+      }
     }
   });
   return psi;

@@ -3,8 +3,8 @@
 // of every substep of a recorded step), and the boundary samples, sorted by
 // cell once on the host with their pseudo-masses (Akinci eq. 5, computed on
 // the host by the CPU backend's code), then placed at their obstacles' poses
-// and sorted again by CUB each substep when some move. Touches the obstacle and boundary_* buffers only,
-// never a particle array.
+// and sorted again by CUB each substep when some move. Touches the obstacle
+// and boundary_* buffers only, never a particle array.
 #include "backend/cuda/cuda_backend.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
