@@ -33,4 +33,10 @@ PBF_HD float length(Vec3 a) { return sqrtf(dot(a, a)); }
 PBF_HD float clampf(float v, float lo, float hi) { return fminf(fmaxf(v, lo), hi); }
 PBF_HD bool is_finite(Vec3 a) { return std::isfinite(a.x) && std::isfinite(a.y) && std::isfinite(a.z); }
 
+// What the equations templated on their lane type (a float here, eight on
+// the CPU: backend/cpu/lanes.h) call for a choice and a square root.
+PBF_HD float select(bool take_a, float a, float b) { return take_a ? a : b; }
+PBF_HD float square_root(float v) { return sqrtf(v); }
+PBF_HD float power(float v, float e) { return powf(v, e); }
+
 }  // namespace pbf

@@ -32,21 +32,25 @@ struct KernelConstants {
   }
 };
 
+// PBF's kernels are templates on their lane type T: a float, or on the CPU
+// eight floats computed as one (backend/cpu/lanes.h), with the same
+// operations lane by lane; select() and square_root() come with the type.
+
 // Poly6 W(r) from the squared distance; zero outside the support.
-PBF_HD float poly6(const KernelConstants& k, float r2) {
-  if (r2 >= k.h2) return 0.0f;
-  const float d = k.h2 - r2;
-  return k.poly6 * d * d * d;
+template <class T>
+PBF_HD T poly6(const KernelConstants& k, T r2) {
+  const T d = k.h2 - r2;
+  return select(r2 >= k.h2, T(0.0f), k.poly6 * d * d * d);
 }
 
 // The Spiky gradient is grad W(r) = spiky_gradient_scale(|r|^2) * r for
 // r = p_i - p_j; the scale is zero at r = 0 (direction undefined) and outside
 // the support.
-PBF_HD float spiky_gradient_scale(const KernelConstants& k, float r2) {
-  if (r2 >= k.h2 || r2 <= 0.0f) return 0.0f;
-  const float len = sqrtf(r2);
-  const float d = k.h - len;
-  return k.spiky_grad * d * d / len;
+template <class T>
+PBF_HD T spiky_gradient_scale(const KernelConstants& k, T r2) {
+  const T len = square_root(r2);
+  const T d = k.h - len;
+  return select(r2 >= k.h2, T(0.0f), select(r2 <= 0.0f, T(0.0f), k.spiky_grad * d * d / len));
 }
 
 // Spiky gradient grad W(r) with respect to the first point, r = p_i - p_j.

@@ -148,29 +148,51 @@ PBF_HD Vec3 pair_gradient(const KernelConstants& k, Vec3 r, float r2, uint32_t i
   return u * (sign * k.spiky_grad * k.h2 / length(u));
 }
 
+// The fluid neighbours' part of the sums behind eq. 2 and eq. 8-11, in
+// lanes of T (core/sph_kernels.h): one neighbour per lane.
+template <class T, class V>
+struct FluidDensitySums {
+  T w;      // sum_j W_ij, the self term excluded
+  V grad;   // sum_j -grad_{p_j} C_i = (m / rho0) sum_j grad W_ij
+  T grad2;  // sum_j |grad_{p_j} C_i|^2
+};
+
+// Adds the pair (i, j) at squared distance r2 with the kernel gradient g
+// (pair_gradient()) to the sums.
+template <class T, class V>
+PBF_HD void add_density_pair(const PbfConstants& c, T r2, V g, FluidDensitySums<T, V>& s) {
+  s.w += poly6(c.kernel, r2);
+  g = g * T(c.mass_over_rho0);  // -grad_{p_j} C_i
+  s.grad += g;
+  s.grad2 += length_squared(g);
+}
+
+// The sums over the fluid neighbours of i, one neighbour at a time.
+PBF_HD FluidDensitySums<float, Vec3> fluid_density_sums(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                                        const Vec3* x) {
+  const Vec3 xi = x[i];
+  FluidDensitySums<float, Vec3> s{0.0f, Vec3{0.0f, 0.0f, 0.0f}, 0.0f};
+  nb.for_each(i, [&](uint32_t j) {
+    const Vec3 r = xi - x[j];
+    const float r2 = length_squared(r);
+    add_density_pair(c, r2, pair_gradient(c.kernel, r, r2, i, j), s);
+  });
+  return s;
+}
+
 // Density (eq. 2), constraint C_i = rho_i / rho0 - 1 (eq. 1) and its scaling
-// factor lambda_i (eq. 11) with gradients from eq. 8.
+// factor lambda_i (eq. 11) with gradients from eq. 8, from the fluid sums.
 //
 // With boundary samples (Akinci et al. 2012) the density gains
 // sum_b psi_b W_ib and the gradient with respect to x_i gains
 // (1/rho0) sum_b psi_b grad W_ib; the samples do not move, so they add no
 // gradient of their own to the denominator. Plane walls (wall_density.h)
 // add their density and gradient the same way.
-PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
-                           const BoundarySamples& boundary, const DensityWalls& walls, float& rho_out,
+PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const FluidDensitySums<float, Vec3>& fluid,
+                           const Vec3* x, const BoundarySamples& boundary, const DensityWalls& walls, float& rho_out,
                            float& lambda_out) {
   const Vec3 xi = x[i];
-  float sum_w = poly6(c.kernel, 0.0f);
-  Vec3 grad_i{0.0f, 0.0f, 0.0f};
-  float sum_grad2 = 0.0f;
-  nb.for_each(i, [&](uint32_t j) {
-    const Vec3 r = xi - x[j];
-    const float r2 = length_squared(r);
-    sum_w += poly6(c.kernel, r2);
-    const Vec3 g = pair_gradient(c.kernel, r, r2, i, j) * c.mass_over_rho0;  // -grad_{p_j} C_i
-    grad_i += g;
-    sum_grad2 += length_squared(g);
-  });
+  Vec3 grad_i = fluid.grad;
   float rho_b = 0.0f;
   if (boundary_scan(boundary, i)) {
     Vec3 grad_b;
@@ -181,11 +203,17 @@ PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborList
   Vec3 grad_w;
   wall_density_gradient<false>(walls, xi, rho_w, grad_w);
   grad_i += grad_w * c.inv_rest_density;
-  const float rho = c.mass * sum_w + rho_b + rho_w;
+  const float rho = c.mass * (poly6(c.kernel, 0.0f) + fluid.w) + rho_b + rho_w;
   float constraint = rho * c.inv_rest_density - 1.0f;
   if (c.unilateral && constraint < 0.0f) constraint = 0.0f;
   rho_out = rho;
-  lambda_out = -constraint / (sum_grad2 + length_squared(grad_i) + c.cfm);
+  lambda_out = -constraint / (fluid.grad2 + length_squared(grad_i) + c.cfm);
+}
+
+PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                           const BoundarySamples& boundary, const DensityWalls& walls, float& rho_out,
+                           float& lambda_out) {
+  density_lambda(c, i, fluid_density_sums(c, i, nb, x), x, boundary, walls, rho_out, lambda_out);
 }
 
 // Density and lambda without boundary samples or walls.
@@ -195,11 +223,19 @@ PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborList
 }
 
 // Artificial pressure s_corr = -k (W(r) / W(dq))^n (eq. 13), in units of lambda.
-PBF_HD float artificial_pressure(const PbfConstants& c, float r2) {
-  if (c.scorr_scale <= 0.0f) return 0.0f;
-  const float w = poly6(c.kernel, r2) * c.scorr_inv_wdq;
-  const float wn = (c.scorr_n == 4.0f) ? (w * w) * (w * w) : powf(w, c.scorr_n);
-  return -c.scorr_scale * wn;
+template <class T>
+PBF_HD T artificial_pressure(const PbfConstants& c, T r2) {
+  if (c.scorr_scale <= 0.0f) return T(0.0f);
+  const T w = poly6(c.kernel, r2) * T(c.scorr_inv_wdq);
+  const T wn = (c.scorr_n == 4.0f) ? (w * w) * (w * w) : power(w, c.scorr_n);
+  return T(-c.scorr_scale) * wn;
+}
+
+// The pair (i, j)'s term of eq. 12 with s_corr (eq. 14), from its kernel
+// gradient g (pair_gradient()) and squared distance r2.
+template <class T, class V>
+PBF_HD V correction_pair_term(const PbfConstants& c, T r2, V g, T lambda_i, T lambda_j) {
+  return g * (lambda_i + lambda_j + artificial_pressure(c, r2));
 }
 
 // Position correction dp_i (eq. 12 with s_corr of eq. 14).
@@ -212,22 +248,20 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
     const Vec3 r = xi - x[j];
     const float r2 = length_squared(r);
     if (r2 >= c.kernel.h2) return;
-    dp += pair_gradient(c.kernel, r, r2, i, j) * (li + lambda[j] + artificial_pressure(c, r2));
+    dp += correction_pair_term(c, r2, pair_gradient(c.kernel, r, r2, i, j), li, lambda[j]);
   });
   return dp * c.mass_over_rho0;
 }
 
-// Position correction with static boundary samples and plane walls: the
-// fluid part of eq. 12 plus the step along the boundary part of grad_i C_i,
+// The part of the position correction that static boundary samples and plane
+// walls give: the step along the boundary part of grad_i C_i,
 // (lambda_i / rho0) (sum_b psi_b grad W_ib + grad rho_walls). A sample or a
 // wall has no lambda of its own and does not move, so the pair is not
 // symmetrised and gets no s_corr. The part each obstacle's samples give goes
 // to `push` (core/obstacle.h).
 template <class Push>
-PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
-                                const float* lambda, const BoundarySamples& boundary, const DensityWalls& walls,
-                                Push& push) {
-  Vec3 dp = position_correction(c, i, nb, x, lambda);
+PBF_HD Vec3 boundary_correction(const PbfConstants& c, uint32_t i, const Vec3* x, const float* lambda,
+                                const BoundarySamples& boundary, const DensityWalls& walls, Push& push) {
   float rho_w;
   Vec3 grad;
   wall_density_gradient<false>(walls, x[i], rho_w, grad);
@@ -239,13 +273,41 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
     grad += grad_b;
     if (Push::kActive) boundary_push(c.kernel, boundary, x[i], scale, push);
   }
-  return dp + grad * scale;
+  return grad * scale;
+}
+
+// Position correction with static boundary samples and plane walls: the
+// fluid part of eq. 12 plus the boundary part.
+template <class Push>
+PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                                const float* lambda, const BoundarySamples& boundary, const DensityWalls& walls,
+                                Push& push) {
+  return position_correction(c, i, nb, x, lambda) + boundary_correction(c, i, x, lambda, boundary, walls, push);
 }
 
 PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
                                 const float* lambda, const BoundarySamples& boundary, const DensityWalls& walls) {
   NoPush none;
   return position_correction(c, i, nb, x, lambda, boundary, walls, none);
+}
+
+// The pair (i, j)'s term of the vorticity (eq. 15): V_j grad W_ij x (v_j - v_i),
+// with r = x_i - x_j, r2 = |r|^2, dv = v_j - v_i and V_j = m / rho_j.
+template <class T, class V>
+PBF_HD V vorticity_pair_term(const PbfConstants& c, V r, T r2, V dv, T volume_j) {
+  return cross(r * spiky_gradient_scale(c.kernel, r2), dv) * volume_j;
+}
+
+// The pair's term of eta = grad |omega| (eq. 16), from |omega_j| - |omega_i|.
+template <class T, class V>
+PBF_HD V confinement_pair_term(const PbfConstants& c, V r, T r2, T volume_j, T omega_difference) {
+  return r * (spiky_gradient_scale(c.kernel, r2) * (volume_j * omega_difference));
+}
+
+// The pair's term of XSPH (eq. 17): (v_j - v_i) V_j W_ij.
+template <class T, class V>
+PBF_HD V viscosity_pair_term(const PbfConstants& c, T r2, V dv, T volume_j) {
+  return dv * (volume_j * poly6(c.kernel, r2));
 }
 
 // Vorticity omega_i (eq. 15) as the SPH curl: sum_j V_j grad W_ij x (v_j - v_i).
@@ -255,36 +317,54 @@ PBF_HD Vec3 vorticity(const PbfConstants& c, uint32_t i, const NeighborLists& nb
   const Vec3 vi = v[i];
   Vec3 w{0.0f, 0.0f, 0.0f};
   nb.for_each(i, [&](uint32_t j) {
-    const Vec3 g = spiky_gradient(c.kernel, xi - x[j]);
-    w += cross(g, v[j] - vi) * (c.mass / rho[j]);
+    const Vec3 r = xi - x[j];
+    w += vorticity_pair_term(c, r, length_squared(r), v[j] - vi, c.mass / rho[j]);
   });
   return w;
 }
 
-// New velocity after vorticity confinement (eq. 16) and XSPH viscosity
-// (eq. 17), both from the same old velocities (Jacobi). `omega` is read only
-// where c.vorticity > 0 (may be null otherwise).
-PBF_HD Vec3 vorticity_viscosity(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
-                                const Vec3* x, const Vec3* v, const float* rho, const Vec3* omega) {
+// The sums of vorticity confinement (eta of eq. 16) and XSPH (eq. 17) over the
+// neighbours of i.
+struct VorticityViscositySums {
+  Vec3 eta;    // sum_j V_j (|omega_j| - |omega_i|) grad W_ij
+  Vec3 blend;  // sum_j V_j W_ij (v_j - v_i)
+};
+
+PBF_HD VorticityViscositySums vorticity_viscosity_sums(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                                       const Vec3* x, const Vec3* v, const float* rho,
+                                                       const Vec3* omega) {
   const Vec3 xi = x[i];
   const Vec3 vi = v[i];
   const float wi = c.vorticity > 0.0f ? length(omega[i]) : 0.0f;
-  Vec3 eta{0.0f, 0.0f, 0.0f};
-  Vec3 blend{0.0f, 0.0f, 0.0f};
+  VorticityViscositySums s{Vec3{0.0f, 0.0f, 0.0f}, Vec3{0.0f, 0.0f, 0.0f}};
   nb.for_each(i, [&](uint32_t j) {
     const Vec3 r = xi - x[j];
     const float r2 = length_squared(r);
     const float volume = c.mass / rho[j];
-    if (c.vorticity > 0.0f) eta += r * (spiky_gradient_scale(c.kernel, r2) * (volume * (length(omega[j]) - wi)));
-    if (c.xsph > 0.0f) blend += (v[j] - vi) * (volume * poly6(c.kernel, r2));
+    if (c.vorticity > 0.0f) s.eta += confinement_pair_term(c, r, r2, volume, length(omega[j]) - wi);
+    if (c.xsph > 0.0f) s.blend += viscosity_pair_term(c, r2, v[j] - vi, volume);
   });
-  Vec3 result = vi + blend * c.xsph;
-  const float eta_len = length(eta);
+  return s;
+}
+
+// New velocity after vorticity confinement (eq. 16) and XSPH viscosity
+// (eq. 17), both from the same old velocities (Jacobi), from the sums.
+// `omega` is read only where c.vorticity > 0 (may be null otherwise).
+PBF_HD Vec3 vorticity_viscosity(const PbfConstants& c, uint32_t i, const VorticityViscositySums& s, const Vec3* v,
+                                const Vec3* omega) {
+  Vec3 result = v[i] + s.blend * c.xsph;
+  const float eta_len = length(s.eta);
   if (c.vorticity > 0.0f && eta_len > 1e-12f) {
-    const Vec3 n = eta * (1.0f / eta_len);
+    const Vec3 n = s.eta * (1.0f / eta_len);
     result += cross(n, omega[i]) * (c.vorticity * c.dt);
   }
   return clamp_speed(result, c.max_speed);
+}
+
+// The same, summing over the neighbours.
+PBF_HD Vec3 vorticity_viscosity(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                                const Vec3* v, const float* rho, const Vec3* omega) {
+  return vorticity_viscosity(c, i, vorticity_viscosity_sums(c, i, nb, x, v, rho, omega), v, omega);
 }
 
 }  // namespace pbf

@@ -1,18 +1,22 @@
 // pbf_cpu_stages.h - Position Based Fluids' stages on the CPU backend: each a
 // parallel loop over the device's particles (cell order) that writes only its
 // own particle. Keeps the per-substep arrays of its own (lambda, vorticity).
+// The sums over fluid neighbours run eight neighbours at a time
+// (pbf_cpu_lane_passes.h).
 #pragma once
 
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
+#include "methods/pbf/cpu/pbf_cpu_lane_passes.h"
 #include "methods/pbf/pbf_stages.h"
 
 namespace pbf {
 
 class PbfCpuStages final : public PbfStages {
  public:
-  explicit PbfCpuStages(CpuBackend& device) : device_(device) {}
+  explicit PbfCpuStages(CpuBackend& device, LaneTarget lanes = best_lane_target())
+      : device_(device), lanes_(pbf_lane_passes(lanes)) {}
 
   void reserve(size_t n) override;
   void solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) override;
@@ -27,8 +31,10 @@ class PbfCpuStages final : public PbfStages {
   void fit();
 
   CpuBackend& device_;
+  const PbfLanePasses lanes_;  // the sums over fluid neighbours, for this processor
   std::vector<float> lambda_;
-  std::vector<Vec3> omega_;  // vorticity
+  std::vector<Vec3> omega_;          // vorticity
+  std::vector<float> omega_length_;  // |omega|
 };
 
 }  // namespace pbf

@@ -1,0 +1,38 @@
+#include "backend/cpu/lane_targets.h"
+
+namespace pbf {
+
+namespace {
+
+// The files compiled for AVX2 (methods/*/cpu/*_avx2.cpp) exist where this holds.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+constexpr bool kHaveAvx2 = true;
+#else
+constexpr bool kHaveAvx2 = false;
+#endif
+
+}  // namespace
+
+bool lane_target_runs_here(LaneTarget target) {
+  switch (target) {
+    case LaneTarget::Baseline:
+      return true;
+    case LaneTarget::Avx2:
+#if defined(__x86_64__) && defined(__GNUC__)
+      // libgcc's test also asks whether the operating system saves the AVX registers.
+      return kHaveAvx2 && __builtin_cpu_supports("avx2");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+LaneTarget best_lane_target() {
+  static const LaneTarget best = lane_target_runs_here(LaneTarget::Avx2) ? LaneTarget::Avx2 : LaneTarget::Baseline;
+  return best;
+}
+
+const char* lane_target_name(LaneTarget target) { return target == LaneTarget::Avx2 ? "avx2" : "baseline"; }
+
+}  // namespace pbf

@@ -1,0 +1,22 @@
+// lane_targets.h - the instruction sets for which the CPU's lane code
+// (lanes.h) is compiled, and the one this processor runs. Every target
+// computes the same bits (lanes.h); they differ only in speed.
+#pragma once
+
+namespace pbf {
+
+enum class LaneTarget {
+  Baseline,  // what the library is compiled for (x86-64: SSE2)
+  Avx2,      // x86-64 processors with AVX2, where the library was compiled with GCC
+};
+
+// The fastest target compiled into the library that this processor runs.
+LaneTarget best_lane_target();
+
+// Whether this processor can run `target`.
+bool lane_target_runs_here(LaneTarget target);
+
+// "baseline", "avx2".
+const char* lane_target_name(LaneTarget target);
+
+}  // namespace pbf

@@ -1,0 +1,173 @@
+// lanes.h - eight floats computed as one: the lane type with which the CPU
+// runs the equations that are templated on it (core/sph_kernels.h and the
+// methods' pair terms), eight neighbours of a particle at a time.
+//
+// Written with the vector extensions of GCC and Clang, so that the compiler
+// chooses the instructions for the instruction set a file is compiled for:
+// the library's baseline (x86-64: SSE2), or AVX2 in the files that a
+// processor's features select at run time (backend/cpu/lane_targets.h). The
+// width is always eight and every lane goes through the same IEEE operations
+// in the same order (no fused multiply-adds), so results do not depend on
+// the instruction set.
+//
+// Each instruction set's copy lives in a namespace of its own,
+// pbf::PBF_LANE_TARGET, which the including file names: the types and inline
+// functions of two copies must not meet at link time.
+#include <cstdint>
+
+#include "core/hd.h"
+
+#if !defined(PBF_LANE_TARGET) || !defined(PBF_LANE_BYTES)
+#error "the file that includes lanes.h names its target: PBF_LANE_TARGET and PBF_LANE_BYTES"
+#endif
+
+namespace pbf {
+namespace PBF_LANE_TARGET {
+
+constexpr uint32_t kLanes = 8;
+
+// A value of eight lanes is held in vectors of the target's register width,
+// PBF_LANE_BYTES (named by the including file with PBF_LANE_TARGET): one of
+// 32 bytes for AVX, two of 16 for SSE (GCC lowers a 32-byte vector without
+// AVX through memory: slower than plain scalar code).
+constexpr uint32_t kLaneParts = 32 / PBF_LANE_BYTES;
+constexpr uint32_t kLanesPerPart = kLanes / kLaneParts;
+
+struct LaneMask {
+  typedef int32_t Part __attribute__((vector_size(4 * kLanesPerPart)));
+  Part p[kLaneParts];  // -1 (all bits) where true, 0 where false
+
+  int32_t operator[](uint32_t k) const { return p[k / kLanesPerPart][k % kLanesPerPart]; }
+  void set(uint32_t k, int32_t m) { p[k / kLanesPerPart][k % kLanesPerPart] = m; }
+};
+
+struct Lanes {
+  typedef float Part __attribute__((vector_size(4 * kLanesPerPart)));
+  Part p[kLaneParts];
+
+  Lanes() = default;
+  // One value in every lane; implicit, so that the templated equations may
+  // mix constants of the solver (floats) with lanes.
+  Lanes(float s) {  // NOLINT(google-explicit-constructor)
+    for (uint32_t q = 0; q < kLaneParts; ++q) p[q] = Part{} + s;
+  }
+
+  float operator[](uint32_t k) const { return p[k / kLanesPerPart][k % kLanesPerPart]; }
+  void set(uint32_t k, float v) { p[k / kLanesPerPart][k % kLanesPerPart] = v; }
+};
+
+// The operators, part by part.
+#define PBF_LANES_BINARY(op)                                                         \
+  inline Lanes operator op(Lanes a, Lanes b) {                                       \
+    for (uint32_t q = 0; q < kLaneParts; ++q) a.p[q] = a.p[q] op b.p[q];             \
+    return a;                                                                        \
+  }
+#define PBF_LANES_COMPARE(op)                                                        \
+  inline LaneMask operator op(Lanes a, Lanes b) {                                    \
+    LaneMask m;                                                                      \
+    for (uint32_t q = 0; q < kLaneParts; ++q) m.p[q] = a.p[q] op b.p[q];             \
+    return m;                                                                        \
+  }
+PBF_LANES_BINARY(+)
+PBF_LANES_BINARY(-)
+PBF_LANES_BINARY(*)
+PBF_LANES_BINARY(/)
+PBF_LANES_COMPARE(<)
+PBF_LANES_COMPARE(<=)
+PBF_LANES_COMPARE(>)
+PBF_LANES_COMPARE(>=)
+PBF_LANES_COMPARE(==)
+PBF_LANES_COMPARE(!=)
+#undef PBF_LANES_BINARY
+#undef PBF_LANES_COMPARE
+
+inline Lanes operator-(Lanes a) {
+  for (uint32_t q = 0; q < kLaneParts; ++q) a.p[q] = -a.p[q];
+  return a;
+}
+inline Lanes& operator+=(Lanes& a, Lanes b) { return a = a + b; }
+inline LaneMask operator&(LaneMask a, LaneMask b) {
+  for (uint32_t q = 0; q < kLaneParts; ++q) a.p[q] &= b.p[q];
+  return a;
+}
+inline LaneMask operator|(LaneMask a, LaneMask b) {
+  for (uint32_t q = 0; q < kLaneParts; ++q) a.p[q] |= b.p[q];
+  return a;
+}
+
+// a where the mask is true, b elsewhere, lane by lane.
+inline Lanes select(LaneMask take_a, Lanes a, Lanes b) {
+  for (uint32_t q = 0; q < kLaneParts; ++q) a.p[q] = take_a.p[q] ? a.p[q] : b.p[q];
+  return a;
+}
+
+// Whether any lane of the mask is true.
+inline bool any(LaneMask m) {
+  LaneMask::Part bits = m.p[0];
+  for (uint32_t q = 1; q < kLaneParts; ++q) bits |= m.p[q];
+  int32_t any_bits = 0;
+  for (uint32_t k = 0; k < kLanesPerPart; ++k) any_bits |= bits[k];
+  return any_bits != 0;
+}
+
+// Lane by lane: the compiler turns the loop into vector square roots (the
+// library compiles with -fno-math-errno).
+inline Lanes square_root(Lanes a) {
+  for (uint32_t q = 0; q < kLaneParts; ++q)
+    for (uint32_t k = 0; k < kLanesPerPart; ++k) a.p[q][k] = __builtin_sqrtf(a.p[q][k]);
+  return a;
+}
+
+// v^e lane by lane.
+inline Lanes power(Lanes a, float e) {
+  for (uint32_t q = 0; q < kLaneParts; ++q)
+    for (uint32_t k = 0; k < kLanesPerPart; ++k) a.p[q][k] = __builtin_powf(a.p[q][k], e);
+  return a;
+}
+
+// The sum of the eight lanes, always in the same order.
+inline float lane_sum(Lanes a) {
+  return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
+}
+
+// Three coordinates of eight points.
+struct Vec3Lanes {
+  Lanes x, y, z;
+};
+
+inline Vec3Lanes operator-(Vec3 a, const Vec3Lanes& b) { return Vec3Lanes{a.x - b.x, a.y - b.y, a.z - b.z}; }
+inline Vec3Lanes operator-(const Vec3Lanes& a, Vec3 b) { return Vec3Lanes{a.x - b.x, a.y - b.y, a.z - b.z}; }
+inline Vec3Lanes operator*(const Vec3Lanes& a, Lanes s) { return Vec3Lanes{a.x * s, a.y * s, a.z * s}; }
+inline Vec3Lanes cross(const Vec3Lanes& a, const Vec3Lanes& b) {
+  return Vec3Lanes{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+inline Vec3Lanes& operator+=(Vec3Lanes& a, const Vec3Lanes& b) {
+  a.x += b.x;
+  a.y += b.y;
+  a.z += b.z;
+  return a;
+}
+inline Lanes length_squared(const Vec3Lanes& a) { return a.x * a.x + a.y * a.y + a.z * a.z; }
+inline Vec3 lane_sum(const Vec3Lanes& a) { return Vec3{lane_sum(a.x), lane_sum(a.y), lane_sum(a.z)}; }
+
+// The points p[index[0..7]].
+inline Vec3Lanes gather(const Vec3* p, const uint32_t* index) {
+  Vec3Lanes g;
+  for (uint32_t k = 0; k < kLanes; ++k) {
+    const Vec3 q = p[index[k]];
+    g.x.set(k, q.x);
+    g.y.set(k, q.y);
+    g.z.set(k, q.z);
+  }
+  return g;
+}
+
+// The values v[index[0..7]].
+inline Lanes gather(const float* v, const uint32_t* index) {
+  Lanes g;
+  for (uint32_t k = 0; k < kLanes; ++k) g.set(k, v[index[k]]);
+  return g;
+}
+
+}  // namespace PBF_LANE_TARGET
+}  // namespace pbf

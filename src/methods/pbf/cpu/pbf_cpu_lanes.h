@@ -1,0 +1,152 @@
+// pbf_cpu_lanes.h - PBF's sums over a particle's fluid neighbours on the CPU,
+// eight neighbours at a time (backend/cpu/lanes.h), with the pair terms of
+// pbf_equations.h: the same equations as the one-neighbour loops there, with
+// the sums taken in eight lanes and then added in a fixed order. Included by
+// pbf_cpu_lane_passes*.cpp, once per instruction set, after backend/cpu/lanes.h.
+#include <cstdint>
+
+#include "methods/pbf/pbf_equations.h"
+
+namespace pbf {
+namespace PBF_LANE_TARGET {
+
+// f(j, valid) for the neighbours of i in groups of eight: j points to eight
+// neighbour indices; where the list ends within a group, the lanes past it
+// hold i and are false in `valid`. The lists must be particle-major (the CPU
+// backend's layout).
+template <class F>
+inline void for_each_lane_group(const NeighborLists& nb, uint32_t i, F&& f) {
+  const uint32_t* list = nb.index + i * nb.particle_step;
+  const int32_t n = static_cast<int32_t>(nb.count[i]);
+  for (int32_t k = 0; k < n; k += static_cast<int32_t>(kLanes)) {
+    // One call of f for full and last groups alike, so that it is inlined.
+    LaneMask valid;
+    for (uint32_t q = 0; q < kLaneParts; ++q) {
+      LaneMask::Part lane;
+      for (uint32_t l = 0; l < kLanesPerPart; ++l) lane[l] = static_cast<int32_t>(q * kLanesPerPart + l);
+      valid.p[q] = lane + k < n;
+    }
+    if (k + static_cast<int32_t>(kLanes) <= n) {
+      f(list + k, valid);
+    } else {
+      uint32_t last[kLanes];
+      for (int32_t l = 0; l < static_cast<int32_t>(kLanes); ++l) last[l] = k + l < n ? list[k + l] : i;
+      f(last, valid);
+    }
+  }
+}
+
+// The squared distances r2 of eight pairs, with the lanes outside `valid` at
+// the kernel radius, where every kernel and gradient is zero.
+inline Lanes pair_distance_squared(const KernelConstants& k, const Vec3Lanes& r, LaneMask valid) {
+  return select(valid, length_squared(r), Lanes(k.h2));
+}
+
+// pair_gradient() of eight pairs (i, j[l]): the Spiky gradient, zero where
+// the two particles coincide; those lanes are added to `coincident`. With
+// kDrawn, such lanes get the direction pair_gradient() draws for them instead.
+template <bool kDrawn>
+inline Vec3Lanes pair_gradient(const KernelConstants& k, const Vec3Lanes& r, Lanes r2, LaneMask valid, uint32_t i,
+                               const uint32_t* j, LaneMask& coincident) {
+  Vec3Lanes g = r * spiky_gradient_scale(k, r2);
+  const LaneMask here = (r2 == Lanes(0.0f)) & valid;
+  coincident = coincident | here;
+  if (kDrawn && any(here)) {
+    for (uint32_t l = 0; l < kLanes; ++l) {
+      if (!here[l]) continue;
+      const Vec3 gl = pair_gradient(k, Vec3{0.0f, 0.0f, 0.0f}, 0.0f, i, j[l]);
+      g.x.set(l, gl.x);
+      g.y.set(l, gl.y);
+      g.z.set(l, gl.z);
+    }
+  }
+  return g;
+}
+
+// The sums below run first without looking for coincident pairs, which are
+// rare, and again with kDrawn where they found one.
+
+template <bool kDrawn>
+inline bool fluid_density_sums_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                     const Vec3* x, FluidDensitySums<float, Vec3>& out) {
+  const Vec3 xi = x[i];
+  FluidDensitySums<Lanes, Vec3Lanes> s{Lanes(0.0f), Vec3Lanes{0.0f, 0.0f, 0.0f}, Lanes(0.0f)};
+  LaneMask coincident = Lanes(0.0f) != Lanes(0.0f);
+  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
+    const Vec3Lanes r = xi - gather(x, j);
+    const Lanes r2 = pair_distance_squared(c.kernel, r, valid);
+    add_density_pair(c, r2, pair_gradient<kDrawn>(c.kernel, r, r2, valid, i, j, coincident), s);
+  });
+  out = FluidDensitySums<float, Vec3>{lane_sum(s.w), lane_sum(s.grad), lane_sum(s.grad2)};
+  return kDrawn || !any(coincident);
+}
+
+// fluid_density_sums() in lanes.
+inline FluidDensitySums<float, Vec3> fluid_density_sums_lanes(const PbfConstants& c, uint32_t i,
+                                                              const NeighborLists& nb, const Vec3* x) {
+  FluidDensitySums<float, Vec3> s;
+  if (!fluid_density_sums_lanes<false>(c, i, nb, x, s)) fluid_density_sums_lanes<true>(c, i, nb, x, s);
+  return s;
+}
+
+template <bool kDrawn>
+inline bool position_correction_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                      const Vec3* x, const float* lambda, Vec3& out) {
+  const Vec3 xi = x[i];
+  const Lanes li(lambda[i]);
+  Vec3Lanes dp{0.0f, 0.0f, 0.0f};
+  LaneMask coincident = Lanes(0.0f) != Lanes(0.0f);
+  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
+    const Vec3Lanes r = xi - gather(x, j);
+    const Lanes r2 = pair_distance_squared(c.kernel, r, valid);
+    dp += correction_pair_term(c, r2, pair_gradient<kDrawn>(c.kernel, r, r2, valid, i, j, coincident), li,
+                               gather(lambda, j));
+  });
+  out = lane_sum(dp) * c.mass_over_rho0;
+  return kDrawn || !any(coincident);
+}
+
+// The fluid part of position_correction() in lanes.
+inline Vec3 position_correction_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                      const Vec3* x, const float* lambda) {
+  Vec3 dp;
+  if (!position_correction_lanes<false>(c, i, nb, x, lambda, dp)) position_correction_lanes<true>(c, i, nb, x, lambda, dp);
+  return dp;
+}
+
+// vorticity() in lanes.
+inline Vec3 vorticity_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x, const Vec3* v,
+                            const float* rho) {
+  const Vec3 xi = x[i];
+  const Vec3 vi = v[i];
+  Vec3Lanes w{0.0f, 0.0f, 0.0f};
+  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
+    const Vec3Lanes r = xi - gather(x, j);
+    const Lanes volume = Lanes(c.mass) / gather(rho, j);
+    w += vorticity_pair_term(c, r, pair_distance_squared(c.kernel, r, valid), gather(v, j) - vi, volume);
+  });
+  return lane_sum(w);
+}
+
+// vorticity_viscosity_sums() in lanes, with |omega| of every particle in
+// `omega_length` (read only where c.vorticity > 0).
+inline VorticityViscositySums vorticity_viscosity_sums_lanes(const PbfConstants& c, uint32_t i,
+                                                             const NeighborLists& nb, const Vec3* x, const Vec3* v,
+                                                             const float* rho, const float* omega_length) {
+  const Vec3 xi = x[i];
+  const Vec3 vi = v[i];
+  const bool confinement = c.vorticity > 0.0f, viscosity = c.xsph > 0.0f;
+  const Lanes wi(confinement ? omega_length[i] : 0.0f);
+  Vec3Lanes eta{0.0f, 0.0f, 0.0f}, blend{0.0f, 0.0f, 0.0f};
+  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
+    const Vec3Lanes r = xi - gather(x, j);
+    const Lanes r2 = pair_distance_squared(c.kernel, r, valid);
+    const Lanes volume = Lanes(c.mass) / gather(rho, j);
+    if (confinement) eta += confinement_pair_term(c, r, r2, volume, gather(omega_length, j) - wi);
+    if (viscosity) blend += viscosity_pair_term(c, r2, gather(v, j) - vi, volume);
+  });
+  return VorticityViscositySums{lane_sum(eta), lane_sum(blend)};
+}
+
+}  // namespace PBF_LANE_TARGET
+}  // namespace pbf

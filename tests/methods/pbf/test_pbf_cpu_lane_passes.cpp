@@ -1,0 +1,196 @@
+// Tests of PBF's sums over fluid neighbours on the CPU in lanes of eight
+// (methods/pbf/cpu/pbf_cpu_lane_passes.h): each copy, one per instruction set
+// the library holds and this processor runs, against the one-neighbour loops
+// of pbf_equations.h (the CUDA backend's), and the copies against each other
+// bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "backend/cpu/lane_targets.h"
+#include "core/config.h"
+#include "methods/pbf/cpu/pbf_cpu_lane_passes.h"
+#include "methods/pbf/pbf_equations.h"
+
+namespace {
+
+using pbf::LaneTarget;
+using pbf::NeighborLists;
+using pbf::PbfConstants;
+using pbf::PbfLanePasses;
+using pbf::Vec3;
+
+constexpr float kSpacing = 0.1f;
+constexpr float kRadius = 2.0f * kSpacing;
+
+PbfConstants constants(float artificial_pressure_n = 4.0f) {
+  pbf::SolverConfig config;
+  config.particle_spacing = kSpacing;
+  config.kernel_radius = kRadius;
+  config.rest_density = 1000.0f;
+  pbf::PbfParams p;
+  p.artificial_pressure_k = 0.1f;
+  p.artificial_pressure_n = artificial_pressure_n;
+  p.vorticity_epsilon = 0.01f;
+  p.xsph_viscosity = 0.01f;
+  return pbf::make_pbf_constants(config, p, 1.0f / 240.0f);
+}
+
+// A jittered, compressed block with neighbour counts from 0 to beyond 16, so
+// that lists end everywhere within a group of eight, a few particles put on
+// top of another (coincident pairs), and one left alone.
+struct Scene {
+  std::vector<Vec3> x, v, omega;
+  std::vector<float> rho, lambda, omega_length;
+  std::vector<uint32_t> index, count;
+  uint32_t stride = 0;
+  NeighborLists lists() const { return NeighborLists::particle_major(index.data(), count.data(), stride); }
+};
+
+Scene make_scene(uint32_t seed) {
+  Scene s;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> jitter(-0.3f * kSpacing, 0.3f * kSpacing), unit(-1.0f, 1.0f);
+  const float step = 0.8f * kSpacing;
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 5; ++j)
+      for (int i = 0; i < 6; ++i) s.x.push_back(Vec3{i * step + jitter(rng), j * step + jitter(rng), k * step + jitter(rng)});
+  for (int c = 0; c < 4; ++c) s.x.push_back(s.x[static_cast<size_t>(c) * 17 + 3]);  // coincident with another
+  s.x.push_back(Vec3{5.0f, 5.0f, 5.0f});                                          // no neighbours
+  const size_t n = s.x.size();
+  for (size_t i = 0; i < n; ++i) {
+    s.v.push_back(Vec3{unit(rng), unit(rng), unit(rng)});
+    s.omega.push_back(Vec3{10.0f * unit(rng), 10.0f * unit(rng), 10.0f * unit(rng)});
+    s.omega_length.push_back(pbf::length(s.omega.back()));
+    s.rho.push_back(1000.0f * (1.0f + 0.1f * unit(rng)));
+    s.lambda.push_back(1e-3f * unit(rng));
+  }
+  s.stride = static_cast<uint32_t>(n);
+  s.index.assign(n * n, 0u);
+  s.count.assign(n, 0u);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (j != i && pbf::length_squared(s.x[i] - s.x[j]) < kRadius * kRadius)
+        s.index[i * s.stride + s.count[i]++] = static_cast<uint32_t>(j);
+  return s;
+}
+
+std::vector<LaneTarget> targets_here() {
+  std::vector<LaneTarget> t{LaneTarget::Baseline};
+  if (pbf::lane_target_runs_here(LaneTarget::Avx2)) t.push_back(LaneTarget::Avx2);
+  return t;
+}
+
+// |a - b| within `tolerance` of the scale of the terms summed.
+void expect_near(Vec3 a, Vec3 b, float scale, const char* what, uint32_t i) {
+  const float tolerance = 2e-6f * scale;
+  EXPECT_NEAR(a.x, b.x, tolerance) << what << " of particle " << i;
+  EXPECT_NEAR(a.y, b.y, tolerance) << what << " of particle " << i;
+  EXPECT_NEAR(a.z, b.z, tolerance) << what << " of particle " << i;
+}
+
+TEST(PbfCpuLanePasses, TheSceneCoversEveryPlaceWhereAListEnds) {
+  const Scene s = make_scene(1);
+  std::vector<bool> seen(8, false);
+  uint32_t most = 0, coincident = 0;
+  for (size_t i = 0; i < s.x.size(); ++i) {
+    seen[s.count[i] % 8] = true;
+    most = std::max(most, s.count[i]);
+    for (uint32_t k = 0; k < s.count[i]; ++k)
+      if (pbf::length_squared(s.x[i] - s.x[s.index[i * s.stride + k]]) == 0.0f) ++coincident;
+  }
+  for (uint32_t r = 0; r < 8; ++r) EXPECT_TRUE(seen[r]) << "no list of 8k + " << r << " neighbours";
+  EXPECT_GT(most, 16u);
+  EXPECT_GE(coincident, 8u);
+  EXPECT_EQ(s.count.back(), 0u);
+}
+
+TEST(PbfCpuLanePasses, EachCopyAgreesWithTheOneNeighbourLoops) {
+  for (const float n_scorr : {4.0f, 3.0f}) {  // n = 4 multiplies; other n call powf
+    const PbfConstants c = constants(n_scorr);
+    const Scene s = make_scene(7);
+    const NeighborLists nb = s.lists();
+    for (const LaneTarget target : targets_here()) {
+      SCOPED_TRACE(pbf::lane_target_name(target));
+      const PbfLanePasses lanes = pbf::pbf_lane_passes(target);
+      for (uint32_t i = 0; i < s.x.size(); ++i) {
+        const auto want = pbf::fluid_density_sums(c, i, nb, s.x.data());
+        const auto got = lanes.fluid_density_sums(c, i, nb, s.x.data());
+        const float w0 = pbf::poly6(c.kernel, 0.0f);
+        EXPECT_NEAR(got.w, want.w, 2e-6f * w0 * (1.0f + s.count[i])) << "sum W of particle " << i;
+        const float g = c.mass_over_rho0 * std::fabs(c.kernel.spiky_grad) * c.kernel.h2 * (1.0f + s.count[i]);
+        expect_near(got.grad, want.grad, g, "gradient", i);
+        EXPECT_NEAR(got.grad2, want.grad2, 2e-6f * g * g) << "sum |grad|^2 of particle " << i;
+
+        const Vec3 dp_want = pbf::position_correction(c, i, nb, s.x.data(), s.lambda.data());
+        const Vec3 dp_got = lanes.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data());
+        expect_near(dp_got, dp_want, g * 3e-3f, "position correction", i);
+
+        const float curl = std::fabs(c.kernel.spiky_grad) * c.kernel.h2 * 2.0f * c.mass / 900.0f * (1.0f + s.count[i]);
+        expect_near(lanes.vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data()),
+                    pbf::vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data()), curl, "vorticity", i);
+        const auto sums_want = pbf::vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(),
+                                                             s.omega.data());
+        const auto sums_got = lanes.vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(),
+                                                             s.omega_length.data());
+        expect_near(sums_got.eta, sums_want.eta, curl * 20.0f, "eta", i);
+        expect_near(sums_got.blend, sums_want.blend, 2.0f * c.mass / 900.0f * w0 * (1.0f + s.count[i]), "blend", i);
+      }
+    }
+  }
+}
+
+TEST(PbfCpuLanePasses, CoincidentNeighboursGetTheDrawnDirection) {
+  // Particle 0 with one neighbour on top of it and none else: its gradient
+  // is the drawn direction of pair_gradient() alone, not zero.
+  const PbfConstants c = constants();
+  const std::vector<Vec3> x{Vec3{0.1f, 0.2f, 0.3f}, Vec3{0.1f, 0.2f, 0.3f}};
+  const std::vector<uint32_t> index{1u, 0u}, count{1u, 1u};
+  const NeighborLists nb = NeighborLists::particle_major(index.data(), count.data(), 1);
+  const Vec3 drawn = pbf::pair_gradient(c.kernel, Vec3{0.0f, 0.0f, 0.0f}, 0.0f, 0, 1) * c.mass_over_rho0;
+  ASSERT_GT(pbf::length(drawn), 0.0f);
+  for (const LaneTarget target : targets_here()) {
+    SCOPED_TRACE(pbf::lane_target_name(target));
+    const auto s = pbf::pbf_lane_passes(target).fluid_density_sums(c, 0, nb, x.data());
+    EXPECT_EQ(s.grad.x, drawn.x);
+    EXPECT_EQ(s.grad.y, drawn.y);
+    EXPECT_EQ(s.grad.z, drawn.z);
+  }
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(Vec3 a, Vec3 b) { return same_bits(a.x, b.x) && same_bits(a.y, b.y) && same_bits(a.z, b.z); }
+
+TEST(PbfCpuLanePasses, EveryCopyGivesTheSameBits) {
+  if (!pbf::lane_target_runs_here(LaneTarget::Avx2))
+    GTEST_SKIP() << "this processor runs only the baseline copy (no AVX2, or a library built without it)";
+  const PbfConstants c = constants();
+  const Scene s = make_scene(11);
+  const NeighborLists nb = s.lists();
+  const PbfLanePasses a = pbf::pbf_lane_passes(LaneTarget::Baseline), b = pbf::pbf_lane_passes(LaneTarget::Avx2);
+  for (uint32_t i = 0; i < s.x.size(); ++i) {
+    const auto da = a.fluid_density_sums(c, i, nb, s.x.data()), db = b.fluid_density_sums(c, i, nb, s.x.data());
+    EXPECT_TRUE(same_bits(da.w, db.w) && same_bits(da.grad, db.grad) && same_bits(da.grad2, db.grad2)) << i;
+    EXPECT_TRUE(same_bits(a.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data()),
+                          b.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data())))
+        << i;
+    EXPECT_TRUE(same_bits(a.vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data()),
+                          b.vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data())))
+        << i;
+    const auto va = a.vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(), s.omega_length.data());
+    const auto vb = b.vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(), s.omega_length.data());
+    EXPECT_TRUE(same_bits(va.eta, vb.eta) && same_bits(va.blend, vb.blend)) << i;
+  }
+}
+
+TEST(PbfCpuLanePasses, TheBestTargetRunsHere) {
+  EXPECT_TRUE(pbf::lane_target_runs_here(pbf::best_lane_target()));
+  EXPECT_TRUE(pbf::lane_target_runs_here(LaneTarget::Baseline));
+}
+
+}  // namespace
