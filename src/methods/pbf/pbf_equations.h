@@ -101,12 +101,17 @@ inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfPara
   return c;
 }
 
+// sum_j W_ij over the fluid neighbours j of i: eq. 2 without the self term and the mass.
+PBF_HD float fluid_kernel_sum(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x) {
+  const Vec3 xi = x[i];
+  float sum = 0.0f;
+  nb.for_each(i, [&](uint32_t j) { sum += poly6(c.kernel, length_squared(xi - x[j])); });
+  return sum;
+}
+
 // SPH density (eq. 2) at particle i; the self term included.
 PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x) {
-  const Vec3 xi = x[i];
-  float sum = poly6(c.kernel, 0.0f);
-  nb.for_each(i, [&](uint32_t j) { sum += poly6(c.kernel, length_squared(xi - x[j])); });
-  return c.mass * sum;
+  return c.mass * (poly6(c.kernel, 0.0f) + fluid_kernel_sum(c, i, nb, x));
 }
 
 // The planes of a substep that add density: those from `first` on (the
@@ -117,15 +122,21 @@ PBF_HD DensityWalls pbf_density_walls(const PbfConstants& c, const Plane* planes
 }
 
 // The density with static boundary samples (Akinci et al. 2012, eq. 6) and
-// plane walls (wall_density.h): rho_i = m sum_j W_ij + sum_b psi_b W_ib + rho_walls.
-PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+// plane walls (wall_density.h): rho_i = m sum_j W_ij + sum_b psi_b W_ib + rho_walls,
+// from the fluid's fluid_kernel_sum().
+PBF_HD float density(const PbfConstants& c, uint32_t i, float fluid_sum, const Vec3* x,
                      const BoundarySamples& boundary, const DensityWalls& walls) {
-  float rho = density(c, i, nb, x);
+  float rho = c.mass * (poly6(c.kernel, 0.0f) + fluid_sum);
   if (boundary_scan(boundary, i)) rho += boundary_density(c.kernel, boundary, x[i]);
   float rho_w;
   Vec3 unused;
   wall_density_gradient<false>(walls, x[i], rho_w, unused);
   return rho + rho_w;
+}
+
+PBF_HD float density(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
+                     const BoundarySamples& boundary, const DensityWalls& walls) {
+  return density(c, i, fluid_kernel_sum(c, i, nb, x), x, boundary, walls);
 }
 
 // The Spiky gradient grad_i W(x_i - x_j) of the pair (i, j), r = x_i - x_j.

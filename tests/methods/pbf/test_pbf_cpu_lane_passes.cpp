@@ -122,6 +122,9 @@ TEST(PbfCpuLanePasses, EachCopyAgreesWithTheOneNeighbourLoops) {
         const auto want = pbf::fluid_density_sums(c, i, nb, s.x.data());
         const auto got = lanes.fluid_density_sums(c, i, nb, s.x.data());
         const float w0 = pbf::poly6(c.kernel, 0.0f);
+        EXPECT_NEAR(lanes.fluid_kernel_sum(c, i, nb, s.x.data()), pbf::fluid_kernel_sum(c, i, nb, s.x.data()),
+                    2e-6f * w0 * (1.0f + s.count[i]))
+            << "sum W of particle " << i;
         EXPECT_NEAR(got.w, want.w, 2e-6f * w0 * (1.0f + s.count[i])) << "sum W of particle " << i;
         const float g = c.mass_over_rho0 * std::fabs(c.kernel.spiky_grad) * c.kernel.h2 * (1.0f + s.count[i]);
         expect_near(got.grad, want.grad, g, "gradient", i);
@@ -174,6 +177,7 @@ TEST(PbfCpuLanePasses, EveryCopyGivesTheSameBits) {
   const NeighborLists nb = s.lists();
   const PbfLanePasses a = pbf::pbf_lane_passes(LaneTarget::Baseline), b = pbf::pbf_lane_passes(LaneTarget::Avx2);
   for (uint32_t i = 0; i < s.x.size(); ++i) {
+    EXPECT_TRUE(same_bits(a.fluid_kernel_sum(c, i, nb, s.x.data()), b.fluid_kernel_sum(c, i, nb, s.x.data()))) << i;
     const auto da = a.fluid_density_sums(c, i, nb, s.x.data()), db = b.fluid_density_sums(c, i, nb, s.x.data());
     EXPECT_TRUE(same_bits(da.w, db.w) && same_bits(da.grad, db.grad) && same_bits(da.grad2, db.grad2)) << i;
     EXPECT_TRUE(same_bits(a.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data()),

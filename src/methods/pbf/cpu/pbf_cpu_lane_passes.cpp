@@ -12,6 +12,11 @@ namespace baseline {
 
 // Everything the passes call is inlined into them, so that all of it is
 // compiled for this file's instruction set.
+__attribute__((flatten)) float fluid_kernel_sum(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                                const Vec3* x) {
+  return fluid_kernel_sum_lanes(c, i, nb, x);
+}
+
 __attribute__((flatten)) FluidDensitySums<float, Vec3> fluid_density_sums(const PbfConstants& c, uint32_t i,
                                                                          const NeighborLists& nb, const Vec3* x) {
   return fluid_density_sums_lanes(c, i, nb, x);
@@ -37,7 +42,10 @@ __attribute__((flatten)) VorticityViscositySums vorticity_viscosity_sums(const P
 }  // namespace baseline
 
 PbfLanePasses pbf_lane_passes_baseline() {
-  return PbfLanePasses{baseline::fluid_density_sums, baseline::fluid_position_correction, baseline::vorticity,
+  return PbfLanePasses{baseline::fluid_kernel_sum,
+                       baseline::fluid_density_sums,
+                       baseline::fluid_position_correction,
+                       baseline::vorticity,
                        baseline::vorticity_viscosity_sums};
 }
 

@@ -12,6 +12,8 @@
 namespace pbf {
 
 struct PbfLanePasses {
+  // fluid_kernel_sum() of particle i.
+  float (*fluid_kernel_sum)(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x);
   // fluid_density_sums() of particle i.
   FluidDensitySums<float, Vec3> (*fluid_density_sums)(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
                                                       const Vec3* x);

@@ -114,6 +114,16 @@ inline Vec3 position_correction_lanes(const PbfConstants& c, uint32_t i, const N
   return dp;
 }
 
+// fluid_kernel_sum() in lanes.
+inline float fluid_kernel_sum_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x) {
+  const Vec3 xi = x[i];
+  Lanes sum(0.0f);
+  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
+    sum += poly6(c.kernel, pair_distance_squared(c.kernel, xi - gather(x, j), valid));
+  });
+  return lane_sum(sum);
+}
+
 // vorticity() in lanes.
 inline Vec3 vorticity_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x, const Vec3* v,
                             const float* rho) {

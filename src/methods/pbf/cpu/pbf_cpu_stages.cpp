@@ -56,7 +56,7 @@ void PbfCpuStages::update_velocities(const StepContext& ctx, const PbfConstants&
   device_.for_each_particle([&](uint32_t i) {
     v[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x[i], xp[i], v[i]);
     x[i] = xp[i];
-    rho[i] = density(c, i, nb, xp.data(), boundary, walls);
+    rho[i] = density(c, i, lanes_.fluid_kernel_sum(c, i, nb, xp.data()), xp.data(), boundary, walls);
   });
 }
 
