@@ -1,0 +1,122 @@
+// bench_lanes - PBF's sums over fluid neighbours on one thread, one
+// neighbour at a time (pbf_equations.h, the CUDA backend's loops) and eight
+// at a time in each copy this processor runs (baseline, AVX2;
+// methods/pbf/cpu/pbf_cpu_lane_passes.h), on a jittered block of 39^3
+// particles at 0.024 m spacing with h = 0.05 m (about 30 neighbours each,
+// the reference scene's). Reports neighbour pairs per second.
+//
+//   build/release/tests/bench_lanes
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "backend/cpu/lane_targets.h"
+#include "methods/pbf/cpu/pbf_cpu_lane_passes.h"
+#include "methods/pbf/pbf_equations.h"
+
+namespace {
+
+using pbf::Vec3;
+
+struct Block {
+  pbf::PbfConstants c;
+  std::vector<Vec3> x, v;
+  std::vector<float> rho, lambda, omega_length;
+  std::vector<uint32_t> index, count;
+  uint32_t stride = 56;
+  double pairs = 0;
+  pbf::NeighborLists lists() const { return pbf::NeighborLists::particle_major(index.data(), count.data(), stride); }
+};
+
+const Block& block() {
+  static const Block b = [] {
+    Block s;
+    pbf::SolverConfig config;
+    config.kernel_radius = 0.05f;
+    config.particle_spacing = 0.025f;
+    config.rest_density = 1000.0f;
+    pbf::PbfParams p;
+    s.c = pbf::make_pbf_constants(config, p, 0.001f);
+    const int n = 39;
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> jitter(-0.002f, 0.002f), unit(-1.0f, 1.0f);
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) s.x.push_back(Vec3{i * 0.024f + jitter(rng), j * 0.024f + jitter(rng), k * 0.024f + jitter(rng)});
+    const size_t count = s.x.size();
+    s.index.assign(count * s.stride, 0u);
+    s.count.assign(count, 0u);
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          const uint32_t a = static_cast<uint32_t>((k * n + j) * n + i);
+          for (int dk = -3; dk <= 3; ++dk)
+            for (int dj = -3; dj <= 3; ++dj)
+              for (int di = -3; di <= 3; ++di) {
+                const int kk = k + dk, jj = j + dj, ii = i + di;
+                if (kk < 0 || jj < 0 || ii < 0 || kk >= n || jj >= n || ii >= n) continue;
+                const uint32_t o = static_cast<uint32_t>((kk * n + jj) * n + ii);
+                if (o != a && pbf::length_squared(s.x[a] - s.x[o]) < s.c.kernel.h2 && s.count[a] < s.stride)
+                  s.index[a * s.stride + s.count[a]++] = o;
+              }
+          std::sort(s.index.begin() + a * s.stride, s.index.begin() + a * s.stride + s.count[a]);
+          s.pairs += s.count[a];
+        }
+    for (size_t i = 0; i < count; ++i) {
+      s.v.push_back(Vec3{unit(rng), unit(rng), unit(rng)});
+      s.rho.push_back(1000.0f + 10.0f * unit(rng));
+      s.lambda.push_back(1e-4f * unit(rng));
+      s.omega_length.push_back(1.0f + unit(rng));
+    }
+    return s;
+  }();
+  return b;
+}
+
+// arg: -1 one neighbour at a time, else the LaneTarget.
+template <class Pass>
+void run(benchmark::State& state, Pass pass) {
+  const Block& b = block();
+  const int target = int(state.range(0));
+  if (target >= 0 && !pbf::lane_target_runs_here(static_cast<pbf::LaneTarget>(target))) {
+    state.SkipWithError("this processor does not run that copy");
+    return;
+  }
+  const pbf::PbfLanePasses lanes = pbf::pbf_lane_passes(static_cast<pbf::LaneTarget>(target < 0 ? 0 : target));
+  const pbf::NeighborLists nb = b.lists();
+  for (auto _ : state)
+    for (uint32_t i = 0; i < b.x.size(); ++i) benchmark::DoNotOptimize(pass(b, nb, lanes, i, target < 0));
+  state.SetItemsProcessed(int64_t(state.iterations() * b.pairs));
+  state.SetLabel(target < 0 ? "one at a time" : pbf::lane_target_name(static_cast<pbf::LaneTarget>(target)));
+}
+
+void BM_DensitySums(benchmark::State& state) {
+  run(state, [](const Block& b, const pbf::NeighborLists& nb, const pbf::PbfLanePasses& l, uint32_t i, bool scalar) {
+    return scalar ? pbf::fluid_density_sums(b.c, i, nb, b.x.data()) : l.fluid_density_sums(b.c, i, nb, b.x.data());
+  });
+}
+
+void BM_PositionCorrection(benchmark::State& state) {
+  run(state, [](const Block& b, const pbf::NeighborLists& nb, const pbf::PbfLanePasses& l, uint32_t i, bool scalar) {
+    return scalar ? pbf::position_correction(b.c, i, nb, b.x.data(), b.lambda.data())
+                  : l.fluid_position_correction(b.c, i, nb, b.x.data(), b.lambda.data());
+  });
+}
+
+void BM_Vorticity(benchmark::State& state) {
+  run(state, [](const Block& b, const pbf::NeighborLists& nb, const pbf::PbfLanePasses& l, uint32_t i, bool scalar) {
+    return scalar ? pbf::vorticity(b.c, i, nb, b.x.data(), b.v.data(), b.rho.data())
+                  : l.vorticity(b.c, i, nb, b.x.data(), b.v.data(), b.rho.data());
+  });
+}
+
+}  // namespace
+
+BENCHMARK(BM_DensitySums)->Arg(-1)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PositionCorrection)->Arg(-1)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Vorticity)->Arg(-1)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
