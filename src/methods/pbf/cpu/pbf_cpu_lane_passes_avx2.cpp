@@ -19,46 +19,7 @@
 
 namespace pbf {
 
-namespace avx2 {
-
-// Everything the passes call is inlined into them, so that all of it is
-// compiled for this file's instruction set.
-__attribute__((flatten)) float fluid_kernel_sum(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
-                                                const Vec3* x) {
-  return fluid_kernel_sum_lanes(c, i, nb, x);
-}
-
-__attribute__((flatten)) FluidDensitySums<float, Vec3> fluid_density_sums(const PbfConstants& c, uint32_t i,
-                                                                         const NeighborLists& nb, const Vec3* x) {
-  return fluid_density_sums_lanes(c, i, nb, x);
-}
-
-__attribute__((flatten)) Vec3 fluid_position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
-                                                        const Vec3* x, const float* lambda) {
-  return position_correction_lanes(c, i, nb, x, lambda);
-}
-
-__attribute__((flatten)) Vec3 vorticity(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
-                                        const Vec3* v, const float* rho) {
-  return vorticity_lanes(c, i, nb, x, v, rho);
-}
-
-__attribute__((flatten)) VorticityViscositySums vorticity_viscosity_sums(const PbfConstants& c, uint32_t i,
-                                                                        const NeighborLists& nb, const Vec3* x,
-                                                                        const Vec3* v, const float* rho,
-                                                                        const float* omega_length) {
-  return vorticity_viscosity_sums_lanes(c, i, nb, x, v, rho, omega_length);
-}
-
-}  // namespace avx2
-
-PbfLanePasses pbf_lane_passes_avx2() {
-  return PbfLanePasses{avx2::fluid_kernel_sum,
-                       avx2::fluid_density_sums,
-                       avx2::fluid_position_correction,
-                       avx2::vorticity,
-                       avx2::vorticity_viscosity_sums};
-}
+PbfLanePasses pbf_lane_passes_avx2() { return avx2::lane_passes(); }
 
 }  // namespace pbf
 

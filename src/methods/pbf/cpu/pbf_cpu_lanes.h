@@ -5,6 +5,7 @@
 // pbf_cpu_lane_passes*.cpp, once per instruction set, after backend/cpu/lanes.h.
 #include <cstdint>
 
+#include "methods/pbf/cpu/pbf_cpu_lane_passes.h"
 #include "methods/pbf/pbf_equations.h"
 
 namespace pbf {
@@ -156,6 +157,43 @@ inline VorticityViscositySums vorticity_viscosity_sums_lanes(const PbfConstants&
     if (viscosity) blend += viscosity_pair_term(c, r2, gather(v, j) - vi, volume);
   });
   return VorticityViscositySums{lane_sum(eta), lane_sum(blend)};
+}
+
+// The passes of this target for PbfLanePasses (static: one copy for the file
+// that includes this one). Everything they call is inlined into them
+// (flatten), so that all of it is compiled for that file's instruction set.
+__attribute__((flatten)) static float pass_fluid_kernel_sum(const PbfConstants& c, uint32_t i,
+                                                            const NeighborLists& nb, const Vec3* x) {
+  return fluid_kernel_sum_lanes(c, i, nb, x);
+}
+
+__attribute__((flatten)) static FluidDensitySums<float, Vec3> pass_fluid_density_sums(const PbfConstants& c,
+                                                                                      uint32_t i,
+                                                                                      const NeighborLists& nb,
+                                                                                      const Vec3* x) {
+  return fluid_density_sums_lanes(c, i, nb, x);
+}
+
+__attribute__((flatten)) static Vec3 pass_fluid_position_correction(const PbfConstants& c, uint32_t i,
+                                                                    const NeighborLists& nb, const Vec3* x,
+                                                                    const float* lambda) {
+  return position_correction_lanes(c, i, nb, x, lambda);
+}
+
+__attribute__((flatten)) static Vec3 pass_vorticity(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                                    const Vec3* x, const Vec3* v, const float* rho) {
+  return vorticity_lanes(c, i, nb, x, v, rho);
+}
+
+__attribute__((flatten)) static VorticityViscositySums pass_vorticity_viscosity_sums(
+    const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x, const Vec3* v, const float* rho,
+    const float* omega_length) {
+  return vorticity_viscosity_sums_lanes(c, i, nb, x, v, rho, omega_length);
+}
+
+static PbfLanePasses lane_passes() {
+  return PbfLanePasses{pass_fluid_kernel_sum, pass_fluid_density_sums, pass_fluid_position_correction, pass_vorticity,
+                       pass_vorticity_viscosity_sums};
 }
 
 }  // namespace PBF_LANE_TARGET
