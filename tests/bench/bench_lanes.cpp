@@ -45,7 +45,8 @@ const Block& block() {
     std::uniform_real_distribution<float> jitter(-0.002f, 0.002f), unit(-1.0f, 1.0f);
     for (int k = 0; k < n; ++k)
       for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) s.x.push_back(Vec3{i * 0.024f + jitter(rng), j * 0.024f + jitter(rng), k * 0.024f + jitter(rng)});
+        for (int i = 0; i < n; ++i)
+          s.x.push_back(Vec3{i * 0.024f + jitter(rng), j * 0.024f + jitter(rng), k * 0.024f + jitter(rng)});
     const size_t count = s.x.size();
     s.index.assign(count * s.stride, 0u);
     s.count.assign(count, 0u);

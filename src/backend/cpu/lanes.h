@@ -38,7 +38,13 @@ struct LaneMask {
   Part p[kLaneParts];  // -1 (all bits) where true, 0 where false
 
   int32_t operator[](uint32_t k) const { return p[k / kLanesPerPart][k % kLanesPerPart]; }
-  void set(uint32_t k, int32_t m) { p[k / kLanesPerPart][k % kLanesPerPart] = m; }
+
+  // Every lane false.
+  static LaneMask none() {
+    LaneMask m;
+    for (uint32_t q = 0; q < kLaneParts; ++q) m.p[q] = Part{};
+    return m;
+  }
 };
 
 struct Lanes {

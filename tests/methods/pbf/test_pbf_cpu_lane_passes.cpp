@@ -59,7 +59,8 @@ Scene make_scene(uint32_t seed) {
   const float step = 0.8f * kSpacing;
   for (int k = 0; k < 4; ++k)
     for (int j = 0; j < 5; ++j)
-      for (int i = 0; i < 6; ++i) s.x.push_back(Vec3{i * step + jitter(rng), j * step + jitter(rng), k * step + jitter(rng)});
+      for (int i = 0; i < 6; ++i)
+        s.x.push_back(Vec3{i * step + jitter(rng), j * step + jitter(rng), k * step + jitter(rng)});
   for (int c = 0; c < 4; ++c) s.x.push_back(s.x[static_cast<size_t>(c) * 17 + 3]);  // coincident with another
   s.x.push_back(Vec3{5.0f, 5.0f, 5.0f});                                          // no neighbours
   const size_t n = s.x.size();

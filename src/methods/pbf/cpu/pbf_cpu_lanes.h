@@ -72,7 +72,7 @@ inline bool fluid_density_sums_lanes(const PbfConstants& c, uint32_t i, const Ne
                                      const Vec3* x, FluidDensitySums<float, Vec3>& out) {
   const Vec3 xi = x[i];
   FluidDensitySums<Lanes, Vec3Lanes> s{Lanes(0.0f), Vec3Lanes{0.0f, 0.0f, 0.0f}, Lanes(0.0f)};
-  LaneMask coincident = Lanes(0.0f) != Lanes(0.0f);
+  LaneMask coincident = LaneMask::none();
   for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
     const Vec3Lanes r = xi - gather(x, j);
     const Lanes r2 = pair_distance_squared(c.kernel, r, valid);
@@ -96,7 +96,7 @@ inline bool position_correction_lanes(const PbfConstants& c, uint32_t i, const N
   const Vec3 xi = x[i];
   const Lanes li(lambda[i]);
   Vec3Lanes dp{0.0f, 0.0f, 0.0f};
-  LaneMask coincident = Lanes(0.0f) != Lanes(0.0f);
+  LaneMask coincident = LaneMask::none();
   for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
     const Vec3Lanes r = xi - gather(x, j);
     const Lanes r2 = pair_distance_squared(c.kernel, r, valid);
@@ -111,7 +111,8 @@ inline bool position_correction_lanes(const PbfConstants& c, uint32_t i, const N
 inline Vec3 position_correction_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
                                       const Vec3* x, const float* lambda) {
   Vec3 dp;
-  if (!position_correction_lanes<false>(c, i, nb, x, lambda, dp)) position_correction_lanes<true>(c, i, nb, x, lambda, dp);
+  if (!position_correction_lanes<false>(c, i, nb, x, lambda, dp))
+    position_correction_lanes<true>(c, i, nb, x, lambda, dp);
   return dp;
 }
 
