@@ -72,17 +72,31 @@ struct Poly6Spiky {
   KernelConstants k;
   PBF_HD float radius() const { return k.h; }
   PBF_HD float h2() const { return k.h2; }
-  PBF_HD float w(float r2) const { return poly6(k, r2); }
-  PBF_HD float gradient_scale(float r2) const { return spiky_gradient_scale(k, r2); }
+  template <class T>
+  PBF_HD T w(T r2) const { return poly6(k, r2); }
+  template <class T>
+  PBF_HD T gradient_scale(T r2) const { return spiky_gradient_scale(k, r2); }
 };
 
 struct CubicSpline {
   CubicKernel k;
   PBF_HD float radius() const { return k.h; }
   PBF_HD float h2() const { return k.h2; }
-  PBF_HD float w(float r2) const { return cubic(k, r2); }
-  PBF_HD float gradient_scale(float r2) const { return cubic_gradient_scale(k, r2); }
+  template <class T>
+  PBF_HD T w(T r2) const { return cubic(k, r2); }
+  template <class T>
+  PBF_HD T gradient_scale(T r2) const { return cubic_gradient_scale(k, r2); }
 };
+
+// Adds a sample of pseudo-mass psi at r = p - x_b (|r|^2 = r2) to the
+// density at p and its gradient (below); zero beyond the kernel radius. T is
+// a float or, on the CPU, a lane type (backend/cpu/boundary_lanes.h); V its
+// vector.
+template <class Kernel, class T, class V>
+PBF_HD void add_boundary_sample(const Kernel& k, const V& r, T r2, T psi, T& rho, V& grad) {
+  rho += psi * k.w(r2);
+  grad += r * (psi * k.gradient_scale(r2));
+}
 
 // What the samples add at a fluid particle at p: the density
 // sum_b psi_b W(p - x_b) [kg/m^3] (Akinci eq. 6) and the gradient of that sum
@@ -104,8 +118,7 @@ PBF_HD void boundary_density_gradient_with(const Kernel& k, const BoundarySample
         const Vec3 r = p - b.x[s];
         const float r2 = length_squared(r);
         if (r2 >= k.h2()) continue;
-        rho += b.psi[s] * k.w(r2);
-        grad += r * (b.psi[s] * k.gradient_scale(r2));
+        add_boundary_sample(k, r, r2, b.psi[s], rho, grad);
       }
     }
 }

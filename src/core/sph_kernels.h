@@ -82,23 +82,25 @@ struct CubicKernel {
 };
 
 // Cubic spline W(r) from the squared distance; zero outside the support.
-PBF_HD float cubic(const CubicKernel& k, float r2) {
-  if (r2 >= k.h2) return 0.0f;
-  const float q = sqrtf(r2) * k.inv_h;
-  if (q <= 0.5f) return k.sigma * (6.0f * q * q * (q - 1.0f) + 1.0f);
-  const float d = 1.0f - q;
-  return k.sigma * 2.0f * d * d * d;
+// Like PBF's kernels, templates on their lane type.
+template <class T>
+PBF_HD T cubic(const CubicKernel& k, T r2) {
+  const T q = square_root(r2) * k.inv_h;
+  const T d = 1.0f - q;
+  const T inner = k.sigma * (6.0f * q * q * (q - 1.0f) + 1.0f);
+  const T outer = k.sigma * 2.0f * d * d * d;
+  return select(r2 >= k.h2, T(0.0f), select(q <= 0.5f, inner, outer));
 }
 
 // The cubic spline gradient is grad W(r) = cubic_gradient_scale(|r|^2) * r
 // for r = p_i - p_j; zero at r = 0 and outside the support.
-PBF_HD float cubic_gradient_scale(const CubicKernel& k, float r2) {
-  if (r2 >= k.h2 || r2 <= 0.0f) return 0.0f;
-  const float len = sqrtf(r2);
-  const float q = len * k.inv_h;
+template <class T>
+PBF_HD T cubic_gradient_scale(const CubicKernel& k, T r2) {
+  const T len = square_root(r2);
+  const T q = len * k.inv_h;
   // dW/dq = sigma (18 q^2 - 12 q) below 1/2, -6 sigma (1 - q)^2 above; grad = dW/dq / (h |r|) r.
-  const float dwdq = q <= 0.5f ? q * (3.0f * q - 2.0f) : -(1.0f - q) * (1.0f - q);
-  return k.grad * dwdq / len;
+  const T dwdq = select(q <= 0.5f, q * (3.0f * q - 2.0f), -(1.0f - q) * (1.0f - q));
+  return select(r2 >= k.h2, T(0.0f), select(r2 <= 0.0f, T(0.0f), k.grad * dwdq / len));
 }
 
 // Cubic spline gradient grad W(r) with respect to the first point, r = p_i - p_j.

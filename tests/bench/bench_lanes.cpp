@@ -1,9 +1,13 @@
-// bench_lanes - PBF's sums over fluid neighbours on one thread, one
-// neighbour at a time (pbf_equations.h, the CUDA backend's loops) and eight
-// at a time in each copy this processor runs (baseline, AVX2;
-// methods/pbf/cpu/pbf_cpu_lane_passes.h), on a jittered block of 39^3
-// particles at 0.024 m spacing with h = 0.05 m (about 30 neighbours each,
-// the reference scene's). Reports neighbour pairs per second.
+// bench_lanes - PBF's sums over fluid neighbours and Projective Fluids'
+// constraint projection (its local step) on one thread, one neighbour at a
+// time (pbf_equations.h, projective_equations.h: the CUDA backend's loops)
+// and eight at a time in each copy this processor runs (baseline, AVX2;
+// methods/pbf/cpu/pbf_cpu_lane_passes.h,
+// methods/projective/cpu/projective_cpu_lane_passes.h), on a jittered block
+// of 39^3 particles at 0.024 m spacing with h = 0.05 m (about 30 neighbours
+// each, the reference scene's; 0.96 of the rest spacing, so that most
+// projections take Newton steps). Reports neighbour pairs per second (per
+// pass over the neighbours, or per projection).
 //
 //   build/release/tests/bench_lanes
 #include <benchmark/benchmark.h>
@@ -16,6 +20,8 @@
 #include "backend/cpu/lane_targets.h"
 #include "methods/pbf/cpu/pbf_cpu_lane_passes.h"
 #include "methods/pbf/pbf_equations.h"
+#include "methods/projective/cpu/projective_cpu_lane_passes.h"
+#include "methods/projective/projective_equations.h"
 
 namespace {
 
@@ -23,6 +29,7 @@ using pbf::Vec3;
 
 struct Block {
   pbf::PbfConstants c;
+  pbf::ProjectiveConstants projective;
   std::vector<Vec3> x, v;
   std::vector<float> rho, lambda, omega_length;
   std::vector<uint32_t> index, count;
@@ -40,6 +47,8 @@ const Block& block() {
     config.rest_density = 1000.0f;
     pbf::PbfParams p;
     s.c = pbf::make_pbf_constants(config, p, 0.001f);
+    config.max_neighbors = s.stride;
+    s.projective = pbf::make_projective_constants(config, p, 0.001f);
     const int n = 39;
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> jitter(-0.002f, 0.002f), unit(-1.0f, 1.0f);
@@ -114,10 +123,39 @@ void BM_Vorticity(benchmark::State& state) {
   });
 }
 
+void BM_ProjectDensityConstraint(benchmark::State& state) {
+  const Block& b = block();
+  const int target = int(state.range(0));
+  if (target >= 0 && !pbf::lane_target_runs_here(static_cast<pbf::LaneTarget>(target))) {
+    state.SkipWithError("this processor does not run that copy");
+    return;
+  }
+  const pbf::ProjectiveLanePasses lanes =
+      pbf::projective_lane_passes(static_cast<pbf::LaneTarget>(target < 0 ? 0 : target));
+  const pbf::NeighborLists nb = b.lists();
+  const pbf::ProjectionWalls no_walls{nullptr, 0u, 0.0f, nullptr};
+  std::vector<Vec3> d(b.projective.slots);
+  uint64_t steps = 0;
+  for (auto _ : state)
+    for (uint32_t i = 0; i < b.x.size(); ++i) {
+      const pbf::Projection p =
+          target < 0 ? pbf::project_density_constraint(b.projective, i, nb, pbf::BoundarySamples{}, pbf::DensityWalls{},
+                                                       no_walls, b.x.data(), d.data())
+                     : lanes.project_density_constraint(b.projective, i, nb, pbf::BoundarySamples{},
+                                                        pbf::DensityWalls{}, no_walls, b.x.data(), d.data());
+      steps += p.steps;
+      benchmark::DoNotOptimize(d.data());
+    }
+  state.SetItemsProcessed(int64_t(state.iterations() * b.pairs));
+  state.counters["newton_steps"] = double(steps) / double(state.iterations() * b.x.size());
+  state.SetLabel(target < 0 ? "one at a time" : pbf::lane_target_name(static_cast<pbf::LaneTarget>(target)));
+}
+
 }  // namespace
 
 BENCHMARK(BM_DensitySums)->Arg(-1)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PositionCorrection)->Arg(-1)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Vorticity)->Arg(-1)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProjectDensityConstraint)->Arg(-1)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

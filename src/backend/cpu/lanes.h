@@ -55,12 +55,13 @@ struct Lanes {
   // One value in every lane; implicit, so that the templated equations may
   // mix constants of the solver (floats) with lanes.
   Lanes(float s) {  // NOLINT(google-explicit-constructor)
-    for (uint32_t q = 0; q < kLaneParts; ++q) p[q] = Part{} + s;
+    for (uint32_t q = 0; q < kLaneParts; ++q) p[q] = s - Part{};  // s in every lane (s + 0 would turn -0 into +0)
   }
 
   float operator[](uint32_t k) const { return p[k / kLanesPerPart][k % kLanesPerPart]; }
   void set(uint32_t k, float v) { p[k / kLanesPerPart][k % kLanesPerPart] = v; }
 };
+static_assert(sizeof(Lanes) == kLanes * sizeof(float), "eight floats, packed");
 
 // The operators, part by part.
 #define PBF_LANES_BINARY(op)                                                         \
@@ -142,6 +143,9 @@ struct Vec3Lanes {
 };
 
 inline Vec3Lanes operator-(Vec3 a, const Vec3Lanes& b) { return Vec3Lanes{a.x - b.x, a.y - b.y, a.z - b.z}; }
+inline Vec3Lanes operator+(const Vec3Lanes& a, const Vec3Lanes& b) {
+  return Vec3Lanes{a.x + b.x, a.y + b.y, a.z + b.z};
+}
 inline Vec3Lanes operator-(const Vec3Lanes& a, Vec3 b) { return Vec3Lanes{a.x - b.x, a.y - b.y, a.z - b.z}; }
 inline Vec3Lanes operator*(const Vec3Lanes& a, Lanes s) { return Vec3Lanes{a.x * s, a.y * s, a.z * s}; }
 inline Vec3Lanes cross(const Vec3Lanes& a, const Vec3Lanes& b) {
@@ -167,6 +171,14 @@ inline Vec3Lanes gather(const Vec3* p, const uint32_t* index) {
   }
   return g;
 }
+
+// Eight contiguous floats from p, and to p (no alignment needed).
+inline Lanes load(const float* p) {
+  Lanes a;
+  __builtin_memcpy(&a, p, sizeof a);
+  return a;
+}
+inline void store(float* p, Lanes a) { __builtin_memcpy(p, &a, sizeof a); }
 
 // The values v[index[0..7]].
 inline Lanes gather(const float* v, const uint32_t* index) {

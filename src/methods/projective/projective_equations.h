@@ -149,6 +149,80 @@ PBF_HD Vec3 along_walls(const ProjectionWalls& w, uint32_t j, Vec3 at, Vec3 u) {
   return u;
 }
 
+// The local step of constraint i (Algorithm 1, project_density_constraint()
+// below), in parts that the CPU's lane loops (cpu/projective_cpu_lanes.h)
+// share with the one-neighbour loop.
+
+// C_i's terms of the solids at particle i's projected position pi: its own
+// kernel value, minus one, plus the density rho_b of the boundary samples
+// near it (boundary_density_gradient(), with its gradient grad_b; zero where
+// boundary_scan() says none are near) and of the planes that add density
+// (`solid`), relative to rho0; `grad_i` their gradient with respect to pi.
+PBF_HD void projection_solid_terms(const ProjectiveConstants& c, float rho_b, Vec3 grad_b, const DensityWalls& solid,
+                                   Vec3 pi, float& constraint, Vec3& grad_i) {
+  const float inv_rho0 = c.mass_over_rho0 / c.mass;
+  constraint = c.mass_over_rho0 * cubic(c.kernel, 0.0f) - 1.0f + rho_b * inv_rho0;
+  grad_i = grad_b * inv_rho0;
+  float rho_w;
+  Vec3 grad_w;
+  wall_density_gradient<true>(solid, pi, rho_w, grad_w);
+  constraint += rho_w * inv_rho0;
+  grad_i += grad_w * inv_rho0;
+}
+
+// The sums of one Newton step over the fluid members of constraint i: C_i's
+// fluid part, its gradient with respect to p_i, and sum_j |u_j|^2 of the
+// members' directions u_j (along_walls() of -grad_{p_j} C_i). T is a float or,
+// on the CPU, a lane type; V its vector.
+template <class T, class V>
+struct ProjectionSums {
+  T constraint;
+  V grad;
+  T grad2;
+};
+
+// Adds member j of constraint i to the sums, from its pair's squared distance
+// r2 and cubic spline gradient (cubic_pair_gradient()); returns
+// -grad_{p_j} C_i, which the caller takes along the walls (along_walls())
+// and adds to grad2.
+template <class T, class V>
+PBF_HD V add_projection_pair(const ProjectiveConstants& c, T r2, const V& gradient, ProjectionSums<T, V>& s) {
+  s.constraint += c.mass_over_rho0 * cubic(c.kernel, r2);
+  const V g = gradient * T(c.mass_over_rho0);
+  s.grad += g;
+  return g;
+}
+
+// The end of Newton step `step` of constraint i, from C_i and grad_{p_i} C_i
+// (solids and fluid) and grad2, the members' sum |u_j|^2: particle i's own
+// direction taken along the walls it rests on, the constraint's density and
+// compression recorded at the first step. Returns false where the projection
+// ends (C_i at most the tolerance, the Newton steps used up, or no
+// direction); otherwise the step length `s` (eq. 9-11; its length
+// C / |grad C| is capped at max_projection, since the cubic spline's gradient
+// vanishes as two particles meet and a crowded constraint could ask for an
+// arbitrarily long step), with particle i moved: d0 -= grad_i s. Each member
+// then moves by s u_j.
+PBF_HD bool projection_newton_step(const ProjectiveConstants& c, uint32_t i, Vec3 xi, const ProjectionWalls& walls,
+                                   uint32_t step, float constraint, Vec3 grad_i, float grad2, Projection& out,
+                                   Vec3& d0, float& s) {
+  grad_i = along_walls(walls, i, xi, grad_i * -1.0f) * -1.0f;
+  grad2 += length_squared(grad_i);
+  if (step == 0) {
+    out.density = (constraint + 1.0f) / c.mass_over_rho0 * c.mass;
+    out.compression = constraint > 0.0f ? constraint : 0.0f;
+  }
+  out.remaining = constraint;
+  if (constraint <= c.newton_tolerance || step >= c.newton_iterations || !(grad2 > 0.0f)) return false;
+  s = constraint / grad2;
+  const float step_length = constraint / sqrtf(grad2);
+  if (step_length > c.max_projection) s *= c.max_projection / step_length;
+  d0 -= grad_i * s;
+  out.step_sum += s;
+  out.steps = step + 1;
+  return true;
+}
+
 // Local step of constraint i (Algorithm 1): starting from p = S_i x, the
 // positions of particle i and its neighbours, repeat the linearised step
 // p <- p + s u with u the direction of -grad C(p) and
@@ -169,60 +243,30 @@ PBF_HD Projection project_density_constraint(const ProjectiveConstants& c, uint3
   const uint32_t n = nb.size(i);
   const Vec3 xi = x[i];
   for (uint32_t k = 0; k <= n; ++k) d[k] = Vec3{0.0f, 0.0f, 0.0f};
-  const float self = c.mass_over_rho0 * cubic(c.kernel, 0.0f);
   const bool scan = boundary_scan(boundary, i);
-  const float inv_rho0 = c.mass_over_rho0 / c.mass;
   Projection out{0.0f, 0.0f, 0.0f, 0u, 0.0f};
   for (uint32_t step = 0;; ++step) {
     const Vec3 pi = xi + d[0];
-    float constraint = self - 1.0f;
-    Vec3 grad_i{0.0f, 0.0f, 0.0f};  // grad_{p_i} C_i, then -u_i
-    if (scan) {
-      float rho_b;
-      Vec3 grad_b;
-      boundary_density_gradient(c.kernel, boundary, pi, rho_b, grad_b);
-      constraint += rho_b * inv_rho0;
-      grad_i = grad_b * inv_rho0;
-    }
-    {
-      float rho_w;
-      Vec3 grad_w;
-      wall_density_gradient<true>(solid, pi, rho_w, grad_w);
-      constraint += rho_w * inv_rho0;
-      grad_i += grad_w * inv_rho0;
-    }
-    float grad2 = 0.0f;             // |u|^2
+    float rho_b = 0.0f, constraint;
+    Vec3 grad_b{0.0f, 0.0f, 0.0f}, grad_i;
+    if (scan) boundary_density_gradient(c.kernel, boundary, pi, rho_b, grad_b);
+    projection_solid_terms(c, rho_b, grad_b, solid, pi, constraint, grad_i);
+    ProjectionSums<float, Vec3> sums{0.0f, Vec3{0.0f, 0.0f, 0.0f}, 0.0f};
     nb.for_each_slot(i, [&](uint32_t k, uint32_t j) {
       const Vec3 r = pi - (x[j] + d[1 + k]);
       const float r2 = length_squared(r);
-      constraint += c.mass_over_rho0 * cubic(c.kernel, r2);
-      const Vec3 g = cubic_pair_gradient(c.kernel, r, r2, i, j) * c.mass_over_rho0;  // -grad_{p_j} C_i
-      grad_i += g;
-      grad2 += length_squared(along_walls(walls, j, x[j], g));
+      const Vec3 g = add_projection_pair(c, r2, cubic_pair_gradient(c.kernel, r, r2, i, j), sums);
+      sums.grad2 += length_squared(along_walls(walls, j, x[j], g));
     });
-    grad_i = along_walls(walls, i, xi, grad_i * -1.0f) * -1.0f;
-    grad2 += length_squared(grad_i);
-    if (step == 0) {
-      out.density = (constraint + 1.0f) / c.mass_over_rho0 * c.mass;
-      out.compression = constraint > 0.0f ? constraint : 0.0f;
-    }
-    out.remaining = constraint;
-    if (constraint <= c.newton_tolerance || step >= c.newton_iterations || !(grad2 > 0.0f)) break;
-    // The cubic spline's gradient vanishes as two particles meet, so a
-    // crowded constraint could ask for an arbitrarily long step; its length
-    // C / |grad C| is capped at half a spacing.
-    float s = constraint / grad2;
-    const float step_length = constraint / sqrtf(grad2);
-    if (step_length > c.max_projection) s *= c.max_projection / step_length;
-    d[0] -= grad_i * s;
-    out.step_sum += s;
+    float s;
+    if (!projection_newton_step(c, i, xi, walls, step, constraint + sums.constraint, grad_i + sums.grad, sums.grad2,
+                                out, d[0], s))
+      break;
     nb.for_each_slot(i, [&](uint32_t k, uint32_t j) {
       const Vec3 r = pi - (x[j] + d[1 + k]);
       const float r2 = length_squared(r);
-      const Vec3 u = along_walls(walls, j, x[j], cubic_pair_gradient(c.kernel, r, r2, i, j));
-      d[1 + k] += u * (c.mass_over_rho0 * s);
+      d[1 + k] += along_walls(walls, j, x[j], cubic_pair_gradient(c.kernel, r, r2, i, j) * c.mass_over_rho0) * s;
     });
-    out.steps = step + 1;
   }
   return out;
 }

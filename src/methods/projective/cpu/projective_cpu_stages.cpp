@@ -54,7 +54,7 @@ void ProjectiveCpuStages::local_step(const StepContext& ctx, const ProjectiveCon
   const BoundarySamples boundary = device_.boundary_samples();
   const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
   device_.for_each_particle([&](uint32_t i) {
-    const Projection p = project_density_constraint(c, i, nb, boundary, solid, walls, xp.data(),
+    const Projection p = lanes_.project_density_constraint(c, i, nb, boundary, solid, walls, xp.data(),
                                                     disp_.data() + static_cast<size_t>(i) * c.slots);
     compression_[i] = p.compression;
     step_sum_[i] = p.step_sum;

@@ -7,13 +7,18 @@
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/lane_targets.h"
+#include "methods/projective/cpu/projective_cpu_lane_passes.h"
 #include "methods/projective/projective_stages.h"
 
 namespace pbf {
 
 class ProjectiveCpuStages final : public ProjectiveStages {
  public:
-  explicit ProjectiveCpuStages(CpuBackend& device) : device_(device) {}
+  // `lanes`: the instruction set of the local step's lane loops (a test may
+  // choose one; every copy gives the same bits).
+  explicit ProjectiveCpuStages(CpuBackend& device, LaneTarget lanes = best_lane_target())
+      : device_(device), lanes_(projective_lane_passes(lanes)) {}
 
   void reserve(size_t n) override;
   void begin(const StepContext& ctx, const ProjectiveConstants& c) override;
@@ -31,6 +36,7 @@ class ProjectiveCpuStages final : public ProjectiveStages {
   void fit();
 
   CpuBackend& device_;
+  const ProjectiveLanePasses lanes_;  // the local step, for this processor
   // Inertial target s, previous iterate (Chebyshev), each constraint's
   // compression and displacements (max_neighbors + 1 slots per constraint),
   // and per neighbour slot the particle's place in that neighbour's list
