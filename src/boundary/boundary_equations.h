@@ -65,6 +65,18 @@ PBF_HD void boundary_cell_block(const GridSpec& g, Vec3 p, float h, int lo[3], i
   }
 }
 
+// f(first, last) for each row of cells of the block within `reach` of p
+// (boundary_cell_block()): the samples [first, last) of the row's cells, in
+// the grid's order.
+template <class F>
+PBF_HD void for_each_sample_row(const BoundarySamples& b, Vec3 p, float reach, F&& f) {
+  int lo[3], hi[3];
+  boundary_cell_block(b.grid, p, reach, lo, hi);
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y)
+      f(b.cell_start[b.grid.linear(lo[0], y, z)], b.cell_start[b.grid.linear(hi[0], y, z) + 1]);
+}
+
 // The density kernel of a method as the sums below use it: W from r^2, and
 // grad W(r) = gradient_scale(r^2) r. PBF: Poly6 with the Spiky gradient, as
 // for its fluid pairs; Projective Fluids: the cubic spline.
@@ -108,19 +120,14 @@ PBF_HD void boundary_density_gradient_with(const Kernel& k, const BoundarySample
   rho = 0.0f;
   grad = Vec3{0.0f, 0.0f, 0.0f};
   if (b.count == 0) return;
-  int lo[3], hi[3];
-  boundary_cell_block(b.grid, p, k.radius(), lo, hi);
-  for (int z = lo[2]; z <= hi[2]; ++z)
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
-      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s) {
-        const Vec3 r = p - b.x[s];
-        const float r2 = length_squared(r);
-        if (r2 >= k.h2()) continue;
-        add_boundary_sample(k, r, r2, b.psi[s], rho, grad);
-      }
+  for_each_sample_row(b, p, k.radius(), [&](uint32_t first, uint32_t last) {
+    for (uint32_t s = first; s < last; ++s) {
+      const Vec3 r = p - b.x[s];
+      const float r2 = length_squared(r);
+      if (r2 >= k.h2()) continue;
+      add_boundary_sample(k, r, r2, b.psi[s], rho, grad);
     }
+  });
 }
 
 PBF_HD void boundary_density_gradient(const KernelConstants& k, const BoundarySamples& b, Vec3 p, float& rho,
@@ -141,28 +148,23 @@ PBF_HD void boundary_density_gradient(const CubicKernel& k, const BoundarySample
 template <class Kernel, class Push>
 PBF_HD void boundary_push_with(const Kernel& k, const BoundarySamples& b, Vec3 p, float scale, Push& push) {
   if (b.count == 0 || b.body == nullptr) return;
-  int lo[3], hi[3];
-  boundary_cell_block(b.grid, p, k.radius(), lo, hi);
   // Consecutive samples of one body are summed before they are handed on.
   uint32_t body = kStaticBoundary;
   Vec3 sum{0.0f, 0.0f, 0.0f};
-  for (int z = lo[2]; z <= hi[2]; ++z)
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
-      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s) {
-        if (b.body[s] == kStaticBoundary) continue;
-        const Vec3 r = p - b.x[s];
-        const float r2 = length_squared(r);
-        if (r2 >= k.h2()) continue;
-        if (b.body[s] != body) {
-          if (body != kStaticBoundary) push.add(body, sum * scale, p);
-          body = b.body[s];
-          sum = Vec3{0.0f, 0.0f, 0.0f};
-        }
-        sum += r * (b.psi[s] * k.gradient_scale(r2));
+  for_each_sample_row(b, p, k.radius(), [&](uint32_t first, uint32_t last) {
+    for (uint32_t s = first; s < last; ++s) {
+      if (b.body[s] == kStaticBoundary) continue;
+      const Vec3 r = p - b.x[s];
+      const float r2 = length_squared(r);
+      if (r2 >= k.h2()) continue;
+      if (b.body[s] != body) {
+        if (body != kStaticBoundary) push.add(body, sum * scale, p);
+        body = b.body[s];
+        sum = Vec3{0.0f, 0.0f, 0.0f};
       }
+      sum += r * (b.psi[s] * k.gradient_scale(r2));
     }
+  });
   if (body != kStaticBoundary) push.add(body, sum * scale, p);
 }
 
@@ -200,15 +202,10 @@ PBF_HD bool boundary_scan(const BoundarySamples& b, uint32_t i) {
 // The density the samples add at p [kg/m^3] (Akinci eq. 6).
 PBF_HD float boundary_density(const KernelConstants& k, const BoundarySamples& b, Vec3 p) {
   if (b.count == 0) return 0.0f;
-  int lo[3], hi[3];
-  boundary_cell_block(b.grid, p, k.h, lo, hi);
   float rho = 0.0f;
-  for (int z = lo[2]; z <= hi[2]; ++z)
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
-      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s) rho += b.psi[s] * poly6(k, length_squared(p - b.x[s]));
-    }
+  for_each_sample_row(b, p, k.h, [&](uint32_t first, uint32_t last) {
+    for (uint32_t s = first; s < last; ++s) rho += b.psi[s] * poly6(k, length_squared(p - b.x[s]));
+  });
   return rho;
 }
 

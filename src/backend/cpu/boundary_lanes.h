@@ -22,8 +22,6 @@ inline void boundary_density_gradient_lanes(const Kernel& k, const BoundarySampl
   rho = 0.0f;
   grad = Vec3{0.0f, 0.0f, 0.0f};
   if (b.count == 0) return;
-  int lo[3], hi[3];
-  boundary_cell_block(b.grid, p, k.radius(), lo, hi);
   Lanes rho_sum(0.0f);
   Vec3Lanes grad_sum{0.0f, 0.0f, 0.0f};
   uint32_t group[kLanes];
@@ -35,18 +33,15 @@ inline void boundary_density_gradient_lanes(const Kernel& k, const BoundarySampl
   };
   LaneMask all;
   for (uint32_t q = 0; q < kLaneParts; ++q) all.p[q] = LaneMask::Part{} - 1;
-  for (int z = lo[2]; z <= hi[2]; ++z)
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
-      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s) {
-        group[filled++] = s;
-        if (filled == kLanes) {
-          add_group(all);
-          filled = 0;
-        }
+  for_each_sample_row(b, p, k.radius(), [&](uint32_t first, uint32_t last) {
+    for (uint32_t s = first; s < last; ++s) {
+      group[filled++] = s;
+      if (filled == kLanes) {
+        add_group(all);
+        filled = 0;
       }
     }
+  });
   if (filled > 0) {
     LaneMask valid;
     for (uint32_t q = 0; q < kLaneParts; ++q)
@@ -84,24 +79,19 @@ inline bool copy_near_samples(const Kernel& k, const BoundarySamples& b, Vec3 ce
   // A sample within h of a point within `slack` of the centre is within
   // h + slack of the centre; the copy may hold a few more (they add zero).
   const float reach = (k.radius() + slack) * 1.0001f;
-  int lo[3], hi[3];
-  boundary_cell_block(b.grid, centre, reach, lo, hi);
   uint32_t count = 0;
-  for (int z = lo[2]; z <= hi[2]; ++z)
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
-      const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
-      for (uint32_t s = first; s < last; ++s) {
-        // Written in any case, kept where near: no branch on the distance.
-        const Vec3 xb = b.x[s];
-        const uint32_t at = count < kNearSamples ? count : kNearSamples;
-        out.x[0][at] = xb.x;
-        out.x[1][at] = xb.y;
-        out.x[2][at] = xb.z;
-        out.psi[at] = b.psi[s];
-        count += length_squared(centre - xb) < reach * reach ? 1u : 0u;
-      }
+  for_each_sample_row(b, centre, reach, [&](uint32_t first, uint32_t last) {
+    for (uint32_t s = first; s < last; ++s) {
+      // Written in any case, kept where near: no branch on the distance.
+      const Vec3 xb = b.x[s];
+      const uint32_t at = count < kNearSamples ? count : kNearSamples;
+      out.x[0][at] = xb.x;
+      out.x[1][at] = xb.y;
+      out.x[2][at] = xb.z;
+      out.psi[at] = b.psi[s];
+      count += length_squared(centre - xb) < reach * reach ? 1u : 0u;
     }
+  });
   if (count > kNearSamples) return false;
   out.count = count;
   for (uint32_t l = count; l % kLanes != 0; ++l) {  // the last group's empty lanes

@@ -33,6 +33,12 @@ LaneTarget best_lane_target() {
   return best;
 }
 
+std::vector<LaneTarget> lane_targets_here() {
+  std::vector<LaneTarget> targets{LaneTarget::Baseline};
+  if (lane_target_runs_here(LaneTarget::Avx2)) targets.push_back(LaneTarget::Avx2);
+  return targets;
+}
+
 const char* lane_target_name(LaneTarget target) { return target == LaneTarget::Avx2 ? "avx2" : "baseline"; }
 
 }  // namespace pbf

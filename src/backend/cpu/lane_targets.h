@@ -3,6 +3,8 @@
 // computes the same bits (lanes.h); they differ only in speed.
 #pragma once
 
+#include <vector>
+
 namespace pbf {
 
 enum class LaneTarget {
@@ -15,6 +17,10 @@ LaneTarget best_lane_target();
 
 // Whether this processor can run `target`.
 bool lane_target_runs_here(LaneTarget target);
+
+// Every target this processor runs, the baseline first (tests and
+// benchmarks compare them).
+std::vector<LaneTarget> lane_targets_here();
 
 // "baseline", "avx2".
 const char* lane_target_name(LaneTarget target);

@@ -81,12 +81,6 @@ Scene make_scene(uint32_t seed) {
   return s;
 }
 
-std::vector<LaneTarget> targets_here() {
-  std::vector<LaneTarget> t{LaneTarget::Baseline};
-  if (pbf::lane_target_runs_here(LaneTarget::Avx2)) t.push_back(LaneTarget::Avx2);
-  return t;
-}
-
 // |a - b| within `tolerance` of the scale of the terms summed.
 void expect_near(Vec3 a, Vec3 b, float scale, const char* what, uint32_t i) {
   const float tolerance = 2e-6f * scale;
@@ -116,7 +110,7 @@ TEST(PbfCpuLanePasses, EachCopyAgreesWithTheOneNeighbourLoops) {
     const PbfConstants c = constants(n_scorr);
     const Scene s = make_scene(7);
     const NeighborLists nb = s.lists();
-    for (const LaneTarget target : targets_here()) {
+    for (const LaneTarget target : pbf::lane_targets_here()) {
       SCOPED_TRACE(pbf::lane_target_name(target));
       const PbfLanePasses lanes = pbf::pbf_lane_passes(target);
       for (uint32_t i = 0; i < s.x.size(); ++i) {
@@ -158,7 +152,7 @@ TEST(PbfCpuLanePasses, CoincidentNeighboursGetTheDrawnDirection) {
   const NeighborLists nb = NeighborLists::particle_major(index.data(), count.data(), 1);
   const Vec3 drawn = pbf::pair_gradient(c.kernel, Vec3{0.0f, 0.0f, 0.0f}, 0.0f, 0, 1) * c.mass_over_rho0;
   ASSERT_GT(pbf::length(drawn), 0.0f);
-  for (const LaneTarget target : targets_here()) {
+  for (const LaneTarget target : pbf::lane_targets_here()) {
     SCOPED_TRACE(pbf::lane_target_name(target));
     const auto s = pbf::pbf_lane_passes(target).fluid_density_sums(c, 0, nb, x.data());
     EXPECT_EQ(s.grad.x, drawn.x);
@@ -196,6 +190,11 @@ TEST(PbfCpuLanePasses, EveryCopyGivesTheSameBits) {
 TEST(PbfCpuLanePasses, TheBestTargetRunsHere) {
   EXPECT_TRUE(pbf::lane_target_runs_here(pbf::best_lane_target()));
   EXPECT_TRUE(pbf::lane_target_runs_here(LaneTarget::Baseline));
+  const std::vector<LaneTarget> here = pbf::lane_targets_here();
+  ASSERT_FALSE(here.empty());
+  EXPECT_EQ(here.front(), LaneTarget::Baseline);
+  EXPECT_NE(std::find(here.begin(), here.end(), pbf::best_lane_target()), here.end());
+  EXPECT_EQ(here.size(), pbf::lane_target_runs_here(LaneTarget::Avx2) ? 2u : 1u);
 }
 
 }  // namespace

@@ -104,12 +104,6 @@ Scene make_scene(uint32_t seed, float sample_spacing = 0.05f) {
   return s;
 }
 
-std::vector<LaneTarget> targets_here() {
-  std::vector<LaneTarget> t{LaneTarget::Baseline};
-  if (pbf::lane_target_runs_here(LaneTarget::Avx2)) t.push_back(LaneTarget::Avx2);
-  return t;
-}
-
 struct Projected {
   Projection p;
   std::vector<Vec3> d;
@@ -162,7 +156,7 @@ TEST(ProjectiveCpuLanePasses, EachCopyAgreesWithTheOneNeighbourLoop) {
   for (const float sample_spacing : {0.05f, 0.01f}) {
     SCOPED_TRACE(sample_spacing == 0.05f ? "sparse samples" : "dense samples");
     const Scene s = make_scene(7, sample_spacing);
-    for (const LaneTarget target : targets_here()) {
+    for (const LaneTarget target : pbf::lane_targets_here()) {
       SCOPED_TRACE(pbf::lane_target_name(target));
       const ProjectiveLanePasses lanes = pbf::projective_lane_passes(target);
       for (uint32_t i = 0; i < s.x.size(); ++i) {
@@ -190,7 +184,7 @@ TEST(ProjectiveCpuLanePasses, MembersOnTheFloorAreNotPushedIntoIt) {
   const ProjectiveConstants c = constants();
   const Scene s = make_scene(3);
   uint32_t held = 0;
-  for (const LaneTarget target : targets_here()) {
+  for (const LaneTarget target : pbf::lane_targets_here()) {
     const ProjectiveLanePasses lanes = pbf::projective_lane_passes(target);
     for (uint32_t i = 0; i < s.x.size(); ++i) {
       const Projected got = project(c, s, i, &lanes);
