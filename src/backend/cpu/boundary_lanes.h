@@ -31,8 +31,7 @@ inline void boundary_density_gradient_lanes(const Kernel& k, const BoundarySampl
     const Lanes r2 = select(valid, length_squared(r), Lanes(k.h2()));
     add_boundary_sample(k, r, r2, gather(b.psi, group), rho_sum, grad_sum);
   };
-  LaneMask all;
-  for (uint32_t q = 0; q < kLaneParts; ++q) all.p[q] = LaneMask::Part{} - 1;
+  const LaneMask all = LaneMask::below(0, kLanes);
   for_each_sample_row(b, p, k.radius(), [&](uint32_t first, uint32_t last) {
     for (uint32_t s = first; s < last; ++s) {
       group[filled++] = s;
@@ -43,11 +42,8 @@ inline void boundary_density_gradient_lanes(const Kernel& k, const BoundarySampl
     }
   });
   if (filled > 0) {
-    LaneMask valid;
-    for (uint32_t q = 0; q < kLaneParts; ++q)
-      for (uint32_t l = 0; l < kLanesPerPart; ++l) valid.p[q][l] = q * kLanesPerPart + l < filled ? -1 : 0;
     for (uint32_t l = filled; l < kLanes; ++l) group[l] = group[0];
-    add_group(valid);
+    add_group(LaneMask::below(0, filled));
   }
   rho = lane_sum(rho_sum);
   grad = lane_sum(grad_sum);
@@ -113,9 +109,7 @@ inline void near_samples_density_gradient(const Kernel& k, const NearSamples& ne
   Lanes rho_sum(0.0f);
   Vec3Lanes grad_sum{0.0f, 0.0f, 0.0f};
   for (uint32_t g = 0; g < near.count; g += kLanes) {
-    LaneMask valid;
-    for (uint32_t q = 0; q < kLaneParts; ++q)
-      for (uint32_t l = 0; l < kLanesPerPart; ++l) valid.p[q][l] = g + q * kLanesPerPart + l < near.count ? -1 : 0;
+    const LaneMask valid = LaneMask::below(g, near.count);
     const Vec3Lanes r = p - Vec3Lanes{load(near.x[0] + g), load(near.x[1] + g), load(near.x[2] + g)};
     const Lanes r2 = select(valid, length_squared(r), Lanes(k.h2()));
     add_boundary_sample(k, r, r2, load(near.psi + g), rho_sum, grad_sum);

@@ -45,6 +45,18 @@ struct LaneMask {
     for (uint32_t q = 0; q < kLaneParts; ++q) m.p[q] = Part{};
     return m;
   }
+
+  // Lane l true where first + l < end: the lanes of a group starting at item
+  // `first` that hold one of `end` items.
+  static LaneMask below(uint32_t first, uint32_t end) {
+    LaneMask m;
+    for (uint32_t q = 0; q < kLaneParts; ++q) {
+      Part lane;
+      for (uint32_t l = 0; l < kLanesPerPart; ++l) lane[l] = static_cast<int32_t>(first + q * kLanesPerPart + l);
+      m.p[q] = lane < static_cast<int32_t>(end);
+    }
+    return m;
+  }
 };
 
 struct Lanes {

@@ -21,12 +21,7 @@ inline void for_each_lane_group(const NeighborLists& nb, uint32_t i, F&& f) {
   const int32_t n = static_cast<int32_t>(nb.count[i]);
   for (int32_t k = 0; k < n; k += static_cast<int32_t>(kLanes)) {
     // One call of f for full and last groups alike, so that it is inlined.
-    LaneMask valid;
-    for (uint32_t q = 0; q < kLaneParts; ++q) {
-      LaneMask::Part lane;
-      for (uint32_t l = 0; l < kLanesPerPart; ++l) lane[l] = static_cast<int32_t>(q * kLanesPerPart + l);
-      valid.p[q] = lane + k < n;
-    }
+    const LaneMask valid = LaneMask::below(static_cast<uint32_t>(k), static_cast<uint32_t>(n));
     if (k + static_cast<int32_t>(kLanes) <= n) {
       f(list + k, valid);
     } else {

@@ -48,17 +48,6 @@ inline void set_lane(Vec3Lanes& v, uint32_t l, Vec3 a) {
   v.z.set(l, a.z);
 }
 
-// Lanes k + l < n.
-inline LaneMask lanes_below(uint32_t k, uint32_t n) {
-  LaneMask m;
-  for (uint32_t q = 0; q < kLaneParts; ++q) {
-    LaneMask::Part l;
-    for (uint32_t p = 0; p < kLanesPerPart; ++p) l[p] = static_cast<int32_t>(k + q * kLanesPerPart + p);
-    m.p[q] = l < static_cast<int32_t>(n);
-  }
-  return m;
-}
-
 // along_walls() of eight members at x: those whose bit is set in `resting`
 // (ProjectionMembers::walls) lose their displacement u's components into the
 // planes they are within contact of.
@@ -123,7 +112,7 @@ inline Projection project_density_constraint_lanes(const ProjectiveConstants& c,
     projection_solid_terms(c, rho_b, grad_b, solid, pi, constraint, grad_i);
     ProjectionSums<Lanes, Vec3Lanes> sums{Lanes(0.0f), Vec3Lanes{0.0f, 0.0f, 0.0f}, Lanes(0.0f)};
     for (uint32_t k = 0; k < padded; k += kLanes) {
-      const LaneMask valid = lanes_below(k, n);
+      const LaneMask valid = LaneMask::below(k, n);
       const Vec3Lanes xj = load3(m.x, k);
       const Vec3Lanes r = step == 0 ? pi - xj : pi - (xj + load3(m.d, k));  // no displacements before the first step
       const Lanes r2 = select(valid, length_squared(r), Lanes(c.kernel.h2));
