@@ -627,16 +627,23 @@ class Caller {
   }
 
   // Projective Fluids at its defaults runs 30 x 100 conjugate-gradient iterations per step, and the
-  // CFL condition splits a step into up to 1000: seconds per call under the sanitizers. Valid
-  // parameters that keep its calls short; random_params() keeps them so.
+  // CFL condition splits a step into up to 1000: seconds per call under the sanitizers. PBF's CFL
+  // condition splits a step into up to 32 x its substeps, each of up to max_iterations (default 20)
+  // density iterations: one step of 800 squeezed particles took two minutes under the sanitizers.
+  // Valid parameters that keep the calls short; random_params() keeps them so.
   static void lighten(Slot& s) {
-    if (s.solver == nullptr || s.desc.method != PBF_METHOD_PROJECTIVE) return;
+    if (s.solver == nullptr) return;
     pbf_params p = pbf_params_default();
-    p.projective_iterations = 6;
-    p.cg_max_iterations = 20;
-    p.max_speed = 5.0f;
+    if (s.desc.method == PBF_METHOD_PROJECTIVE) {
+      p.projective_iterations = 6;
+      p.cg_max_iterations = 20;
+      p.max_speed = 5.0f;
+    } else {
+      p.max_iterations = kMaxDensityIterations;
+    }
     pbf_solver_set_params(s.solver, &p);
   }
+  static constexpr uint32_t kMaxDensityIterations = 8;
 
   void create_slot() {
     Slot s;
@@ -818,7 +825,7 @@ class Caller {
     if (p.cg_max_iterations <= 10000 && p.cg_max_iterations > 20) p.cg_max_iterations = 20;
     if (p.max_dt >= 1e-6f && p.max_dt < 1e-3f) p.max_dt = 1e-3f;
     if (p.iterations <= 100 && p.iterations > 10) p.iterations = 10;
-    if (p.max_iterations <= 1000 && p.max_iterations > 30) p.max_iterations = 30;
+    if (p.max_iterations <= 1000 && p.max_iterations > kMaxDensityIterations) p.max_iterations = kMaxDensityIterations;
     // Projective Fluids' CFL step counts gravity x max_dt as speed: huge gravity takes 1000 pieces a substep,
     // and so does a tiny (valid) cfl_number such as FLT_MIN (2000 pieces of a step took 2 minutes under ASan).
     if (s && s->desc.method == PBF_METHOD_PROJECTIVE) {
