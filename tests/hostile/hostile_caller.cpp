@@ -14,8 +14,8 @@
 // The sanitizer build catches what these checks cannot see; ctest's TIMEOUT
 // and a watchdog here turn a hang into a failure.
 //
-// PBF_HOSTILE_SEED=<n> replays a run (the seed is printed with every
-// failure), PBF_HOSTILE_CALLS=<n> sets the number of random calls, and
+// PBF_HOSTILE_SEED=<n> with PBF_HOSTILE_CALLS=<n> (the number of random
+// calls) replays a run (every failure prints both), and
 // PBF_HOSTILE_KNOWN=1 also draws the inputs of the known issues listed in
 // kKnownIssues below (PBF_HOSTILE_KNOWN=key,key... those of some).
 #include <fcntl.h>
@@ -113,6 +113,12 @@ uint64_t base_seed() {
 
 // Random calls of the single-threaded sequence; the three threads share half as many again.
 uint64_t call_budget() { return env_u64("PBF_HOSTILE_CALLS", 10000); }
+
+// The environment that draws the same calls again: the threads' shares of the budget, and so their
+// sequences, depend on the call count as well as on the seed.
+std::string replay_command() {
+  return "PBF_HOSTILE_SEED=" + std::to_string(base_seed()) + " PBF_HOSTILE_CALLS=" + std::to_string(call_budget());
+}
 
 // ---------------------------------------------------------------------------
 // Random values, valid and poisoned
@@ -229,8 +235,8 @@ void report_failures() {
   if (std::getenv("PBF_HOSTILE_TALLY") != nullptr) print_tally();
   std::lock_guard<std::mutex> lock(g_failures_mutex);
   for (const auto& [klass, f] : g_failures)
-    ADD_FAILURE() << klass << " (" << f.count << " times; base seed " << base_seed()
-                  << ", replay with PBF_HOSTILE_SEED=" << base_seed() << ")\n"
+    ADD_FAILURE() << klass << " (" << f.count << " times; base seed " << base_seed() << ", replay with "
+                  << replay_command() << ")\n"
                   << f.first;
   g_failures.clear();
 }
@@ -270,9 +276,8 @@ class Watchdog {
         const int64_t started = p->call_started_ms.load();
         if (started != 0 && now_ms() - started > limit_ms) {
           std::lock_guard<std::mutex> plock(p->mutex);
-          std::fprintf(stderr, "hostile_caller: a call has run for over %lld s (seed %llu):\n%s\n",
-                       static_cast<long long>(limit_ms / 1000), static_cast<unsigned long long>(base_seed()),
-                       p->current.c_str());
+          std::fprintf(stderr, "hostile_caller: a call has run for over %lld s (replay with %s):\n%s\n",
+                       static_cast<long long>(limit_ms / 1000), replay_command().c_str(), p->current.c_str());
           std::abort();
         }
       }
