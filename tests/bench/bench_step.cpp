@@ -9,12 +9,20 @@
 // substeps run as one CUDA graph (graphs:1) against the same kernels launched
 // stage by stage (graphs:0, as PBF_CUDA_GRAPHS=0 asks), from a small scene
 // that launch latency decides to the reference scene and a million particles.
+// BM_TankScalingStep measures how the cost grows with the particle count: a
+// layer of water of one depth (0.5 m) filling a square tank whose side grows
+// with the count, so that every size has the same pressure profile and
+// neighbour counts and only the number of particles differs; it reports
+// nanoseconds per particle for each phase and the memory the solver holds per
+// particle (the heap it took, from glibc's mallinfo2).
 // BM_CoincidentStep steps particles that all sit at one point (a caller's
 // mistake, or a corner that collisions crowded): each neighbour search stops
 // once a particle's list has overflowed, so the step costs about
 // particles x max_neighbors pair tests rather than particles^2.
 #include <benchmark/benchmark.h>
 #include <pbf/pbf.h>
+
+#include <malloc.h>
 
 #include <chrono>
 #include <cmath>
@@ -115,6 +123,69 @@ void BM_DamBreakFixedIterationsStep(benchmark::State& state) { dam_break_step(st
 
 void BM_CudaGraphStep(benchmark::State& state) { dam_break_step(state, false, static_cast<int>(state.range(2)), 2); }
 
+// Bytes the heap has handed out and not taken back (glibc's mallinfo2; 0 elsewhere).
+double heap_in_use() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<double>(m.uordblks) + static_cast<double>(m.hblkhd);
+#else
+  return 0.0;
+#endif
+}
+
+void BM_TankScalingStep(benchmark::State& state) {
+  const float spacing = 0.025f, depth = 0.5f;
+  const int layers = static_cast<int>(std::lround(depth / spacing));
+  const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(state.range(0)) / layers)));
+  const float width = side * spacing;
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = static_cast<pbf_backend>(state.range(1));
+  desc.particle_spacing = spacing;
+  desc.domain_max[0] = width;
+  desc.domain_max[1] = 2.0f * depth;
+  desc.domain_max[2] = width;
+  desc.max_particles = static_cast<uint32_t>(side) * static_cast<uint32_t>(side) * static_cast<uint32_t>(layers);
+  if (!usable(state, desc.backend)) return;
+  const double heap_before = heap_in_use();
+  pbf_solver* solver = nullptr;
+  check(pbf_solver_create(&desc, &solver));
+  const float lo[3] = {0, 0, 0}, hi[3] = {width, depth, width};
+  size_t n = 0;
+  check(pbf_solver_fill_box(solver, lo, hi, nullptr, &n));
+  pbf_params params = pbf_params_default();
+  check(pbf_solver_get_params(solver, &params));
+  params.density_tolerance = 0.0f;  // exactly `iterations` (4) a substep at every size
+  check(pbf_solver_set_params(solver, &params));
+  for (int k = 0; k < 10; ++k) check(pbf_solver_step(solver, 0.001f, 1));
+  const double bytes_per_particle = (heap_in_use() - heap_before) / static_cast<double>(n);
+  pbf_stats stats = pbf_stats_default();
+  double total = 0, grid = 0, neighbors = 0, constraints = 0, velocity = 0, vv = 0, avg_neighbors = 0;
+  for (auto _ : state) {
+    check(pbf_solver_step(solver, 0.001f, 1));
+    check(pbf_solver_get_stats(solver, &stats));
+    total += stats.time_total_ms;
+    grid += stats.time_grid_ms;
+    neighbors += stats.time_neighbors_ms;
+    constraints += stats.time_constraints_ms;
+    velocity += stats.time_velocity_ms;
+    vv += stats.time_vorticity_viscosity_ms;
+    avg_neighbors += stats.avg_neighbors;
+  }
+  const double steps = static_cast<double>(state.iterations());
+  const double ns = 1e6 / (steps * static_cast<double>(n));  // ms summed over the steps -> ns per particle
+  state.counters["particles"] = static_cast<double>(n);
+  state.counters["ns_per_particle"] = total * ns;
+  state.counters["grid_ns"] = grid * ns;
+  state.counters["neighbors_ns"] = neighbors * ns;
+  state.counters["constraints_ns"] = constraints * ns;
+  state.counters["velocity_ns"] = velocity * ns;
+  state.counters["vorticity_xsph_ns"] = vv * ns;
+  state.counters["avg_neighbors"] = avg_neighbors / steps;
+  state.counters["bytes_per_particle"] = bytes_per_particle;
+  state.counters["avg_density_error"] = stats.avg_density_error;
+  check(pbf_solver_destroy(solver));
+}
+
 void BM_CoincidentStep(benchmark::State& state) {
   pbf_solver_desc desc = pbf_solver_desc_default();
   desc.backend = static_cast<pbf_backend>(state.range(1));
@@ -181,6 +252,12 @@ BENCHMARK(BM_DamBreakWallsStep)
     ->Args({59319, PBF_BACKEND_CPU, 1})
     ->Args({1000000, PBF_BACKEND_CUDA, 0})
     ->Args({1000000, PBF_BACKEND_CUDA, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK(BM_TankScalingStep)
+    ->ArgNames({"particles", "backend"})
+    ->ArgsProduct({{30000, 125000, 500000, 1000000, 2000000, 4000000}, {PBF_BACKEND_CPU}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
