@@ -48,6 +48,22 @@ bool usable(benchmark::State& state, pbf_backend backend) {
   return false;
 }
 
+// The phases' times [ms] and the counts of the steps timed, summed.
+struct PhaseSums {
+  double total = 0, grid = 0, neighbors = 0, constraints = 0, velocity = 0, vorticity_xsph = 0;
+  double iterations = 0, avg_neighbors = 0;
+  void add(const pbf_stats& s) {
+    total += s.time_total_ms;
+    grid += s.time_grid_ms;
+    neighbors += s.time_neighbors_ms;
+    constraints += s.time_constraints_ms;
+    velocity += s.time_velocity_ms;
+    vorticity_xsph += s.time_vorticity_viscosity_ms;
+    iterations += s.density_iterations;
+    avg_neighbors += s.avg_neighbors;
+  }
+};
+
 // A cube of water of `particles` (rounded to a cube number) at 2.5 cm
 // spacing in the corner of a box 4 x 3 x 1.5 times the cube's side.
 // `graphs`: -1 leaves PBF_CUDA_GRAPHS as it is, 0 or 1 sets it for this solver.
@@ -85,27 +101,22 @@ void dam_break_step(benchmark::State& state, bool walls, int graphs = -1, uint32
     check(pbf_solver_set_params(solver, &params));
   }
   pbf_stats stats = pbf_stats_default();
-  double constraints = 0, neighbors = 0, grid = 0, vv = 0, velocity = 0, iterations = 0;
+  PhaseSums sums;
   for (auto _ : state) {
     check(pbf_solver_step(solver, 0.001f, substeps));
     check(pbf_solver_get_stats(solver, &stats));
-    iterations += stats.density_iterations;
-    constraints += stats.time_constraints_ms;
-    neighbors += stats.time_neighbors_ms;
-    grid += stats.time_grid_ms;
-    vv += stats.time_vorticity_viscosity_ms;
-    velocity += stats.time_velocity_ms;
+    sums.add(stats);
   }
   const double steps = static_cast<double>(state.iterations());
   state.counters["particles"] = static_cast<double>(n);
-  state.counters["iterations_per_substep"] = iterations / (steps * substeps);
+  state.counters["iterations_per_substep"] = sums.iterations / (steps * substeps);
   state.counters["particle_iterations_per_s"] =
-      benchmark::Counter(static_cast<double>(n) * iterations, benchmark::Counter::kIsRate);
-  state.counters["grid_ms"] = grid / steps;
-  state.counters["neighbors_ms"] = neighbors / steps;
-  state.counters["constraints_ms"] = constraints / steps;
-  state.counters["vorticity_xsph_ms"] = vv / steps;
-  state.counters["velocity_ms"] = velocity / steps;
+      benchmark::Counter(static_cast<double>(n) * sums.iterations, benchmark::Counter::kIsRate);
+  state.counters["grid_ms"] = sums.grid / steps;
+  state.counters["neighbors_ms"] = sums.neighbors / steps;
+  state.counters["constraints_ms"] = sums.constraints / steps;
+  state.counters["vorticity_xsph_ms"] = sums.vorticity_xsph / steps;
+  state.counters["velocity_ms"] = sums.velocity / steps;
   state.counters["avg_density_error"] = stats.avg_density_error;
   if (walls) {
     state.counters["boundary_particles"] = static_cast<double>(boundary);
@@ -159,28 +170,22 @@ void BM_TankScalingStep(benchmark::State& state) {
   for (int k = 0; k < 10; ++k) check(pbf_solver_step(solver, 0.001f, 1));
   const double bytes_per_particle = (heap_in_use() - heap_before) / static_cast<double>(n);
   pbf_stats stats = pbf_stats_default();
-  double total = 0, grid = 0, neighbors = 0, constraints = 0, velocity = 0, vv = 0, avg_neighbors = 0;
+  PhaseSums sums;
   for (auto _ : state) {
     check(pbf_solver_step(solver, 0.001f, 1));
     check(pbf_solver_get_stats(solver, &stats));
-    total += stats.time_total_ms;
-    grid += stats.time_grid_ms;
-    neighbors += stats.time_neighbors_ms;
-    constraints += stats.time_constraints_ms;
-    velocity += stats.time_velocity_ms;
-    vv += stats.time_vorticity_viscosity_ms;
-    avg_neighbors += stats.avg_neighbors;
+    sums.add(stats);
   }
   const double steps = static_cast<double>(state.iterations());
   const double ns = 1e6 / (steps * static_cast<double>(n));  // ms summed over the steps -> ns per particle
   state.counters["particles"] = static_cast<double>(n);
-  state.counters["ns_per_particle"] = total * ns;
-  state.counters["grid_ns"] = grid * ns;
-  state.counters["neighbors_ns"] = neighbors * ns;
-  state.counters["constraints_ns"] = constraints * ns;
-  state.counters["velocity_ns"] = velocity * ns;
-  state.counters["vorticity_xsph_ns"] = vv * ns;
-  state.counters["avg_neighbors"] = avg_neighbors / steps;
+  state.counters["ns_per_particle"] = sums.total * ns;
+  state.counters["grid_ns"] = sums.grid * ns;
+  state.counters["neighbors_ns"] = sums.neighbors * ns;
+  state.counters["constraints_ns"] = sums.constraints * ns;
+  state.counters["velocity_ns"] = sums.velocity * ns;
+  state.counters["vorticity_xsph_ns"] = sums.vorticity_xsph * ns;
+  state.counters["avg_neighbors"] = sums.avg_neighbors / steps;
   state.counters["bytes_per_particle"] = bytes_per_particle;
   state.counters["avg_density_error"] = stats.avg_density_error;
   check(pbf_solver_destroy(solver));
