@@ -64,6 +64,14 @@ struct PhaseSums {
   }
 };
 
+// density_tolerance 0: every substep runs exactly `iterations` (4) density iterations.
+void run_exact_iterations(pbf_solver* solver) {
+  pbf_params params = pbf_params_default();
+  check(pbf_solver_get_params(solver, &params));
+  params.density_tolerance = 0.0f;
+  check(pbf_solver_set_params(solver, &params));
+}
+
 // A cube of water of `particles` (rounded to a cube number) at 2.5 cm
 // spacing in the corner of a box 4 x 3 x 1.5 times the cube's side.
 // `graphs`: -1 leaves PBF_CUDA_GRAPHS as it is, 0 or 1 sets it for this solver.
@@ -94,12 +102,7 @@ void dam_break_step(benchmark::State& state, bool walls, int graphs = -1, uint32
   check(pbf_solver_fill_box(solver, lo, hi, nullptr, &n));
   for (int k = 0; k < 30; ++k) check(pbf_solver_step(solver, 0.001f, 1));
 
-  pbf_params params = pbf_params_default();
-  check(pbf_solver_get_params(solver, &params));
-  if (fixed_iterations) {
-    params.density_tolerance = 0.0f;
-    check(pbf_solver_set_params(solver, &params));
-  }
+  if (fixed_iterations) run_exact_iterations(solver);
   pbf_stats stats = pbf_stats_default();
   PhaseSums sums;
   for (auto _ : state) {
@@ -163,10 +166,7 @@ void BM_TankScalingStep(benchmark::State& state) {
   const float lo[3] = {0, 0, 0}, hi[3] = {width, depth, width};
   size_t n = 0;
   check(pbf_solver_fill_box(solver, lo, hi, nullptr, &n));
-  pbf_params params = pbf_params_default();
-  check(pbf_solver_get_params(solver, &params));
-  params.density_tolerance = 0.0f;  // exactly `iterations` (4) a substep at every size
-  check(pbf_solver_set_params(solver, &params));
+  run_exact_iterations(solver);  // the same work per particle at every size
   for (int k = 0; k < 10; ++k) check(pbf_solver_step(solver, 0.001f, 1));
   const double bytes_per_particle = (heap_in_use() - heap_before) / static_cast<double>(n);
   pbf_stats stats = pbf_stats_default();

@@ -631,6 +631,8 @@ class Caller {
            std::to_string(d.max_neighbors) + "}";
   }
 
+  static constexpr uint32_t kMaxDensityIterations = 8;  // PBF's max_iterations, see lighten()
+
   // Projective Fluids at its defaults runs 30 x 100 conjugate-gradient iterations per step, and the
   // CFL condition splits a step into up to 1000: seconds per call under the sanitizers. PBF's CFL
   // condition splits a step into up to 32 x its substeps, each of up to max_iterations (default 20)
@@ -648,7 +650,6 @@ class Caller {
     }
     pbf_solver_set_params(s.solver, &p);
   }
-  static constexpr uint32_t kMaxDensityIterations = 8;
 
   void create_slot() {
     Slot s;
