@@ -3,7 +3,8 @@
 
     python3 tests/validation/run_validation.py [--pbf-sim build/release/samples/pbf-sim]
         [--resolutions 20 40] [--fine] [--methods pbf projective] [--backend cpu|cuda]
-        [--substeps 4 8 16] [--work build/validation] [--doc docs/VALIDATION.md]
+        [--substeps 4 8 16] [--gauge-resolutions 20 40] [--no-gauges] [--work build/validation]
+        [--doc docs/VALIDATION.md]
 
 Runs the collapse of a water column a wide and 2a high (a = 0.15 m) along a tank 10a long, as a
 slab 8 particles deep between side walls, with the domain walls sampled by boundary particles and
@@ -11,7 +12,10 @@ every other setting at pbf-sim's defaults, for each method at a/20 and a/40 (a/8
 and PBF at a/20 with more substeps. From the PLY frames it measures the surge front and the
 residual column at the back wall, writes their CSVs and each run's pbf-sim --stats file under
 --work, compares the front with the experiments (RMS of the relative error over each data set's
-time span), and writes docs/VALIDATION.md with tables and PNG plots in docs/validation/ drawn with
+time span). Then it runs Lobovsky et al.'s (2014) dam break, a column 0.6 m long and 0.3 m high (H)
+in a tank 1.61 m long, at H/20 and H/40, and compares the water level at two of their gauges with
+their record (arrival of the surge, the level before the bore, the bore reflected from the far
+wall). It writes docs/VALIDATION.md with tables and PNG plots in docs/validation/ drawn with
 tools/plot_stats.py. Needs numpy and python3-matplotlib (Debian).
 """
 import argparse
@@ -39,12 +43,25 @@ DATA = [  # file, legend, marker
     ("martin_moyce_1952_front_a2.25in.csv", "Martin & Moyce 1952, a = 2.25 in", "k^"),
     ("martin_moyce_1952_front_a1.125in.csv", "Martin & Moyce 1952, a = 1.125 in", "ks"),
 ]
+# Lobovsky et al. (2014): a column GAUGE_L long and GAUGE_H high at the back of a tank GAUGE_TANK long (and high
+# enough for the run-up at the far wall); water-level gauges at x from the back wall.
+GAUGE_H = 0.3
+GAUGE_L = 0.6
+GAUGE_TANK = (1.61, 0.8)
+GAUGES = [("H3", 1.114), ("H4", 1.3625)]
+GAUGE_DATA = {"H3": "lobovsky_2014_h300_level_H3.csv", "H4": "lobovsky_2014_h300_level_H4.csv"}
+GAUGE_FRAMES = 90             # 1.5 s, T = t sqrt(g / H) = 8.6
+GAUGE_FRAMES_PROJECTIVE = 60  # 1.0 s, T = 5.7: the surge, before the bore reflected from the far wall
+ARRIVAL_LEVEL = 0.1   # the surge reaches a gauge when its level passes 0.1 H
+BORE_LEVEL = 0.4      # the bore reflected from the far wall passes a gauge when its level passes 0.4 H ...
+BORE_AFTER = 4.0      # ... after T = 4
+SURGE_UNTIL = 5.0     # the levels' RMS is taken over the surge, before the bore: T <= 5
 METHOD_NAMES = {"pbf": "PBF", "projective": "Projective Fluids"}
 T_SAMPLES = [1.0, 2.0, 3.0, 4.0]  # where the convergence tables read front and column
 
 
 def read_data(name):
-    """(T, Z) of an experiment's CSV; '#' lines are its source."""
+    """(T, value) of an experiment's CSV; '#' lines are its source."""
     ts, zs = [], []
     with open(os.path.join(HERE, "data", name)) as f:
         for line in f:
@@ -58,6 +75,10 @@ def read_data(name):
 
 def frames_of(method):
     return FRAMES_PROJECTIVE if method == "projective" else FRAMES
+
+
+def gauge_frames_of(method):
+    return GAUGE_FRAMES_PROJECTIVE if method == "projective" else GAUGE_FRAMES
 
 
 def scene(method, backend, n, out_dir, stats, sampled=True):
@@ -74,12 +95,26 @@ def scene(method, backend, n, out_dir, stats, sampled=True):
     }
 
 
+PLY_TYPES = {"float": "<f4", "float32": "<f4", "double": "<f8", "uchar": "u1", "uint8": "u1", "int": "<i4",
+             "int32": "<i4", "uint": "<u4", "uint32": "<u4", "short": "<i2", "ushort": "<u2", "char": "i1"}
+
+
 def read_ply(path, np):
-    """Positions (N x 3) of a pbf PLY frame: binary little-endian, 7 floats per vertex."""
+    """Positions (N x 3) of a pbf PLY frame (binary little-endian), its record read from the header's
+    properties so that a property added to the file does not shift the positions."""
     with open(path, "rb") as f:
         data = f.read()
     end = data.index(b"end_header\n") + len(b"end_header\n")
-    return np.frombuffer(data, dtype="<f4", offset=end).reshape(-1, 7)[:, :3]
+    count, fields = 0, []
+    for line in data[:end].decode("ascii").splitlines():
+        words = line.split()
+        if words[:2] == ["element", "vertex"]:
+            count = int(words[2])
+        elif words[:1] == ["property"] and count:
+            fields.append((words[2], PLY_TYPES[words[1]]))
+    record = np.dtype(fields)
+    vertices = np.frombuffer(data, dtype=record, count=count, offset=end)
+    return np.stack([vertices["x"], vertices["y"], vertices["z"]], axis=1).astype(np.float64)
 
 
 def contiguous_extent(values, width, minimum, np):
@@ -106,17 +141,18 @@ def measure(positions, s, np):
     return front / A, column / A
 
 
-def run_case(args, method, n, substeps, np, sampled=True):
-    """Runs one case with pbf-sim; returns its measurements, stats file and wall time."""
-    tag = f"{method}_a{n}" + (f"_s{substeps}" if substeps else "") + ("" if sampled else "_plain")
+def run_pbf_sim(args, tag, scene_of, frames, measure_frame, np, substeps=0):
+    """Writes the scene `scene_of(frames_dir, stats)` under --work/tag, runs pbf-sim on it and hands each of
+    its PLY frames 0..frames to `measure_frame(k, positions)` (the frames are deleted afterwards: they are
+    large). Returns the stats file, the wall time and the particle count pbf-sim reported."""
     case = os.path.join(args.work, tag)
     shutil.rmtree(case, ignore_errors=True)
     os.makedirs(case)
     stats = os.path.join(args.work, f"stats_{tag}.csv")
     path = os.path.join(case, "scene.json")
     with open(path, "w") as f:
-        json.dump(scene(method, args.backend, n, os.path.join(case, "frames"), stats, sampled), f, indent=1)
-    command = [args.pbf_sim, path]
+        json.dump(scene_of(os.path.join(case, "frames"), stats), f, indent=1)
+    command = [args.pbf_sim, path, "--frames", str(frames)]
     if substeps:
         command += ["--substeps", str(substeps)]
     if args.threads:
@@ -126,22 +162,100 @@ def run_case(args, method, n, substeps, np, sampled=True):
     wall = time.time() - start
     if result.returncode != 0:
         sys.exit(f"run_validation.py: {' '.join(command)} failed:\n{result.stdout}")
-    s = A / n
+    for k in range(frames + 1):
+        measure_frame(k, read_ply(os.path.join(case, "frames", f"frame_{k:04d}.ply"), np))
+    shutil.rmtree(os.path.join(case, "frames"))
+    first = result.stdout.splitlines()[0] if result.stdout else ""
+    particles = first.split(": ")[1].split(" particles")[0] if ": " in first else "?"
+    return stats, wall, particles
+
+
+def run_case(args, method, n, substeps, np, sampled=True, frames=None):
+    """Runs the column a x 2a at a/n with pbf-sim; returns its front and column per frame, stats file and
+    wall time."""
+    tag = f"{method}_a{n}" + (f"_s{substeps}" if substeps else "") + ("" if sampled else "_plain")
+    frames = frames_of(method) if frames is None else frames
     rows = []
-    for k in range(frames_of(method) + 1):
+
+    def measure_frame(k, positions):
         t = k / 60.0
-        z, h = measure(read_ply(os.path.join(case, "frames", f"frame_{k:04d}.ply"), np), s, np)
-        rows.append((t, t * math.sqrt(2 * G / A), z, h))
-    shutil.rmtree(os.path.join(case, "frames"))  # the PLY frames are large; the measurements stay
+        rows.append((t, t * math.sqrt(2 * G / A), *measure(positions, A / n, np)))
+
+    stats, wall, particles = run_pbf_sim(
+        args, tag, lambda out, stats: scene(method, args.backend, n, out, stats, sampled), frames, measure_frame, np,
+        substeps)
     with open(os.path.join(args.work, f"front_{tag}.csv"), "w") as f:
         f.write("# pbf-sim dam break, " + tag + ": T = t sqrt(2 g / a), Z = front / a, H = column at the back wall / a\n")
         f.write("t_s,T,Z,H\n")
         for r in rows:
             f.write("%.6f,%.6f,%.6f,%.6f\n" % r)
-    first = result.stdout.splitlines()[0] if result.stdout else ""
-    particles = first.split(": ")[1].split(" particles")[0] if ": " in first else "?"
     return {"tag": tag, "method": method, "n": n, "substeps": substeps, "rows": rows, "stats": stats,
             "wall": wall, "particles": particles, "sampled": sampled}
+
+
+def gauge_scene(method, backend, n, out_dir, stats, frames=GAUGE_FRAMES):
+    """Lobovsky et al.'s dam break at H/n as a pbf-sim scene: the column L x H at the back of the tank,
+    a slab LAYERS particles deep, the walls sampled with boundary particles."""
+    s = GAUGE_H / n
+    depth = LAYERS * s
+    return {
+        "description": f"Lobovsky et al. 2014 dam break, column {GAUGE_L} m x {GAUGE_H} m in a tank {GAUGE_TANK[0]} m "
+                       f"long, H/{n}, slab {LAYERS} particles deep",
+        "domain": {"min": [0, 0, 0], "max": [GAUGE_TANK[0], GAUGE_TANK[1], depth]},
+        "backend": backend, "method": method, "spacing": s, "boundary_particles": True,
+        "time": {"fps": 60, "frames": frames},
+        "fluid": [{"box": {"min": [0, 0, 0], "max": [GAUGE_L, GAUGE_H, depth]}}],
+        "output": {"dir": out_dir, "ply": True, "stats": stats},
+    }
+
+
+def gauge_levels(positions, s, np):
+    """The water level h / H at each of GAUGES: the top of the connected water over the floor (bins of two
+    spacings holding a slab's depth of particles) in a band one spacing either side of the gauge, plus half a
+    spacing for the particles' own extent; 0 where no water is."""
+    levels = []
+    for _, x in GAUGES:
+        column = positions[np.abs(positions[:, 0] - x) < s]
+        top = contiguous_extent(column[:, 1], 2.0 * s, LAYERS, np) if len(column) else 0.0
+        levels.append((top + 0.5 * s) / GAUGE_H if top > 0.0 else 0.0)
+    return levels
+
+
+def run_gauges(args, method, n, np, frames=None):
+    """Runs Lobovsky et al.'s dam break at H/n; returns the gauges' levels per frame."""
+    tag = f"gauges_{method}_h{n}"
+    frames = gauge_frames_of(method) if frames is None else frames
+    rows = []
+
+    def measure_frame(k, positions):
+        t = k / 60.0
+        rows.append((t, t * math.sqrt(G / GAUGE_H), *gauge_levels(positions, GAUGE_H / n, np)))
+
+    stats, wall, particles = run_pbf_sim(
+        args, tag, lambda out, stats: gauge_scene(method, args.backend, n, out, stats, frames), frames, measure_frame, np)
+    with open(os.path.join(args.work, f"levels_{tag}.csv"), "w") as f:
+        f.write(f"# pbf-sim, Lobovsky et al. 2014 dam break, {tag}: T = t sqrt(g / H), levels h / H at the gauges\n")
+        f.write("t_s,T," + ",".join(f"h_{name}" for name, _ in GAUGES) + "\n")
+        for r in rows:
+            f.write(",".join("%.6f" % v for v in r) + "\n")
+    return {"tag": tag, "method": method, "n": n, "rows": rows, "stats": stats, "wall": wall, "particles": particles}
+
+
+def crossing(ts, hs, level, after=0.0):
+    """The first T after `after` at which the level hs reaches `level`, interpolated between samples; None if
+    it never does."""
+    for k in range(1, len(ts)):
+        if ts[k] > after and hs[k] >= level > hs[k - 1]:
+            return ts[k - 1] + (level - hs[k - 1]) / (hs[k] - hs[k - 1]) * (ts[k] - ts[k - 1])
+    return None
+
+
+def level_rms(run, gauge, data, until):
+    """RMS of h_sim - h_exp (in H) over the experiment's samples up to T = until."""
+    ts = [r[1] for r in run["rows"]]
+    hs = [r[2 + gauge] for r in run["rows"]]
+    errors = [interpolate(ts, hs, t) - h for t, h in zip(*data) if t <= min(until, ts[-1])]
+    return math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else None
 
 
 def interpolate(xs, ys, x):
@@ -182,16 +296,16 @@ def sample(run, column, T):
     return interpolate(ts, [r[column] for r in run["rows"]], T)
 
 
-def convergence_table(runs, label, column, what):
-    """Markdown rows: the quantity at each T_SAMPLES per run, then the successive differences."""
-    lines = [f"| {label} | " + " | ".join(f"T = {T:g}" for T in T_SAMPLES) + " |",
-             "|---|" + "---|" * len(T_SAMPLES)]
+def convergence_table(runs, label, column, what, samples=T_SAMPLES):
+    """Markdown rows: the quantity at each of `samples` (times T) per run, then the successive differences."""
+    lines = [f"| {label} | " + " | ".join(f"T = {T:g}" for T in samples) + " |",
+             "|---|" + "---|" * len(samples)]
     previous = None
     for name, run in runs:
-        values = [sample(run, column, T) for T in T_SAMPLES]
+        values = [sample(run, column, T) for T in samples]
         lines.append(f"| {name}: {what} | " + " | ".join("%.3f" % v for v in values) + " |")
         if previous is not None:
-            lines.append(f"| difference from the row before | " +
+            lines.append("| difference from the row before | " +
                          " | ".join("%+.3f" % (v - p) for v, p in zip(values, previous)) + " |")
         previous = values
     return lines
@@ -213,6 +327,11 @@ def main():
                         help="skip the runs with plain walls (the planes' own density instead of boundary particles)")
     parser.add_argument("--plain-walls-resolutions", type=int, nargs="+", default=[20, 40],
                         help="the resolutions run again with plain walls")
+    parser.add_argument("--gauge-resolutions", type=int, nargs="+", default=[20, 40],
+                        help="PBF's resolutions (particles across H) of Lobovsky et al.'s dam break (Projective Fluids: "
+                             "the coarsest)")
+    parser.add_argument("--no-gauges", dest="gauges", action="store_false",
+                        help="skip Lobovsky et al.'s dam break (the water-level gauges)")
     parser.add_argument("--work", default=os.path.join(ROOT, "build", "validation"), help="CSVs and frames")
     parser.add_argument("--doc", default=os.path.join(ROOT, "docs", "VALIDATION.md"))
     args = parser.parse_args()
@@ -248,11 +367,19 @@ def main():
             for n in [n for n in levels[method] if n in args.plain_walls_resolutions]:
                 print(f"{METHOD_NAMES[method]} at a/{n}, plain walls ...", flush=True)
                 plain[(method, n, 0)] = run_case(args, method, n, 0, np, sampled=False)
+    gauge_runs = {}  # Lobovsky et al.'s dam break: (method, n) -> levels per frame
+    gauge_levels_of = {"pbf": sorted(set(args.gauge_resolutions)),
+                       "projective": sorted(set(args.gauge_resolutions))[:1]}
+    if args.gauges:
+        for method in args.methods:
+            for n in gauge_levels_of[method]:
+                print(f"{METHOD_NAMES[method]}, Lobovsky et al.'s dam break at H/{n} ...", flush=True)
+                gauge_runs[(method, n)] = run_gauges(args, method, n, np)
     total = time.time() - started
 
-    doc = ["# Validation: dam break against experiment", "",
+    doc = ["# Validation: dam breaks against experiment", "",
            "Generated by `tests/validation/run_validation.py` (see the end of this page to reproduce it).", "",
-           "**The case.** A water column *a* wide and 2*a* high (*a* = 0.15 m) collapses along a tank 10*a* long: "
+           "**The first case.** A water column *a* wide and 2*a* high (*a* = 0.15 m) collapses along a tank 10*a* long: "
            f"a slab {LAYERS} particles deep between side walls, the domain walls sampled with boundary particles "
            "(and again with plain walls, which add the density of the solid behind them, docs/PHYSICS.md §11), "
            f"frames of 1/60 s and every other setting at pbf-sim's defaults; PBF runs {FRAMES} frames "
@@ -267,7 +394,9 @@ def main():
            "Koshizuka & Oka (1996), Nucl. Sci. Eng. 123. No published residual-column data with a named source was "
            "at hand, so the column height is reported (and its convergence tabulated) without an experimental "
            "comparison.", "",
-           "**The target** (issue #15): front within 5 % RMS of the experiment, at two resolutions.", ""]
+           "**The target** (issue #15): front within 5 % RMS of the experiment, at two resolutions.", "",
+           "The second case, Lobovsky et al.'s wider column with water-level gauges along its tank, follows under "
+           "\"Water levels against experiment\".", ""]
 
     doc += ["## Front against experiment", "",
             "RMS of the relative front error (*Z*_sim − *Z*_exp)/*Z*_exp over each data set's points within the "
@@ -314,6 +443,65 @@ def main():
                 f"![column](validation/column_{method}.png)", "",
                 f"![density error](validation/density_{method}.png)", ""]
 
+    if gauge_runs:
+        gauge_data = {name: read_data(GAUGE_DATA[name]) for name, _ in GAUGES}
+        experiment = {name: (crossing(*gauge_data[name], ARRIVAL_LEVEL),
+                             crossing(*gauge_data[name], BORE_LEVEL, BORE_AFTER)) for name, _ in GAUGES}
+        doc += ["## Water levels against experiment", "",
+                f"**The case** (Lobovsky et al. 2014): a column {GAUGE_L:g} m long and {GAUGE_H:g} m high (*H*) at the "
+                f"back of a tank {GAUGE_TANK[0]:g} m long, as a slab {LAYERS} particles deep with its walls sampled, frames "
+                f"of 1/60 s and pbf-sim's defaults; PBF runs {GAUGE_FRAMES} frames ({GAUGE_FRAMES / 60:.1f} s), "
+                f"Projective Fluids {GAUGE_FRAMES_PROJECTIVE} ({GAUGE_FRAMES_PROJECTIVE / 60:.1f} s) at the coarsest "
+                "resolution. The gauges " + " and ".join(f"{name} (*x* = {x:g} m)" for name, x in GAUGES) +
+                " read the top of the connected water over the floor in a band a spacing either side of them (bins of "
+                "two spacings holding a slab's depth of particles), plus half a spacing; time is *T* = *t* √(*g*/*H*). "
+                "**The data**: Lobovsky, Botia-Vera, Castellana, Mas-Soler and Souto-Iglesias (2014), J. Fluids Struct. "
+                "48, 407–434, Fig. 16, *H* = 300 mm (`tests/validation/data/lobovsky_2014_h300_level_*.csv`, which "
+                "name where the digitised numbers come from).", "",
+                f"The surge *arrives* at a gauge when its level passes {ARRIVAL_LEVEL:g} *H*; the *bore* reflected from "
+                f"the far wall passes it when the level passes {BORE_LEVEL:g} *H* after *T* = {BORE_AFTER:g}. The arrival "
+                "error is relative to the experiment's arrival time (a front that runs ahead arrives early, a negative "
+                f"error). The level error is the RMS of *h*_sim − *h*_exp, in *H*, over the surge (*T* ≤ {SURGE_UNTIL:g}, "
+                "before the bore); after the bore a reading drops wherever the breaking wave leaves air under the crest, "
+                "since it counts only the water connected to the floor.", "",
+                "| run | particles | " + " | ".join(
+                    f"arrival at {name} (exp. *T* = {experiment[name][0]:.2f})" for name, _ in GAUGES) + " | " +
+                " | ".join(f"level error at {name}" for name, _ in GAUGES) + " | " +
+                " | ".join(f"bore at {name} (exp. *T* = {experiment[name][1]:.2f})" for name, _ in GAUGES) +
+                " | wall time |",
+                "|---|---|" + "---|" * (3 * len(GAUGES)) + "---|"]
+        for (method, n), run in gauge_runs.items():
+            ts = [r[1] for r in run["rows"]]
+            arrivals, level_cells, bores = [], [], []
+            for k, (name, _) in enumerate(GAUGES):
+                hs = [r[2 + k] for r in run["rows"]]
+                arrival, bore = crossing(ts, hs, ARRIVAL_LEVEL), crossing(ts, hs, BORE_LEVEL, BORE_AFTER)
+                arrivals.append("–" if arrival is None else "%.2f (%+.1f %%)" % (
+                    arrival, 100 * (arrival - experiment[name][0]) / experiment[name][0]))
+                bores.append("–" if bore is None else "%.2f (%+.1f %%)" % (
+                    bore, 100 * (bore - experiment[name][1]) / experiment[name][1]))
+                rms = level_rms(run, k, gauge_data[name], SURGE_UNTIL)
+                level_cells.append("–" if rms is None else "%.3f *H*" % rms)
+            doc.append(f"| {METHOD_NAMES[method]}, H/{n} | {run['particles']} | " + " | ".join(arrivals + level_cells + bores) +
+                       " | %.0f s |" % run["wall"])
+        doc.append("")
+        for method in args.methods:
+            runs_here = [(n, gauge_runs[(method, n)]) for n in gauge_levels_of[method] if (method, n) in gauge_runs]
+            for k, (name, x) in enumerate(GAUGES):
+                lines = [(f"{METHOD_NAMES[method]}, H/{n}", [r[1] for r in run["rows"]], [r[2 + k] for r in run["rows"]],
+                          f"C{j}-") for j, (n, run) in enumerate(runs_here)]
+                lines.append(("Lobovsky et al. 2014", gauge_data[name][0], gauge_data[name][1], "k-"))
+                plot_stats.plot_lines(os.path.join(plots, f"level_{name}_{method}.png"), lines, "T = t sqrt(g/H)",
+                                      "h / H", f"Water level at {name} (x = {x:g} m), {METHOD_NAMES[method]}")
+            doc += [f"### {METHOD_NAMES[method]}", ""]
+            for name, _ in GAUGES:
+                doc += [f"![level at {name}](validation/level_{name}_{method}.png)", ""]
+            if len(runs_here) > 1:
+                series = [(f"H/{n}", run) for n, run in runs_here]
+                for k, (name, _) in enumerate(GAUGES):
+                    doc += [f"Level at {name} as the resolution doubles:", ""]
+                    doc += convergence_table(series, "run", 2 + k, f"h at {name}", [2.0, 3.0, 4.0, 5.0]) + [""]
+
     doc += ["## Convergence", "",
             "Front *Z* and column *H* at fixed *T* as the resolution doubles, and (PBF, coarsest resolution) as the "
             "substeps rise; a converging method's successive differences shrink.", ""]
@@ -342,10 +530,15 @@ def main():
         command += " --fine"
     if args.projective_resolutions != [20]:
         command += " --projective-resolutions " + " ".join(map(str, args.projective_resolutions))
+    if args.gauge_resolutions != [20, 40]:
+        command += " --gauge-resolutions " + " ".join(map(str, args.gauge_resolutions))
+    if not args.gauges:
+        command += " --no-gauges"
     doc += ["## Reproducing", "",
             "Build pbf-sim (`cmake --build build/release --target pbf-sim`), then, with python3-numpy and "
             "python3-matplotlib installed:", "", "```sh", command, "```", "",
             "`--fine` adds a/80, `--projective-resolutions 20 40` runs Projective Fluids at a/40 too, "
+            "`--gauge-resolutions 20 40 80` adds H/80 to the gauges' runs, `--no-gauges` leaves them out, "
             "`--backend cuda` runs on the GPU, `--methods pbf` runs one method. The runs' "
             "CSVs (front and column per frame, and each run's `pbf-sim --stats` file) stay in `build/validation/`; "
             f"this page and `docs/validation/*.png` are rewritten. This run took {total:.0f} s "
