@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks run_validation.py's reading and measuring against pbf-sim as built: both dam breaks run
 for two frames at a coarse resolution, and the harness must read the particles where the scene put
-them (the front at the column's face, the column at its height, dry gauges). A change to pbf-sim's
-PLY files or scene format that the harness would misread fails here, not in the next validation.
+them (the front at the column's face, the column at its height, dry gauges); its crossing times and
+fitted delays are checked on made-up curves. A change to pbf-sim's PLY files or scene format that
+the harness would misread fails here, not in the next validation.
 
     python3 tests/validation/test_harness.py PBF_SIM WORK_DIR
 
@@ -80,6 +81,21 @@ def main():
     check(abs(rv.crossing(ts, hs, 0.1) - 1.5) < 1e-12, "crossing interpolates the first passage")
     check(abs(rv.crossing(ts, hs, 0.15, 2.5) - 3.125) < 1e-12, "crossing after a time skips an earlier passage")
     check(rv.crossing(ts, hs, 0.6) is None, "a level never reached has no crossing")
+
+    # A simulated front 0.3 ahead of the experiment's (as if released 0.3 earlier): delayed by 0.3 it is the
+    # experiment's, and best_delay finds that; one 0.3 behind has no delay to find (delays are not negative)
+    # and keeps its error.
+    data = ([0.5, 1.0, 1.5, 2.0, 2.5], [1.1, 1.4, 1.9, 2.5, 3.2])
+
+    def front(T):
+        return 1.0 if T <= 0.0 else rv.interpolate([0.0] + data[0], [1.0] + data[1], min(T, 2.5))
+
+    ahead = {"rows": [(0.0, 0.05 * k, front(0.05 * k + 0.3), 0.0) for k in range(61)]}
+    behind = {"rows": [(0.0, 0.05 * k, front(0.05 * k - 0.3), 0.0) for k in range(61)]}
+    delay, error = rv.best_delay(ahead, data)
+    check(abs(delay - 0.3) < 1e-9 and error < 1e-3, "a front 0.3 ahead is found 0.3 ahead (%.2f, %.4f)" % (delay, error))
+    delay, error = rv.best_delay(behind, data)
+    check(delay == 0.0 and error > 0.05, "a front behind has no delay to find (error %.3f)" % error)
 
     if failures:
         print("%d failed" % len(failures))
