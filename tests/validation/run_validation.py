@@ -131,15 +131,20 @@ def contiguous_extent(values, width, minimum, np):
     return float(values[(bins == k - 1)].max())
 
 
+def water_extent(values, s, np):
+    """How far the connected water reaches along one axis from 0, for particles of spacing s whose
+    coordinates on that axis are `values`: the outermost centre of the run of bins of two spacings that
+    each hold a slab's depth of particles, plus half a spacing for the particles' own extent; 0 where
+    there is no such water."""
+    end = contiguous_extent(values, 2.0 * s, LAYERS, np) if len(values) else 0.0
+    return end + 0.5 * s if end > 0.0 else 0.0
+
+
 def measure(positions, s, np):
-    """Front Z = x_front / a and column H = height at the back wall / a: the outermost particle
-    centres of the connected water (bins of 2 spacings holding a full slab's depth of particles)
-    plus half a spacing, the particles' own extent."""
-    w = 2.0 * s
-    front = contiguous_extent(positions[:, 0], w, LAYERS, np) + 0.5 * s
-    wall = positions[positions[:, 0] < w]
-    column = contiguous_extent(wall[:, 1], w, LAYERS, np) + 0.5 * s if len(wall) else 0.0
-    return front / A, column / A
+    """Front Z = x_front / a and column H = height at the back wall / a (within two spacings of it), both
+    water_extent()."""
+    wall = positions[positions[:, 0] < 2.0 * s]
+    return water_extent(positions[:, 0], s, np) / A, water_extent(wall[:, 1], s, np) / A
 
 
 def run_pbf_sim(args, tag, scene_of, frames, measure_frame, np, substeps=0):
@@ -210,16 +215,10 @@ def gauge_scene(method, backend, n, out_dir, stats, frames=GAUGE_FRAMES):
     }
 
 
-def gauge_levels(positions, s, np):
-    """The water level h / H at each of GAUGES: the top of the connected water over the floor (bins of two
-    spacings holding a slab's depth of particles) in a band one spacing either side of the gauge, plus half a
-    spacing for the particles' own extent; 0 where no water is."""
-    levels = []
-    for _, x in GAUGES:
-        column = positions[np.abs(positions[:, 0] - x) < s]
-        top = contiguous_extent(column[:, 1], 2.0 * s, LAYERS, np) if len(column) else 0.0
-        levels.append((top + 0.5 * s) / GAUGE_H if top > 0.0 else 0.0)
-    return levels
+def gauge_levels(positions, s, np, gauges=GAUGES):
+    """The water level h / H at each of `gauges` ((name, x) pairs): the water_extent() over the floor of the
+    particles in a band one spacing either side of the gauge."""
+    return [water_extent(positions[np.abs(positions[:, 0] - x) < s][:, 1], s, np) / GAUGE_H for _, x in gauges]
 
 
 def run_gauges(args, method, n, np, frames=None):
@@ -381,11 +380,11 @@ def main():
                 print(f"{METHOD_NAMES[method]} at a/{n}, plain walls ...", flush=True)
                 plain[(method, n, 0)] = run_case(args, method, n, 0, np, sampled=False)
     gauge_runs = {}  # Lobovsky et al.'s dam break: (method, n) -> levels per frame
-    gauge_levels_of = {"pbf": sorted(set(args.gauge_resolutions)),
-                       "projective": sorted(set(args.gauge_resolutions))[:1]}
+    gauge_resolutions = {"pbf": sorted(set(args.gauge_resolutions)),
+                         "projective": sorted(set(args.gauge_resolutions))[:1]}
     if args.gauges:
         for method in args.methods:
-            for n in gauge_levels_of[method]:
+            for n in gauge_resolutions[method]:
                 print(f"{METHOD_NAMES[method]}, Lobovsky et al.'s dam break at H/{n} ...", flush=True)
                 gauge_runs[(method, n)] = run_gauges(args, method, n, np)
     total = time.time() - started
@@ -514,7 +513,7 @@ def main():
                        " | %.0f s |" % run["wall"])
         doc.append("")
         for method in args.methods:
-            runs_here = [(n, gauge_runs[(method, n)]) for n in gauge_levels_of[method] if (method, n) in gauge_runs]
+            runs_here = [(n, gauge_runs[(method, n)]) for n in gauge_resolutions[method] if (method, n) in gauge_runs]
             for k, (name, x) in enumerate(GAUGES):
                 lines = [(f"{METHOD_NAMES[method]}, H/{n}", [r[1] for r in run["rows"]], [r[2 + k] for r in run["rows"]],
                           f"C{j}-") for j, (n, run) in enumerate(runs_here)]

@@ -69,12 +69,7 @@ def main():
     s = rv.GAUGE_H / 8
     lattice = np.array([[(i + 0.5) * s, (j + 0.5) * s, (k + 0.5) * s]
                         for i in range(int(round(rv.GAUGE_L / s))) for j in range(8) for k in range(rv.LAYERS)])
-    saved = rv.GAUGES
-    try:
-        rv.GAUGES = [("inside", 0.3)]
-        inside = rv.gauge_levels(lattice, s, np)[0]
-    finally:
-        rv.GAUGES = saved
+    inside = rv.gauge_levels(lattice, s, np, [("inside", 0.3)])[0]
     check(abs(inside - 1.0) < 1e-6, "a gauge inside the column reads its height (h = %.3f)" % inside)
 
     ts, hs = [0.0, 1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.2, 0.1, 0.5]
