@@ -53,25 +53,13 @@ struct BoundarySamples {
 constexpr float kBoundaryNearReach = 1.25f;
 
 
-// The block of cells that can hold samples within the kernel radius of p
-// (as in neighbor_scan.h, widened by the round-off of p -/+ h).
-PBF_HD void boundary_cell_block(const GridSpec& g, Vec3 p, float h, int lo[3], int hi[3]) {
-  const float c[3] = {p.x, p.y, p.z};
-  const float o[3] = {g.origin.x, g.origin.y, g.origin.z};
-  for (int a = 0; a < 3; ++a) {
-    const float reach = h + 4.8e-7f * (fabsf(c[a]) + h);
-    lo[a] = g.axis_cell(c[a] - reach, o[a], g.dim[a]);
-    hi[a] = g.axis_cell(c[a] + reach, o[a], g.dim[a]);
-  }
-}
-
 // f(first, last) for each row of cells of the block within `reach` of p
-// (boundary_cell_block()): the samples [first, last) of the row's cells, in
+// (GridSpec::cell_block()): the samples [first, last) of the row's cells, in
 // the grid's order.
 template <class F>
 PBF_HD void for_each_sample_row(const BoundarySamples& b, Vec3 p, float reach, F&& f) {
   int lo[3], hi[3];
-  boundary_cell_block(b.grid, p, reach, lo, hi);
+  b.grid.cell_block(p, reach, lo, hi);
   for (int z = lo[2]; z <= hi[2]; ++z)
     for (int y = lo[1]; y <= hi[1]; ++y)
       f(b.cell_start[b.grid.linear(lo[0], y, z)], b.cell_start[b.grid.linear(hi[0], y, z) + 1]);
@@ -182,7 +170,7 @@ PBF_HD void boundary_push(const CubicKernel& k, const BoundarySamples& b, Vec3 p
 PBF_HD bool boundary_within(const BoundarySamples& b, Vec3 p, float radius) {
   if (b.count == 0) return false;
   int lo[3], hi[3];
-  boundary_cell_block(b.grid, p, radius, lo, hi);
+  b.grid.cell_block(p, radius, lo, hi);
   const float r2max = radius * radius;
   for (int z = lo[2]; z <= hi[2]; ++z)
     for (int y = lo[1]; y <= hi[1]; ++y) {

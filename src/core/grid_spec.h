@@ -37,6 +37,19 @@ struct GridSpec {
     cell_of(p, cx, cy, cz);
     return linear(cx, cy, cz);
   }
+  // The cells that cover [p - r, p + r] on each axis, lo[a] .. hi[a],
+  // widened by the round-off of that subtraction: cell_of() is monotone, so
+  // a point within r of p always lies in this block, however its cell index
+  // was rounded.
+  PBF_HD void cell_block(Vec3 p, float r, int lo[3], int hi[3]) const {
+    const float c[3] = {p.x, p.y, p.z};
+    const float o[3] = {origin.x, origin.y, origin.z};
+    for (int a = 0; a < 3; ++a) {
+      const float reach = r + 4.8e-7f * (fabsf(c[a]) + r);  // 2^-21 relative
+      lo[a] = axis_cell(c[a] - reach, o[a], dim[a]);
+      hi[a] = axis_cell(c[a] + reach, o[a], dim[a]);
+    }
+  }
   // Whether p lies more than one cell (one kernel radius) beyond the grid's
   // box on some axis, so that no point in the box, and no fluid particle,
   // is within reach of it. Clamped into a border cell, such a point would

@@ -25,17 +25,8 @@ PBF_HD uint32_t scan_neighbors(const GridSpec& spec, const uint32_t* start, cons
                                bool* overflow) {
   const float r2max = radius * radius;
   const Vec3 xi = x[i];
-  // The cells that cover [x_i - r, x_i + r] on each axis, widened by the
-  // round-off of that subtraction: cell_of() is monotone, so a neighbour
-  // always lies in this block, however its cell index was rounded.
   int lo[3], hi[3];
-  const float c[3] = {xi.x, xi.y, xi.z};
-  const float o[3] = {spec.origin.x, spec.origin.y, spec.origin.z};
-  for (int a = 0; a < 3; ++a) {
-    const float reach = radius + 4.8e-7f * (fabsf(c[a]) + radius);  // 2^-21 relative
-    lo[a] = spec.axis_cell(c[a] - reach, o[a], spec.dim[a]);
-    hi[a] = spec.axis_cell(c[a] + reach, o[a], spec.dim[a]);
-  }
+  spec.cell_block(xi, radius, lo, hi);
   uint32_t found = 0;
   for (int z = lo[2]; z <= hi[2]; ++z) {
     for (int y = lo[1]; y <= hi[1]; ++y) {

@@ -7,16 +7,15 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/neighbor_scan.h"
-
 namespace pbf {
 
 namespace {
 constexpr size_t kGrain = 1024;
 }
 
-CpuNeighborGrid::CpuNeighborGrid(const GridSpec& spec)
+CpuNeighborGrid::CpuNeighborGrid(const GridSpec& spec, LaneTarget scan)
     : spec_(spec),
+      scan_(neighbor_scan_for(scan)),
       cells_(static_cast<size_t>(spec.cell_count())),
       cursor_(new std::atomic<uint32_t>[cells_ + 1]),
       cell_start_(cells_ + 2, 0u) {}
@@ -78,8 +77,8 @@ uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, 
     uint32_t local_overflows = 0;
     for (size_t i = range.begin(); i < range.end(); ++i) {
       bool overflow = false;
-      count[i] = scan_neighbors(spec_, start, x, static_cast<uint32_t>(i), radius, stride, index + i * stride, 1,
-                                &overflow);
+      count[i] = scan_(spec_, start, x, static_cast<uint32_t>(n), static_cast<uint32_t>(i), radius, stride,
+                       index + i * stride, &overflow);
       local_overflows += overflow ? 1u : 0u;
     }
     overflows.fetch_add(local_overflows, std::memory_order_relaxed);

@@ -9,13 +9,17 @@
 #include <memory>
 #include <vector>
 
+#include "backend/cpu/cpu_neighbor_scan.h"
+#include "backend/cpu/lane_targets.h"
 #include "core/grid_spec.h"
 
 namespace pbf {
 
 class CpuNeighborGrid {
  public:
-  explicit CpuNeighborGrid(const GridSpec& spec);
+  // find_neighbors() scans with the copy of `scan` (the same lists from
+  // every target; they differ in speed).
+  explicit CpuNeighborGrid(const GridSpec& spec, LaneTarget scan = best_lane_target());
 
   const GridSpec& spec() const { return spec_; }
   // Where each cell's places start after sort(): cell_count() + 1 entries
@@ -50,6 +54,7 @@ class CpuNeighborGrid {
   void sort_into(const Vec3* positions, size_t n, uint32_t* order, bool set_aside);
 
   GridSpec spec_;
+  NeighborScan scan_;
   size_t cells_;
   std::unique_ptr<std::atomic<uint32_t>[]> cursor_;  // cells_ + 1 entries (the set-aside bucket last)
   std::vector<uint32_t> cell_start_;                 // cells_ + 2 entries

@@ -223,6 +223,34 @@ inline Vec3Lanes gather(const Vec3* p, const uint32_t* index) {
   return g;
 }
 
+// The eight points p[0..7] (24 contiguous floats, all read).
+inline Vec3Lanes load_points(const Vec3* p) {
+  Vec3Lanes g;
+#if defined(__x86_64__) && PBF_LANE_BYTES == 32
+  // Three vectors of four points' worth of floats in each half, then five
+  // in-lane shuffles (no lane crossing).
+  const float* f = &p[0].x;
+  const __m256 m03 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f)), _mm_loadu_ps(f + 12), 1);
+  const __m256 m14 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + 4)), _mm_loadu_ps(f + 16), 1);
+  const __m256 m25 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + 8)), _mm_loadu_ps(f + 20), 1);
+  const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));  // x2 y2 x3 y3 | x6 y6 x7 y7
+  const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));  // y0 z0 y1 z1 | y4 z4 y5 z5
+  const __m256 x = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
+  const __m256 y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+  const __m256 z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
+  __builtin_memcpy(&g.x, &x, sizeof x);
+  __builtin_memcpy(&g.y, &y, sizeof y);
+  __builtin_memcpy(&g.z, &z, sizeof z);
+#else
+  for (uint32_t k = 0; k < kLanes; ++k) {
+    g.x.set(k, p[k].x);
+    g.y.set(k, p[k].y);
+    g.z.set(k, p[k].z);
+  }
+#endif
+  return g;
+}
+
 // Eight contiguous floats from p, and to p (no alignment needed).
 inline Lanes load(const float* p) {
   Lanes a;

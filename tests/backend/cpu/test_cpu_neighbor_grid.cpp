@@ -316,6 +316,40 @@ TEST(CpuNeighborGrid, SortAndListsAreTheSameWithOneOrFourThreads) {
   }
 }
 
+// The other tests scan with the copy this processor runs best; every copy
+// must give the baseline's (scalar) lists, counts and overflows exactly,
+// also where a list overflows within a group of eight candidates.
+TEST(CpuNeighborGrid, EveryLaneTargetGivesTheBaselinesListsCountsAndOverflows) {
+  const float cell = 0.1f;
+  const GridSpec g = make_spec(Vec3{-0.05f, 0, 0.02f}, cell, 8, 7, 9);
+  for (uint32_t seed : {41u, 42u}) {
+    const std::vector<Vec3> x = make_cloud(seed, 3000, g, cell);
+    CpuNeighborGrid baseline(g, pbf::LaneTarget::Baseline);
+    const std::vector<Vec3> sorted = gather(x, sort_in_arena(baseline, x, 2));
+    const auto truth = brute_force(sorted, cell);
+    const uint32_t all = static_cast<uint32_t>(max_count(truth));
+    for (pbf::LaneTarget target : pbf::lane_targets_here()) {
+      CpuNeighborGrid grid(g, target);
+      EXPECT_EQ(sort_in_arena(grid, x, 2), sort_in_arena(baseline, x, 2));
+      for (uint32_t stride : {0u, 1u, 4u, 7u, 8u, 9u, 10u, 17u, all, all + 9}) {
+        for (float radius : {cell, 0.7f * cell}) {
+          const std::string what = std::string(pbf::lane_target_name(target)) + " seed " + std::to_string(seed) +
+                                   " stride " + std::to_string(stride) + " radius " + std::to_string(radius);
+          const Lists want = find_in_arena(baseline, sorted, radius, stride, 2);
+          const Lists got = find_in_arena(grid, sorted, radius, stride, 2);
+          EXPECT_EQ(got.overflows, want.overflows) << what;
+          ASSERT_EQ(got.count, want.count) << what;
+          for (size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(got.of(i), want.of(i)) << what << " particle " << i;
+        }
+      }
+      if (target == pbf::LaneTarget::Baseline) continue;
+      // The copy alone, against brute force.
+      expect_lists_match(find_in_arena(grid, sorted, cell, all + 1, 2), truth,
+                         std::string(pbf::lane_target_name(target)) + " seed " + std::to_string(seed), g, sorted);
+    }
+  }
+}
+
 TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmall) {
   const float cell = 0.1f;
   const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 8, 8, 8);

@@ -1,0 +1,121 @@
+// The AVX2 copy of the CPU's neighbour scan (cpu_neighbor_scan.h): the
+// candidates of a row of cells eight at a time, their squared distances in
+// lanes (backend/cpu/lanes.h, the same IEEE operations as the scalar scan,
+// so pairs at the radius are decided alike), and the lanes that are
+// neighbours packed to the front with one permutation and appended in order.
+// The shared headers come first, compiled for the baseline; only the code
+// below the target pragma is compiled for AVX2.
+#include "backend/cpu/cpu_neighbor_scan.h"
+
+#include "core/neighbor_scan.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#pragma GCC push_options
+#pragma GCC target("avx2,popcnt")
+
+#define PBF_LANE_BYTES 32
+#define PBF_LANE_TARGET avx2
+#include "backend/cpu/lanes.h"
+
+namespace pbf {
+
+namespace {
+
+// lanes[m]: the lanes set in the 8-bit mask m in ascending order, one per
+// byte from the lowest (the bytes past them 0).
+struct PackTable {
+  uint64_t lanes[256];
+  constexpr PackTable() : lanes() {
+    for (uint32_t m = 0; m < 256; ++m) {
+      uint64_t packed = 0;
+      uint32_t k = 0;
+      for (uint32_t l = 0; l < 8; ++l)
+        if ((m >> l) & 1u) packed |= static_cast<uint64_t>(l) << (8 * k++);
+      lanes[m] = packed;
+    }
+  }
+};
+constexpr PackTable kPack;
+
+}  // namespace
+
+uint32_t scan_neighbors_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n, uint32_t i,
+                             float radius, uint32_t stride, uint32_t* list, bool* overflow) {
+  using avx2::kLanes;
+  const float r2max = radius * radius;
+  const Vec3 xi = x[i];
+  int lo[3], hi[3];
+  spec.cell_block(xi, radius, lo, hi);
+  const __m256 r2 = _mm256_set1_ps(r2max);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  uint32_t found = 0;
+  for (int z = lo[2]; z <= hi[2]; ++z) {
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      // The cells of a row are contiguous in the sorted order.
+      const uint32_t b = start[spec.linear(lo[0], y, z)];
+      const uint32_t e = start[spec.linear(hi[0], y, z) + 1];
+      for (uint32_t j = b; j < e; j += kLanes) {
+        // Candidates j .. j + 7, read as one block where the array holds
+        // them all; past the row's end their lanes are dropped from the mask.
+        const uint32_t filled = e - j < kLanes ? e - j : kLanes;
+        avx2::Vec3Lanes xj;
+        if (j + kLanes <= n) {
+          xj = avx2::load_points(x + j);
+        } else {
+          uint32_t candidate[kLanes];
+          for (uint32_t l = 0; l < kLanes; ++l) candidate[l] = j + (l < filled ? l : filled - 1);
+          xj = avx2::gather(x, candidate);
+        }
+        const avx2::Lanes d2 = avx2::length_squared(xi - xj);
+        __m256 d2v;
+        std::memcpy(&d2v, &d2, sizeof d2v);
+        // A neighbour where !(d2 >= r2), as the scalar scan decides (NaN included).
+        uint32_t bits = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(d2v, r2, _CMP_NGE_UQ)));
+        bits &= (1u << filled) - 1u;
+        if (i - j < kLanes) bits &= ~(1u << (i - j));
+        if (bits == 0) continue;
+        const __m256i order = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(kPack.lanes[bits])));
+        const __m256i places = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(j)), lane);
+        const __m256i packed = _mm256_permutevar8x32_epi32(places, order);
+        const uint32_t count = static_cast<uint32_t>(__builtin_popcount(bits));
+        if (found + kLanes <= stride) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(list + found), packed);  // within i's slots
+        } else {
+          uint32_t tail[kLanes];
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(tail), packed);
+          const uint32_t fit = count < stride - found ? count : stride - found;
+          if (fit > 0) std::memcpy(list + found, tail, fit * sizeof(uint32_t));  // a list of stride 0 may be null
+          if (fit < count) {  // as the scalar scan: stop at the first that does not fit
+            *overflow = true;
+            return stride;
+          }
+        }
+        found += count;
+      }
+    }
+  }
+  *overflow = false;
+  return found;
+}
+
+}  // namespace pbf
+
+#pragma GCC pop_options
+
+#else
+
+namespace pbf {
+
+uint32_t scan_neighbors_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t /*n*/, uint32_t i,
+                             float radius, uint32_t stride, uint32_t* list, bool* overflow) {
+  return scan_neighbors(spec, start, x, i, radius, stride, list, 1, overflow);
+}
+
+}  // namespace pbf
+
+#endif
