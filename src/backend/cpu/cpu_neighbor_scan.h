@@ -1,7 +1,7 @@
 // cpu_neighbor_scan.h - the CPU's neighbour scan of one particle into its
-// particle-major list: core/neighbor_scan.h's scan_neighbors(), and a copy
-// for each lane target (backend/cpu/lane_targets.h) that tests eight
-// candidates at a time and gives the same lists, count and overflow.
+// particle-major list, per lane target (backend/cpu/lane_targets.h): the
+// baseline runs core/neighbor_scan.h's scan_neighbors(); the AVX2 copy tests
+// eight candidates at a time and gives the same list, count and overflow.
 #pragma once
 
 #include <cstdint>
