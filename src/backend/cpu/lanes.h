@@ -174,6 +174,26 @@ inline Vec3Lanes& operator+=(Vec3Lanes& a, const Vec3Lanes& b) {
   return a;
 }
 inline Lanes length_squared(const Vec3Lanes& a) { return a.x * a.x + a.y * a.y + a.z * a.z; }
+
+// Point l of the eight, read and written.
+inline Vec3 lane(const Vec3Lanes& v, uint32_t l) { return Vec3{v.x[l], v.y[l], v.z[l]}; }
+inline void set_lane(Vec3Lanes& v, uint32_t l, Vec3 a) {
+  v.x.set(l, a.x);
+  v.y.set(l, a.y);
+  v.z.set(l, a.z);
+}
+
+#if defined(__x86_64__) && PBF_LANE_BYTES == 32
+// Eight points from their coordinates in three vectors.
+inline Vec3Lanes vec3_lanes(__m256 x, __m256 y, __m256 z) {
+  Vec3Lanes g;
+  __builtin_memcpy(&g.x, &x, sizeof x);
+  __builtin_memcpy(&g.y, &y, sizeof y);
+  __builtin_memcpy(&g.z, &z, sizeof z);
+  return g;
+}
+#endif
+
 inline Vec3 lane_sum(const Vec3Lanes& a) { return Vec3{lane_sum(a.x), lane_sum(a.y), lane_sum(a.z)}; }
 
 // The points p[index[0..7]]. On x86 each point is read as one vector of
@@ -190,20 +210,18 @@ inline __m128 load_point(const Vec3& q) {
 #endif
 
 inline Vec3Lanes gather(const Vec3* p, const uint32_t* index) {
-  Vec3Lanes g;
 #if defined(__x86_64__) && PBF_LANE_BYTES == 32
   __m256 q[4];
   for (uint32_t k = 0; k < 4; ++k)
     q[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(load_point(p[index[k]])), load_point(p[index[k + 4]]), 1);
   const __m256 xy01 = _mm256_unpacklo_ps(q[0], q[1]), z01 = _mm256_unpackhi_ps(q[0], q[1]);
   const __m256 xy23 = _mm256_unpacklo_ps(q[2], q[3]), z23 = _mm256_unpackhi_ps(q[2], q[3]);
-  const __m256 x = _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(1, 0, 1, 0));
-  const __m256 y = _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 2, 3, 2));
-  const __m256 z = _mm256_shuffle_ps(z01, z23, _MM_SHUFFLE(1, 0, 1, 0));
-  __builtin_memcpy(&g.x, &x, sizeof x);
-  __builtin_memcpy(&g.y, &y, sizeof y);
-  __builtin_memcpy(&g.z, &z, sizeof z);
-#elif defined(__x86_64__) && PBF_LANE_BYTES == 16
+  return vec3_lanes(_mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(1, 0, 1, 0)),
+                    _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 2, 3, 2)),
+                    _mm256_shuffle_ps(z01, z23, _MM_SHUFFLE(1, 0, 1, 0)));
+#else
+  Vec3Lanes g;
+#if defined(__x86_64__) && PBF_LANE_BYTES == 16
   for (uint32_t half = 0; half < 2; ++half) {
     __m128 q0 = load_point(p[index[4 * half]]), q1 = load_point(p[index[4 * half + 1]]);
     __m128 q2 = load_point(p[index[4 * half + 2]]), q3 = load_point(p[index[4 * half + 3]]);
@@ -213,19 +231,14 @@ inline Vec3Lanes gather(const Vec3* p, const uint32_t* index) {
     __builtin_memcpy(&g.z.p[half], &q2, sizeof q2);
   }
 #else
-  for (uint32_t k = 0; k < kLanes; ++k) {
-    const Vec3 q = p[index[k]];
-    g.x.set(k, q.x);
-    g.y.set(k, q.y);
-    g.z.set(k, q.z);
-  }
+  for (uint32_t k = 0; k < kLanes; ++k) set_lane(g, k, p[index[k]]);
 #endif
   return g;
+#endif
 }
 
 // The eight points p[0..7] (24 contiguous floats, all read).
 inline Vec3Lanes load_points(const Vec3* p) {
-  Vec3Lanes g;
 #if defined(__x86_64__) && PBF_LANE_BYTES == 32
   // Three vectors of four points' worth of floats in each half, then five
   // in-lane shuffles (no lane crossing).
@@ -235,20 +248,14 @@ inline Vec3Lanes load_points(const Vec3* p) {
   const __m256 m25 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + 8)), _mm_loadu_ps(f + 20), 1);
   const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));  // x2 y2 x3 y3 | x6 y6 x7 y7
   const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));  // y0 z0 y1 z1 | y4 z4 y5 z5
-  const __m256 x = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
-  const __m256 y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
-  const __m256 z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
-  __builtin_memcpy(&g.x, &x, sizeof x);
-  __builtin_memcpy(&g.y, &y, sizeof y);
-  __builtin_memcpy(&g.z, &z, sizeof z);
+  return vec3_lanes(_mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0)),
+                    _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0)),
+                    _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1)));
 #else
-  for (uint32_t k = 0; k < kLanes; ++k) {
-    g.x.set(k, p[k].x);
-    g.y.set(k, p[k].y);
-    g.z.set(k, p[k].z);
-  }
-#endif
+  Vec3Lanes g;
+  for (uint32_t k = 0; k < kLanes; ++k) set_lane(g, k, p[k]);
   return g;
+#endif
 }
 
 // Eight contiguous floats from p, and to p (no alignment needed).

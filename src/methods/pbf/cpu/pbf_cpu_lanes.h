@@ -50,10 +50,7 @@ inline Vec3Lanes pair_gradient(const KernelConstants& k, const Vec3Lanes& r, Lan
   if (kDrawn && any(here)) {
     for (uint32_t l = 0; l < kLanes; ++l) {
       if (!here[l]) continue;
-      const Vec3 gl = pair_gradient(k, Vec3{0.0f, 0.0f, 0.0f}, 0.0f, i, j[l]);
-      g.x.set(l, gl.x);
-      g.y.set(l, gl.y);
-      g.z.set(l, gl.z);
+      set_lane(g, l, pair_gradient(k, Vec3{0.0f, 0.0f, 0.0f}, 0.0f, i, j[l]));
     }
   }
   return g;

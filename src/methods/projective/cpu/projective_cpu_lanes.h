@@ -40,14 +40,6 @@ inline void store3(float (*a)[kProjectionMembers], uint32_t k, const Vec3Lanes& 
   store(a[2] + k, v.z);
 }
 
-inline Vec3 lane(const Vec3Lanes& v, uint32_t l) { return Vec3{v.x[l], v.y[l], v.z[l]}; }
-
-inline void set_lane(Vec3Lanes& v, uint32_t l, Vec3 a) {
-  v.x.set(l, a.x);
-  v.y.set(l, a.y);
-  v.z.set(l, a.z);
-}
-
 // along_walls() of eight members at x: those whose bit is set in `resting`
 // (ProjectionMembers::walls) lose their displacement u's components into the
 // planes they are within contact of.
