@@ -73,6 +73,7 @@ const Block& block() {
                   s.index[a * s.stride + s.count[a]++] = o;
               }
           std::sort(s.index.begin() + a * s.stride, s.index.begin() + a * s.stride + s.count[a]);
+          pbf::pad_lane_group(a, s.count[a], s.stride, &s.index[a * s.stride]);  // as the CPU backend's lists
           s.pairs += s.count[a];
         }
     for (size_t i = 0; i < count; ++i) {

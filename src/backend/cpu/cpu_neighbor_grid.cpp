@@ -79,6 +79,7 @@ uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, 
       bool overflow = false;
       count[i] = scan_(spec_, start, x, static_cast<uint32_t>(n), static_cast<uint32_t>(i), radius, stride,
                        index + i * stride, &overflow);
+      pad_lane_group(static_cast<uint32_t>(i), count[i], stride, index + i * stride);
       local_overflows += overflow ? 1u : 0u;
     }
     overflows.fetch_add(local_overflows, std::memory_order_relaxed);

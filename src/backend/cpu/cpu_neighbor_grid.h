@@ -15,6 +15,21 @@
 
 namespace pbf {
 
+// The slots of particle i's list from its end (`count`) at least to the
+// next multiple of eight, within its `stride` slots, set to i itself: the
+// CPU's lane loops then read a list's last group of eight straight from the
+// list, as they read every full group, instead of copying it, and the lanes
+// past the end, which they leave out of their sums, hold a particle that
+// exists. Where the stride has room, the eight slots after the end are
+// written at once, with no branch on where the list ends.
+inline void pad_lane_group(uint32_t i, uint32_t count, uint32_t stride, uint32_t* list) {
+  if (count + 8 <= stride) {
+    for (uint32_t k = 0; k < 8; ++k) list[count + k] = i;
+    return;
+  }
+  for (uint32_t k = count; k % 8 != 0 && k < stride; ++k) list[k] = i;
+}
+
 class CpuNeighborGrid {
  public:
   // find_neighbors() scans with the copy of `scan` (the same lists from
@@ -45,8 +60,9 @@ class CpuNeighborGrid {
 
   // Neighbour lists of positions already in the order sort() gave: for each
   // i, the j != i with |x_i - x_j| < radius, at most `stride` of them, in
-  // cell order. Any radius works; one cell size is the fastest. Returns the
-  // number of particles that had more than `stride`.
+  // cell order, padded for the lane loops (pad_lane_group()). Any radius
+  // works; one cell size is the fastest. Returns the number of particles
+  // that had more than `stride`.
   uint32_t find_neighbors(const Vec3* sorted_positions, size_t n, float radius, uint32_t stride,
                           uint32_t* index, uint32_t* count) const;
 

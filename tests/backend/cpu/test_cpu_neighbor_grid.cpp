@@ -65,6 +65,14 @@ Lists find_in_arena(const CpuNeighborGrid& grid, const std::vector<Vec3>& sorted
   return l;
 }
 
+// The slots after each list's end, up to the next multiple of eight that
+// the stride holds, name the particle itself (pad_lane_group()).
+void expect_padded(const Lists& l, const std::string& what) {
+  for (size_t i = 0; i < l.count.size(); ++i)
+    for (uint32_t k = l.count[i]; k % 8 != 0 && k < l.stride; ++k)
+      ASSERT_EQ(l.index[i * l.stride + k], i) << what << " particle " << i << " slot " << k;
+}
+
 std::vector<Vec3> gather(const std::vector<Vec3>& x, const std::vector<uint32_t>& order) {
   std::vector<Vec3> out(order.size());
   for (size_t k = 0; k < order.size(); ++k) out[k] = x[order[k]];
@@ -340,6 +348,7 @@ TEST(CpuNeighborGrid, EveryLaneTargetGivesTheBaselinesListsCountsAndOverflows) {
           EXPECT_EQ(got.overflows, want.overflows) << what;
           ASSERT_EQ(got.count, want.count) << what;
           for (size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(got.of(i), want.of(i)) << what << " particle " << i;
+          expect_padded(got, what);
         }
       }
       if (target == pbf::LaneTarget::Baseline) continue;

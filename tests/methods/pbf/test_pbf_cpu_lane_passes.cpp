@@ -43,7 +43,10 @@ PbfConstants constants(float artificial_pressure_n = 4.0f) {
 
 // A jittered, compressed block with neighbour counts from 0 to beyond 16, so
 // that lists end everywhere within a group of eight, a few particles put on
-// top of another (coincident pairs), and one left alone.
+// top of another (coincident pairs), and one left alone. The lists are
+// padded as the CPU backend pads them (pad_lane_group()), with a stride that
+// is a multiple of eight (every last group read from the list) or not (the
+// last group of the longest lists copied).
 struct Scene {
   std::vector<Vec3> x, v, omega;
   std::vector<float> rho, lambda, omega_length;
@@ -52,7 +55,7 @@ struct Scene {
   NeighborLists lists() const { return NeighborLists::particle_major(index.data(), count.data(), stride); }
 };
 
-Scene make_scene(uint32_t seed) {
+Scene make_scene(uint32_t seed, bool stride_of_eights = false) {
   Scene s;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> jitter(-0.3f * kSpacing, 0.3f * kSpacing), unit(-1.0f, 1.0f);
@@ -71,13 +74,15 @@ Scene make_scene(uint32_t seed) {
     s.rho.push_back(1000.0f * (1.0f + 0.1f * unit(rng)));
     s.lambda.push_back(1e-3f * unit(rng));
   }
-  s.stride = static_cast<uint32_t>(n);
-  s.index.assign(n * n, 0u);
+  s.stride = static_cast<uint32_t>(stride_of_eights ? (n + 7) / 8 * 8 : n);
+  s.index.assign(n * s.stride, UINT32_MAX);
   s.count.assign(n, 0u);
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j)
       if (j != i && pbf::length_squared(s.x[i] - s.x[j]) < kRadius * kRadius)
         s.index[i * s.stride + s.count[i]++] = static_cast<uint32_t>(j);
+  for (size_t i = 0; i < n; ++i)
+    pbf::pad_lane_group(static_cast<uint32_t>(i), s.count[i], s.stride, &s.index[i * s.stride]);
   return s;
 }
 
@@ -107,37 +112,41 @@ TEST(PbfCpuLanePasses, TheSceneCoversEveryPlaceWhereAListEnds) {
 
 TEST(PbfCpuLanePasses, EachCopyAgreesWithTheOneNeighbourLoops) {
   for (const float n_scorr : {4.0f, 3.0f}) {  // n = 4 multiplies; other n call powf
-    const PbfConstants c = constants(n_scorr);
-    const Scene s = make_scene(7);
-    const NeighborLists nb = s.lists();
-    for (const LaneTarget target : pbf::lane_targets_here()) {
-      SCOPED_TRACE(pbf::lane_target_name(target));
-      const PbfLanePasses lanes = pbf::pbf_lane_passes(target);
-      for (uint32_t i = 0; i < s.x.size(); ++i) {
-        const auto want = pbf::fluid_density_sums(c, i, nb, s.x.data());
-        const auto got = lanes.fluid_density_sums(c, i, nb, s.x.data());
-        const float w0 = pbf::poly6(c.kernel, 0.0f);
-        EXPECT_NEAR(lanes.fluid_kernel_sum(c, i, nb, s.x.data()), pbf::fluid_kernel_sum(c, i, nb, s.x.data()),
-                    2e-6f * w0 * (1.0f + s.count[i]))
-            << "sum W of particle " << i;
-        EXPECT_NEAR(got.w, want.w, 2e-6f * w0 * (1.0f + s.count[i])) << "sum W of particle " << i;
-        const float g = c.mass_over_rho0 * std::fabs(c.kernel.spiky_grad) * c.kernel.h2 * (1.0f + s.count[i]);
-        expect_near(got.grad, want.grad, g, "gradient", i);
-        EXPECT_NEAR(got.grad2, want.grad2, 2e-6f * g * g) << "sum |grad|^2 of particle " << i;
+    for (const bool stride_of_eights : {false, true}) {
+      SCOPED_TRACE(stride_of_eights ? "stride of eights" : "other stride");
+      const PbfConstants c = constants(n_scorr);
+      const Scene s = make_scene(7, stride_of_eights);
+      const NeighborLists nb = s.lists();
+      for (const LaneTarget target : pbf::lane_targets_here()) {
+        SCOPED_TRACE(pbf::lane_target_name(target));
+        const PbfLanePasses lanes = pbf::pbf_lane_passes(target);
+        for (uint32_t i = 0; i < s.x.size(); ++i) {
+          const auto want = pbf::fluid_density_sums(c, i, nb, s.x.data());
+          const auto got = lanes.fluid_density_sums(c, i, nb, s.x.data());
+          const float w0 = pbf::poly6(c.kernel, 0.0f);
+          EXPECT_NEAR(lanes.fluid_kernel_sum(c, i, nb, s.x.data()), pbf::fluid_kernel_sum(c, i, nb, s.x.data()),
+                      2e-6f * w0 * (1.0f + s.count[i]))
+              << "sum W of particle " << i;
+          EXPECT_NEAR(got.w, want.w, 2e-6f * w0 * (1.0f + s.count[i])) << "sum W of particle " << i;
+          const float g = c.mass_over_rho0 * std::fabs(c.kernel.spiky_grad) * c.kernel.h2 * (1.0f + s.count[i]);
+          expect_near(got.grad, want.grad, g, "gradient", i);
+          EXPECT_NEAR(got.grad2, want.grad2, 2e-6f * g * g) << "sum |grad|^2 of particle " << i;
 
-        const Vec3 dp_want = pbf::position_correction(c, i, nb, s.x.data(), s.lambda.data());
-        const Vec3 dp_got = lanes.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data());
-        expect_near(dp_got, dp_want, g * 3e-3f, "position correction", i);
+          const Vec3 dp_want = pbf::position_correction(c, i, nb, s.x.data(), s.lambda.data());
+          const Vec3 dp_got = lanes.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data());
+          expect_near(dp_got, dp_want, g * 3e-3f, "position correction", i);
 
-        const float curl = std::fabs(c.kernel.spiky_grad) * c.kernel.h2 * 2.0f * c.mass / 900.0f * (1.0f + s.count[i]);
-        expect_near(lanes.vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data()),
-                    pbf::vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data()), curl, "vorticity", i);
-        const auto sums_want = pbf::vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(),
-                                                             s.omega.data());
-        const auto sums_got = lanes.vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(),
-                                                             s.omega_length.data());
-        expect_near(sums_got.eta, sums_want.eta, curl * 20.0f, "eta", i);
-        expect_near(sums_got.blend, sums_want.blend, 2.0f * c.mass / 900.0f * w0 * (1.0f + s.count[i]), "blend", i);
+          const float curl =
+              std::fabs(c.kernel.spiky_grad) * c.kernel.h2 * 2.0f * c.mass / 900.0f * (1.0f + s.count[i]);
+          expect_near(lanes.vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data()),
+                      pbf::vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data()), curl, "vorticity", i);
+          const auto sums_want = pbf::vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(),
+                                                               s.omega.data());
+          const auto sums_got = lanes.vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(),
+                                                               s.omega_length.data());
+          expect_near(sums_got.eta, sums_want.eta, curl * 20.0f, "eta", i);
+          expect_near(sums_got.blend, sums_want.blend, 2.0f * c.mass / 900.0f * w0 * (1.0f + s.count[i]), "blend", i);
+        }
       }
     }
   }
@@ -168,22 +177,24 @@ TEST(PbfCpuLanePasses, EveryCopyGivesTheSameBits) {
   if (!pbf::lane_target_runs_here(LaneTarget::Avx2))
     GTEST_SKIP() << "this processor runs only the baseline copy (no AVX2, or a library built without it)";
   const PbfConstants c = constants();
-  const Scene s = make_scene(11);
-  const NeighborLists nb = s.lists();
-  const PbfLanePasses a = pbf::pbf_lane_passes(LaneTarget::Baseline), b = pbf::pbf_lane_passes(LaneTarget::Avx2);
-  for (uint32_t i = 0; i < s.x.size(); ++i) {
-    EXPECT_TRUE(same_bits(a.fluid_kernel_sum(c, i, nb, s.x.data()), b.fluid_kernel_sum(c, i, nb, s.x.data()))) << i;
-    const auto da = a.fluid_density_sums(c, i, nb, s.x.data()), db = b.fluid_density_sums(c, i, nb, s.x.data());
-    EXPECT_TRUE(same_bits(da.w, db.w) && same_bits(da.grad, db.grad) && same_bits(da.grad2, db.grad2)) << i;
-    EXPECT_TRUE(same_bits(a.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data()),
-                          b.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data())))
-        << i;
-    EXPECT_TRUE(same_bits(a.vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data()),
-                          b.vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data())))
-        << i;
-    const auto va = a.vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(), s.omega_length.data());
-    const auto vb = b.vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(), s.omega_length.data());
-    EXPECT_TRUE(same_bits(va.eta, vb.eta) && same_bits(va.blend, vb.blend)) << i;
+  for (const bool stride_of_eights : {false, true}) {
+    const Scene s = make_scene(11, stride_of_eights);
+    const NeighborLists nb = s.lists();
+    const PbfLanePasses a = pbf::pbf_lane_passes(LaneTarget::Baseline), b = pbf::pbf_lane_passes(LaneTarget::Avx2);
+    for (uint32_t i = 0; i < s.x.size(); ++i) {
+      EXPECT_TRUE(same_bits(a.fluid_kernel_sum(c, i, nb, s.x.data()), b.fluid_kernel_sum(c, i, nb, s.x.data()))) << i;
+      const auto da = a.fluid_density_sums(c, i, nb, s.x.data()), db = b.fluid_density_sums(c, i, nb, s.x.data());
+      EXPECT_TRUE(same_bits(da.w, db.w) && same_bits(da.grad, db.grad) && same_bits(da.grad2, db.grad2)) << i;
+      EXPECT_TRUE(same_bits(a.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data()),
+                            b.fluid_position_correction(c, i, nb, s.x.data(), s.lambda.data())))
+          << i;
+      EXPECT_TRUE(same_bits(a.vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data()),
+                            b.vorticity(c, i, nb, s.x.data(), s.v.data(), s.rho.data())))
+          << i;
+      const auto va = a.vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(), s.omega_length.data());
+      const auto vb = b.vorticity_viscosity_sums(c, i, nb, s.x.data(), s.v.data(), s.rho.data(), s.omega_length.data());
+      EXPECT_TRUE(same_bits(va.eta, vb.eta) && same_bits(va.blend, vb.blend)) << i;
+    }
   }
 }
 

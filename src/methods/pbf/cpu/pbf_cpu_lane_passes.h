@@ -6,11 +6,14 @@
 
 #include <cstdint>
 
+#include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cpu/lane_targets.h"
 #include "methods/pbf/pbf_equations.h"
 
 namespace pbf {
 
+// Every pass takes the CPU backend's neighbour lists: particle-major and
+// padded to groups of eight (pad_lane_group(), backend/cpu/cpu_neighbor_grid.h).
 struct PbfLanePasses {
   // fluid_kernel_sum() of particle i.
   float (*fluid_kernel_sum)(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x);

@@ -13,8 +13,12 @@ namespace PBF_LANE_TARGET {
 
 // f(j, valid) for the neighbours of i in groups of eight: j points to eight
 // neighbour indices; where the list ends within a group, the lanes past it
-// hold i and are false in `valid`. The lists must be particle-major (the CPU
-// backend's layout).
+// hold i and are false in `valid`. The lists must be particle-major and
+// padded (the CPU backend's: CpuNeighborGrid::find_neighbors(),
+// pad_lane_group()): a last group that the stride holds whole is read from
+// the list like the full ones, with no copy and no branch on where the list
+// ends (about 4 % of the reference scene's step); only a group that would run
+// past the stride (one not a multiple of eight) is copied.
 template <class F>
 inline void for_each_lane_group(const NeighborLists& nb, uint32_t i, F&& f) {
   const uint32_t* list = nb.index + i * nb.particle_step;
@@ -22,7 +26,7 @@ inline void for_each_lane_group(const NeighborLists& nb, uint32_t i, F&& f) {
   for (int32_t k = 0; k < n; k += static_cast<int32_t>(kLanes)) {
     // One call of f for full and last groups alike, so that it is inlined.
     const LaneMask valid = LaneMask::below(static_cast<uint32_t>(k), static_cast<uint32_t>(n));
-    if (k + static_cast<int32_t>(kLanes) <= n) {
+    if (k + static_cast<int32_t>(kLanes) <= static_cast<int32_t>(nb.stride)) {
       f(list + k, valid);
     } else {
       uint32_t last[kLanes];
