@@ -74,7 +74,9 @@ inline bool fluid_density_sums_lanes(const PbfConstants& c, uint32_t i, const Ne
     const Lanes r2 = pair_distance_squared(c.kernel, r, valid);
     add_density_pair(c, r2, pair_gradient<kDrawn>(c.kernel, r, r2, valid, i, j, coincident), s);
   });
-  out = FluidDensitySums<float, Vec3>{lane_sum(s.w), lane_sum(s.grad), lane_sum(s.grad2)};
+  float sums[4];
+  lane_sums(s.w, s.grad.x, s.grad.y, s.grad.z, sums);
+  out = FluidDensitySums<float, Vec3>{sums[0], Vec3{sums[1], sums[2], sums[3]}, lane_sum(s.grad2)};
   return kDrawn || !any(coincident);
 }
 
