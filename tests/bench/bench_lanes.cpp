@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cpu/lane_targets.h"
 #include "methods/pbf/cpu/pbf_cpu_lane_passes.h"
 #include "methods/pbf/pbf_equations.h"

@@ -15,19 +15,23 @@
 
 namespace pbf {
 
+// The neighbours the CPU's lane loops take at a time (backend/cpu/lanes.h's
+// kLanes, which holds to this).
+constexpr uint32_t kLaneGroup = 8;
+
 // The slots of particle i's list from its end (`count`) at least to the
-// next multiple of eight, within its `stride` slots, set to i itself: the
+// next multiple of kLaneGroup, within its `stride` slots, set to i itself: the
 // CPU's lane loops then read a list's last group of eight straight from the
 // list, as they read every full group, instead of copying it, and the lanes
 // past the end, which they leave out of their sums, hold a particle that
-// exists. Where the stride has room, the eight slots after the end are
-// written at once, with no branch on where the list ends.
+// exists. Where the stride has room, the group's worth of slots after the
+// end is written at once, with no branch on where the list ends.
 inline void pad_lane_group(uint32_t i, uint32_t count, uint32_t stride, uint32_t* list) {
-  if (count + 8 <= stride) {
-    for (uint32_t k = 0; k < 8; ++k) list[count + k] = i;
+  if (count + kLaneGroup <= stride) {
+    for (uint32_t k = 0; k < kLaneGroup; ++k) list[count + k] = i;
     return;
   }
-  for (uint32_t k = count; k % 8 != 0 && k < stride; ++k) list[k] = i;
+  for (uint32_t k = count; k % kLaneGroup != 0 && k < stride; ++k) list[k] = i;
 }
 
 class CpuNeighborGrid {

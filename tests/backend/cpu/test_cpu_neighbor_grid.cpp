@@ -69,7 +69,7 @@ Lists find_in_arena(const CpuNeighborGrid& grid, const std::vector<Vec3>& sorted
 // the stride holds, name the particle itself (pad_lane_group()).
 void expect_padded(const Lists& l, const std::string& what) {
   for (size_t i = 0; i < l.count.size(); ++i)
-    for (uint32_t k = l.count[i]; k % 8 != 0 && k < l.stride; ++k)
+    for (uint32_t k = l.count[i]; k % pbf::kLaneGroup != 0 && k < l.stride; ++k)
       ASSERT_EQ(l.index[i * l.stride + k], i) << what << " particle " << i << " slot " << k;
 }
 

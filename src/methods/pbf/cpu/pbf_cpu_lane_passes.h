@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "backend/cpu/cpu_neighbor_grid.h"
+#include "backend/cpu/cpu_neighbor_grid.h"  // kLaneGroup, pad_lane_group()
 #include "backend/cpu/lane_targets.h"
 #include "methods/pbf/pbf_equations.h"
 

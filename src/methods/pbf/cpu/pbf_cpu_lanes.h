@@ -19,6 +19,7 @@ namespace PBF_LANE_TARGET {
 // the list like the full ones, with no copy and no branch on where the list
 // ends (about 4 % of the reference scene's step); only a group that would run
 // past the stride (one not a multiple of eight) is copied.
+static_assert(kLanes == kLaneGroup, "the lists are padded to the lanes' groups");
 template <class F>
 inline void for_each_lane_group(const NeighborLists& nb, uint32_t i, F&& f) {
   const uint32_t* list = nb.index + i * nb.particle_step;
