@@ -17,8 +17,10 @@
 #include <random>
 #include <vector>
 
+#include "backend/cpu/cpu_backend.h"  // CpuBackend::kRun
 #include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cpu/lane_targets.h"
+#include "backend/cpu/lane_vector.h"
 #include "methods/pbf/cpu/pbf_cpu_lane_passes.h"
 #include "methods/pbf/pbf_equations.h"
 #include "methods/projective/cpu/projective_cpu_lane_passes.h"
@@ -26,12 +28,13 @@
 
 namespace {
 
+using pbf::LaneVector;
 using pbf::Vec3;
 
 struct Block {
   pbf::PbfConstants c;
   pbf::ProjectiveConstants projective;
-  std::vector<Vec3> x, v;
+  LaneVector<Vec3> x, v;
   std::vector<float> rho, lambda, omega_length;
   std::vector<uint32_t> index, count;
   uint32_t stride = 56;
@@ -88,41 +91,65 @@ const Block& block() {
   return b;
 }
 
-// arg: -1 one neighbour at a time, else the LaneTarget.
-template <class Pass>
-void run(benchmark::State& state, Pass pass) {
+// arg: -1 one neighbour at a time, else the LaneTarget, whose passes run on
+// runs of particles as the CPU backend's (CpuBackend::kRun).
+template <class Out, class Scalar, class Lanes>
+void run(benchmark::State& state, Scalar scalar, Lanes lanes) {
   const Block& b = block();
   const int target = int(state.range(0));
   if (target >= 0 && !pbf::lane_target_runs_here(static_cast<pbf::LaneTarget>(target))) {
     state.SkipWithError("this processor does not run that copy");
     return;
   }
-  const pbf::PbfLanePasses lanes = pbf::pbf_lane_passes(static_cast<pbf::LaneTarget>(target < 0 ? 0 : target));
+  const pbf::PbfLanePasses passes = pbf::pbf_lane_passes(static_cast<pbf::LaneTarget>(target < 0 ? 0 : target));
   const pbf::NeighborLists nb = b.lists();
-  for (auto _ : state)
-    for (uint32_t i = 0; i < b.x.size(); ++i) benchmark::DoNotOptimize(pass(b, nb, lanes, i, target < 0));
+  const uint32_t n = static_cast<uint32_t>(b.x.size());
+  std::vector<Out> out(n);
+  for (auto _ : state) {
+    if (target < 0) {
+      for (uint32_t i = 0; i < n; ++i) out[i] = scalar(b, nb, i);
+    } else {
+      for (uint32_t i = 0; i < n; i += pbf::CpuBackend::kRun)
+        lanes(b, nb, passes, i, std::min(n, i + pbf::CpuBackend::kRun), out.data() + i);
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
   state.SetItemsProcessed(int64_t(state.iterations() * b.pairs));
   state.SetLabel(target < 0 ? "one at a time" : pbf::lane_target_name(static_cast<pbf::LaneTarget>(target)));
 }
 
+using Nb = pbf::NeighborLists;
+using Passes = pbf::PbfLanePasses;
+
 void BM_DensitySums(benchmark::State& state) {
-  run(state, [](const Block& b, const pbf::NeighborLists& nb, const pbf::PbfLanePasses& l, uint32_t i, bool scalar) {
-    return scalar ? pbf::fluid_density_sums(b.c, i, nb, b.x.data()) : l.fluid_density_sums(b.c, i, nb, b.x.data());
-  });
+  run<pbf::FluidDensitySums<float, Vec3>>(
+      state, [](const Block& b, const Nb& nb, uint32_t i) { return pbf::fluid_density_sums(b.c, i, nb, b.x.data()); },
+      [](const Block& b, const Nb& nb, const Passes& l, uint32_t begin, uint32_t end, auto* out) {
+        l.fluid_density_sums(b.c, begin, end, nb, b.x.data(), out);
+      });
 }
 
 void BM_PositionCorrection(benchmark::State& state) {
-  run(state, [](const Block& b, const pbf::NeighborLists& nb, const pbf::PbfLanePasses& l, uint32_t i, bool scalar) {
-    return scalar ? pbf::position_correction(b.c, i, nb, b.x.data(), b.lambda.data())
-                  : l.fluid_position_correction(b.c, i, nb, b.x.data(), b.lambda.data());
-  });
+  run<Vec3>(
+      state,
+      [](const Block& b, const Nb& nb, uint32_t i) {
+        return pbf::position_correction(b.c, i, nb, b.x.data(), b.lambda.data());
+      },
+      [](const Block& b, const Nb& nb, const Passes& l, uint32_t begin, uint32_t end, Vec3* out) {
+        l.fluid_position_corrections(b.c, begin, end, nb, b.x.data(), b.lambda.data(), out);
+      });
 }
 
 void BM_Vorticity(benchmark::State& state) {
-  run(state, [](const Block& b, const pbf::NeighborLists& nb, const pbf::PbfLanePasses& l, uint32_t i, bool scalar) {
-    return scalar ? pbf::vorticity(b.c, i, nb, b.x.data(), b.v.data(), b.rho.data())
-                  : l.vorticity(b.c, i, nb, b.x.data(), b.v.data(), b.rho.data());
-  });
+  run<Vec3>(
+      state,
+      [](const Block& b, const Nb& nb, uint32_t i) {
+        return pbf::vorticity(b.c, i, nb, b.x.data(), b.v.data(), b.rho.data());
+      },
+      [](const Block& b, const Nb& nb, const Passes& l, uint32_t begin, uint32_t end, Vec3* out) {
+        l.vorticities(b.c, begin, end, nb, b.x.data(), b.v.data(), b.rho.data(), out);
+      });
 }
 
 void BM_ProjectDensityConstraint(benchmark::State& state) {
@@ -136,7 +163,7 @@ void BM_ProjectDensityConstraint(benchmark::State& state) {
       pbf::projective_lane_passes(static_cast<pbf::LaneTarget>(target < 0 ? 0 : target));
   const pbf::NeighborLists nb = b.lists();
   const pbf::ProjectionWalls no_walls{nullptr, 0u, 0.0f, nullptr};
-  std::vector<Vec3> d(b.projective.slots);
+  LaneVector<Vec3> d(b.projective.slots);
   uint64_t steps = 0;
   for (auto _ : state)
     for (uint32_t i = 0; i < b.x.size(); ++i) {

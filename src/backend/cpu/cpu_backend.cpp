@@ -25,8 +25,8 @@ GridSpec grid_for(const SolverConfig& config) {
   return g;
 }
 
-template <class T>
-void gather(const std::vector<uint32_t>& order, const std::vector<T>& from, std::vector<T>& to, size_t n) {
+template <class Array>
+void gather(const std::vector<uint32_t>& order, const Array& from, Array& to, size_t n) {
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 2048), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t k = r.begin(); k < r.end(); ++k) to[k] = from[order[k]];
   });
@@ -90,7 +90,7 @@ void CpuBackend::read(Field field, float* out) const {
 }
 
 void CpuBackend::write(Field field, const float* in) {
-  std::vector<Vec3>& a = field == Field::Position ? x_ : v_;
+  LaneVector<Vec3>& a = field == Field::Position ? x_ : v_;
   for (size_t k = 0; k < x_.size(); ++k) {
     const size_t u = id_[k];
     a[k] = Vec3{in[3 * u], in[3 * u + 1], in[3 * u + 2]};
@@ -106,8 +106,8 @@ const float* CpuBackend::map(Field field, bool device) {
 }
 
 void CpuBackend::export_state(ParticleState& out) const {
-  out.positions = x_;
-  out.velocities = v_;
+  out.positions.assign(x_.begin(), x_.end());
+  out.velocities.assign(v_.begin(), v_.end());
   out.densities = rho_;
   out.user_ids = id_;
 }
@@ -181,7 +181,7 @@ void CpuBackend::set_boundary_particles(const Vec3* positions, const uint32_t* b
   auto grid = std::make_unique<CpuNeighborGrid>(grid_.spec());
   grid->reserve(count);
   std::vector<uint32_t> order(count);
-  std::vector<Vec3> sorted(count);
+  LaneVector<Vec3> sorted(count);
   std::vector<float> psi(count);
   std::vector<uint32_t> sorted_body(moving ? count : 0);
   std::vector<uint32_t> bodies;

@@ -18,6 +18,7 @@
 #include "backend/backend.h"
 #include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cpu/cpu_workers.h"
+#include "backend/cpu/lane_vector.h"
 #include "boundary/boundary_equations.h"
 #include "core/error.h"
 #include "core/neighbor_lists.h"
@@ -51,12 +52,12 @@ class CpuBackend final : public Backend {
   const SolverConfig& config() const { return config_; }
   // Positions x, velocities v, predicted positions x* and densities, n each;
   // scratch() is n spare vectors that a stage may fill and swap with x* or v.
-  std::vector<Vec3>& positions() { return x_; }
-  std::vector<Vec3>& velocities() { return v_; }
-  std::vector<Vec3>& predicted_positions() { return xp_; }
-  std::vector<Vec3>& scratch() { return scratch_b_; }
+  LaneVector<Vec3>& positions() { return x_; }
+  LaneVector<Vec3>& velocities() { return v_; }
+  LaneVector<Vec3>& predicted_positions() { return xp_; }
+  LaneVector<Vec3>& scratch() { return scratch_b_; }
   std::vector<float>& densities() { return rho_; }
-  const std::vector<Vec3>& predicted_positions() const { return xp_; }
+  const LaneVector<Vec3>& predicted_positions() const { return xp_; }
   const std::vector<float>& densities() const { return rho_; }
   const std::vector<uint32_t>& user_ids() const { return id_; }
   NeighborLists neighbor_lists() const { return NeighborLists::particle_major(nb_index_.data(), nb_count_.data(), stride_); }
@@ -79,6 +80,21 @@ class CpuBackend final : public Backend {
     arena_.execute([&] {
       tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i < r.end(); ++i) body(static_cast<uint32_t>(i));
+      });
+    });
+  }
+  // The longest run of particles that for_each_run() hands its body.
+  static constexpr uint32_t kRun = 64;
+  // body(begin, end) for runs of at most kRun consecutive particles that
+  // together hold every particle once, in parallel, inside the solver's
+  // arena: for stages that work on a run at a time (the lane passes).
+  template <class Body>
+  void for_each_run(Body&& body) const {
+    const size_t n = x_.size();
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t b = r.begin(); b < r.end(); b += kRun)
+          body(static_cast<uint32_t>(b), static_cast<uint32_t>(std::min(r.end(), b + kRun)));
       });
     });
   }
@@ -109,20 +125,24 @@ class CpuBackend final : public Backend {
       for_each_particle([&](uint32_t i) { body(i, none); });
       return;
     }
-    const size_t n = x_.size();
-    const size_t blocks = (n + kPushBlock - 1) / kPushBlock;
-    const uint32_t count = ctx.obstacle_count;
-    if (pushes_.size() < blocks * count)
-      throw Error(Status::Internal, "CPU backend: no room for the obstacles' pushes");
-    ObstaclePush* sums = pushes_.data();
-    arena_.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks, 1), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t b = r.begin(); b < r.end(); ++b) {
-          const PushSink push{sums + b * count};
-          const size_t end = std::min(n, (b + 1) * kPushBlock);
-          for (size_t i = b * kPushBlock; i < end; ++i) body(static_cast<uint32_t>(i), push);
-        }
-      });
+    for_each_block_pushing(ctx, [&](size_t begin, size_t end, const PushSink& push) {
+      for (size_t i = begin; i < end; ++i) body(static_cast<uint32_t>(i), push);
+    });
+  }
+  // for_each_run() with a sink for the obstacles' pushes, as
+  // for_each_particle_pushing(): body(begin, end, push); no run crosses the
+  // pushes' blocks.
+  template <class Body>
+  void for_each_run_pushing(const StepContext& ctx, Body&& body) {
+    static_assert(kPushBlock % kRun == 0, "runs tile the pushes' blocks");
+    if (ctx.obstacle_count == 0) {
+      NoPush none;
+      for_each_run([&](uint32_t begin, uint32_t end) { body(begin, end, none); });
+      return;
+    }
+    for_each_block_pushing(ctx, [&](size_t begin, size_t end, const PushSink& push) {
+      for (size_t b = begin; b < end; b += kRun)
+        body(static_cast<uint32_t>(b), static_cast<uint32_t>(std::min(end, b + kRun)), push);
     });
   }
   // sum_i term(i) in double over fixed blocks joined in a fixed order: the
@@ -145,6 +165,23 @@ class CpuBackend final : public Backend {
 
  private:
   void resize(size_t n);
+  // body(begin, end, push) for each block of kPushBlock particles in
+  // parallel, with the block's sink for the pushes of ctx's obstacles.
+  template <class Body>
+  void for_each_block_pushing(const StepContext& ctx, Body&& body) {
+    const size_t n = x_.size();
+    const size_t blocks = (n + kPushBlock - 1) / kPushBlock;
+    const uint32_t count = ctx.obstacle_count;
+    if (pushes_.size() < blocks * count)
+      throw Error(Status::Internal, "CPU backend: no room for the obstacles' pushes");
+    ObstaclePush* sums = pushes_.data();
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks, 1), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t b = r.begin(); b < r.end(); ++b)
+          body(b * kPushBlock, std::min(n, (b + 1) * kPushBlock), PushSink{sums + b * count});
+      });
+    });
+  }
 
   SolverConfig config_;
   uint32_t stride_;
@@ -153,8 +190,9 @@ class CpuBackend final : public Backend {
   CpuNeighborGrid grid_;
   uint32_t overflows_ = 0;
 
-  std::vector<Vec3> x_, v_, xp_;        // positions, velocities, predicted positions
-  std::vector<Vec3> scratch_a_, scratch_b_;  // double buffers (reordering; the methods' Jacobi updates)
+  // The arrays that the lanes read points from are LaneVectors (lane_vector.h).
+  LaneVector<Vec3> x_, v_, xp_;             // positions, velocities, predicted positions
+  LaneVector<Vec3> scratch_a_, scratch_b_;  // double buffers (reordering; the methods' Jacobi updates)
   std::vector<float> rho_;
   std::vector<uint32_t> id_;            // place -> user index
   std::vector<uint32_t> order_, id_scratch_;
@@ -164,7 +202,7 @@ class CpuBackend final : public Backend {
   std::vector<Obstacle> obstacles_;     // views of them with this substep's poses
   // Boundary samples: their own grid (built when they change), positions in its cell order, pseudo-masses.
   std::unique_ptr<CpuNeighborGrid> boundary_grid_;
-  std::vector<Vec3> boundary_x_;
+  LaneVector<Vec3> boundary_x_;
   std::vector<float> boundary_psi_;
   std::vector<uint8_t> boundary_near_;  // per particle: a sample within reach at the neighbour search
   // Only when some samples move with obstacles (empty otherwise), in the order given: each sample's body,

@@ -234,15 +234,16 @@ inline Vec3 lane_sum(const Vec3Lanes& a) {
 }
 
 // The points p[index[0..7]]. On x86 each point is read as one vector of
-// four floats (x, y, z, 0: two loads, nothing read past the point) and the
-// eight are transposed into x, y and z; built lane by lane, the compiler
-// spends three scalar loads and three inserts per point. The same values
-// land in the same lanes either way.
+// four floats (x, y, z and the next point's x, or the tail of a LaneVector
+// after the last point: backend/cpu/lane_vector.h) and the eight are
+// transposed into x, y and z; built lane by lane, the compiler spends three
+// scalar loads and three inserts per point. The same values land in the
+// same lanes either way. So every array of points that the lanes gather
+// from must be a LaneVector, or have 4 bytes more that may be read.
 #if defined(__x86_64__) && (PBF_LANE_BYTES == 16 || PBF_LANE_BYTES == 32)
 inline __m128 load_point(const Vec3& q) {
   static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 is three packed floats");
-  const __m128 xy = _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(&q.x)));  // may alias
-  return _mm_movelh_ps(xy, _mm_load_ss(&q.z));
+  return _mm_loadu_ps(&q.x);  // the fourth float is the next point's x, or the LaneVector's tail
 }
 #endif
 

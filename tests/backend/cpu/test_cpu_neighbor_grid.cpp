@@ -15,12 +15,14 @@
 #include <vector>
 
 #include "backend/cpu/cpu_neighbor_grid.h"
+#include "backend/cpu/lane_vector.h"
 #include "core/grid_spec.h"
 
 namespace {
 
 using pbf::CpuNeighborGrid;
 using pbf::GridSpec;
+using pbf::LaneVector;
 using pbf::Vec3;
 
 // A grid over [origin, origin + dims * cell], built the way CpuBackend builds
@@ -45,14 +47,14 @@ struct Lists {
   }
 };
 
-std::vector<uint32_t> sort_in_arena(CpuNeighborGrid& grid, const std::vector<Vec3>& x, int threads) {
+std::vector<uint32_t> sort_in_arena(CpuNeighborGrid& grid, const LaneVector<Vec3>& x, int threads) {
   std::vector<uint32_t> order(x.size());
   tbb::task_arena arena(threads);
   arena.execute([&] { grid.sort(x.data(), x.size(), order.data()); });
   return order;
 }
 
-Lists find_in_arena(const CpuNeighborGrid& grid, const std::vector<Vec3>& sorted, float radius, uint32_t stride,
+Lists find_in_arena(const CpuNeighborGrid& grid, const LaneVector<Vec3>& sorted, float radius, uint32_t stride,
                     int threads) {
   Lists l;
   l.stride = stride;
@@ -73,8 +75,8 @@ void expect_padded(const Lists& l, const std::string& what) {
       ASSERT_EQ(l.index[i * l.stride + k], i) << what << " particle " << i << " slot " << k;
 }
 
-std::vector<Vec3> gather(const std::vector<Vec3>& x, const std::vector<uint32_t>& order) {
-  std::vector<Vec3> out(order.size());
+LaneVector<Vec3> gather(const LaneVector<Vec3>& x, const std::vector<uint32_t>& order) {
+  LaneVector<Vec3> out(order.size());
   for (size_t k = 0; k < order.size(); ++k) out[k] = x[order[k]];
   return out;
 }
@@ -82,7 +84,7 @@ std::vector<Vec3> gather(const std::vector<Vec3>& x, const std::vector<uint32_t>
 // Every j != i with |x_i - x_j| < radius, in ascending order; the distance is
 // computed with the same float expression the grid uses, so that pairs at
 // exactly the radius are decided the same way.
-std::vector<std::vector<uint32_t>> brute_force(const std::vector<Vec3>& x, float radius) {
+std::vector<std::vector<uint32_t>> brute_force(const LaneVector<Vec3>& x, float radius) {
   const float r2 = radius * radius;
   std::vector<std::vector<uint32_t>> out(x.size());
   for (size_t i = 0; i < x.size(); ++i)
@@ -103,13 +105,13 @@ size_t max_count(const std::vector<std::vector<uint32_t>>& lists) {
 // A cloud that exercises the grid's corner cases: uniform points in the
 // domain, coordinates exactly on cell boundaries, points outside the domain
 // (clamped into the border cells), duplicates, and a dense clump.
-std::vector<Vec3> make_cloud(uint32_t seed, size_t n, const GridSpec& g, float cell) {
+LaneVector<Vec3> make_cloud(uint32_t seed, size_t n, const GridSpec& g, float cell) {
   std::mt19937 rng(seed);
   const float ext[3] = {g.dim[0] * cell, g.dim[1] * cell, g.dim[2] * cell};
   const float org[3] = {g.origin.x, g.origin.y, g.origin.z};
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   std::uniform_int_distribution<int> kind(0, 9);
-  std::vector<Vec3> x;
+  LaneVector<Vec3> x;
   x.reserve(n);
   while (x.size() < n) {
     float p[3];
@@ -143,7 +145,7 @@ std::vector<Vec3> make_cloud(uint32_t seed, size_t n, const GridSpec& g, float c
   return x;
 }
 
-void expect_sorted_by_cell(const GridSpec& g, const std::vector<Vec3>& x, const std::vector<uint32_t>& order) {
+void expect_sorted_by_cell(const GridSpec& g, const LaneVector<Vec3>& x, const std::vector<uint32_t>& order) {
   ASSERT_EQ(order.size(), x.size());
   std::vector<uint8_t> seen(x.size(), 0);
   for (uint32_t k : order) {
@@ -163,7 +165,7 @@ void expect_sorted_by_cell(const GridSpec& g, const std::vector<Vec3>& x, const 
 // Compares the grid's lists with brute force, as sets; a missed pair is
 // reported with its positions and cells.
 void expect_lists_match(const Lists& l, const std::vector<std::vector<uint32_t>>& truth, const std::string& what,
-                        const GridSpec& g, const std::vector<Vec3>& x) {
+                        const GridSpec& g, const LaneVector<Vec3>& x) {
   ASSERT_EQ(l.count.size(), truth.size());
   size_t mismatches = 0;
   for (size_t i = 0; i < truth.size(); ++i) {
@@ -196,7 +198,7 @@ TEST(CpuNeighborGrid, SortOrdersByCellWithAscendingIndicesWithinACell) {
   for (uint32_t seed : {1u, 2u, 3u}) {
     const float cell = 0.1f;
     const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 10, 8, 6);
-    const std::vector<Vec3> x = make_cloud(seed, 3000, g, cell);
+    const LaneVector<Vec3> x = make_cloud(seed, 3000, g, cell);
     CpuNeighborGrid grid(g);
     expect_sorted_by_cell(g, x, sort_in_arena(grid, x, 2));
   }
@@ -220,10 +222,10 @@ TEST(CpuNeighborGrid, FindsExactlyTheBruteForceNeighboursOnRandomClouds) {
   for (const Case& c : cases) {
     for (uint32_t seed : {11u, 12u, 13u}) {
       const GridSpec g = make_spec(c.origin, c.cell, c.nx, c.ny, c.nz);
-      const std::vector<Vec3> x = make_cloud(seed, 2500, g, c.cell);
+      const LaneVector<Vec3> x = make_cloud(seed, 2500, g, c.cell);
       CpuNeighborGrid grid(g);
       const std::vector<uint32_t> order = sort_in_arena(grid, x, 2);
-      const std::vector<Vec3> sorted = gather(x, order);
+      const LaneVector<Vec3> sorted = gather(x, order);
       const auto truth = brute_force(sorted, c.radius);
       const uint32_t stride = static_cast<uint32_t>(max_count(truth)) + 1;
       ASSERT_LE(stride, 1024u) << "the solver never asks for more than 1024 neighbours";
@@ -242,10 +244,10 @@ TEST(CpuNeighborGrid, FindsNeighboursOfPointsFarOutsideTheDomain) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   const GridSpec g = make_spec(Vec3{0, 0, 0}, 0.1f, 4, 4, 4);
-  std::vector<Vec3> x;
+  LaneVector<Vec3> x;
   for (int i = 0; i < 800; ++i) x.push_back(Vec3{5.0f + 0.5f * u(rng), -1.0f + 2.0f * u(rng), 0.4f * u(rng)});
   CpuNeighborGrid grid(g);
-  const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
+  const LaneVector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
   const auto truth = brute_force(sorted, 0.1f);
   const Lists l = find_in_arena(grid, sorted, 0.1f, static_cast<uint32_t>(max_count(truth)) + 1, 2);
   expect_lists_match(l, truth, "outside the domain", g, sorted);
@@ -254,10 +256,10 @@ TEST(CpuNeighborGrid, FindsNeighboursOfPointsFarOutsideTheDomain) {
 TEST(CpuNeighborGrid, DuplicatePositionsAreNeighboursOfEachOtherButNotOfThemselves) {
   const GridSpec g = make_spec(Vec3{0, 0, 0}, 0.1f, 3, 3, 3);
   // Five copies of one point on a cell corner and three of another.
-  std::vector<Vec3> x(5, Vec3{0.1f, 0.1f, 0.1f});
+  LaneVector<Vec3> x(5, Vec3{0.1f, 0.1f, 0.1f});
   for (int i = 0; i < 3; ++i) x.push_back(Vec3{0.25f, 0.25f, 0.25f});
   CpuNeighborGrid grid(g);
-  const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 1));
+  const LaneVector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 1));
   const Lists l = find_in_arena(grid, sorted, 0.1f, 16, 1);
   for (size_t i = 0; i < sorted.size(); ++i) {
     const std::vector<uint32_t> got = l.of(i);
@@ -278,7 +280,7 @@ TEST(CpuNeighborGrid, FindsPairsThatStraddleACellBoundaryByRoundOff) {
     for (float cell : {0.1f, 0.07f, 0.013f}) {
       const int nx = 32;
       const GridSpec g = make_spec(Vec3{origin, 0.0f, 0.0f}, cell, nx, 3, 3);
-      std::vector<Vec3> x;
+      LaneVector<Vec3> x;
       const float y = 1.5f * cell, z = 1.5f * cell;  // the centre of a row of cells
       for (int k = 0; k + 1 < nx; ++k) {
         float xi = origin + static_cast<float>(k) * cell;
@@ -293,7 +295,7 @@ TEST(CpuNeighborGrid, FindsPairsThatStraddleACellBoundaryByRoundOff) {
         }
       }
       CpuNeighborGrid grid(g);
-      const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
+      const LaneVector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
       const auto truth = brute_force(sorted, cell);
       const Lists l = find_in_arena(grid, sorted, cell, static_cast<uint32_t>(max_count(truth)) + 1, 2);
       expect_lists_match(l, truth, "origin " + std::to_string(origin) + " cell " + std::to_string(cell), g, sorted);
@@ -308,12 +310,12 @@ TEST(CpuNeighborGrid, SortAndListsAreTheSameWithOneOrFourThreads) {
     const float cell = 0.1f;
     const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 12, 12, 12);
     // Enough points for several parallel chunks (the sort's grain is 1024).
-    const std::vector<Vec3> x = make_cloud(seed, 6000, g, cell);
+    const LaneVector<Vec3> x = make_cloud(seed, 6000, g, cell);
     CpuNeighborGrid grid1(g), grid4(g);
     const std::vector<uint32_t> order1 = sort_in_arena(grid1, x, 1);
     const std::vector<uint32_t> order4 = sort_in_arena(grid4, x, 4);
     ASSERT_EQ(order1, order4) << "seed " << seed;
-    const std::vector<Vec3> sorted = gather(x, order1);
+    const LaneVector<Vec3> sorted = gather(x, order1);
     const Lists l1 = find_in_arena(grid1, sorted, cell, 96, 1);
     const Lists l4 = find_in_arena(grid4, sorted, cell, 96, 4);
     EXPECT_EQ(l1.count, l4.count) << "seed " << seed;
@@ -331,9 +333,9 @@ TEST(CpuNeighborGrid, EveryLaneTargetGivesTheBaselinesListsCountsAndOverflows) {
   const float cell = 0.1f;
   const GridSpec g = make_spec(Vec3{-0.05f, 0, 0.02f}, cell, 8, 7, 9);
   for (uint32_t seed : {41u, 42u}) {
-    const std::vector<Vec3> x = make_cloud(seed, 3000, g, cell);
+    const LaneVector<Vec3> x = make_cloud(seed, 3000, g, cell);
     CpuNeighborGrid baseline(g, pbf::LaneTarget::Baseline);
-    const std::vector<Vec3> sorted = gather(x, sort_in_arena(baseline, x, 2));
+    const LaneVector<Vec3> sorted = gather(x, sort_in_arena(baseline, x, 2));
     const auto truth = brute_force(sorted, cell);
     const uint32_t all = static_cast<uint32_t>(max_count(truth));
     for (pbf::LaneTarget target : pbf::lane_targets_here()) {
@@ -362,9 +364,9 @@ TEST(CpuNeighborGrid, EveryLaneTargetGivesTheBaselinesListsCountsAndOverflows) {
 TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmall) {
   const float cell = 0.1f;
   const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 8, 8, 8);
-  const std::vector<Vec3> x = make_cloud(31, 3000, g, cell);
+  const LaneVector<Vec3> x = make_cloud(31, 3000, g, cell);
   CpuNeighborGrid grid(g);
-  const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
+  const LaneVector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
   const auto truth = brute_force(sorted, cell);
   for (uint32_t stride : {0u, 1u, 4u, 10u}) {
     const Lists l = find_in_arena(grid, sorted, cell, stride, 2);
@@ -395,9 +397,9 @@ TEST(CpuNeighborGrid, AMillionParticlesAtOnePointFillTheirListsAndStopScanning) 
   const GridSpec g = make_spec(Vec3{0, 0, 0}, 0.1f, 4, 4, 4);
   const size_t n = 1000000;
   const uint32_t stride = 8;
-  const std::vector<Vec3> x(n, Vec3{0.15f, 0.15f, 0.15f});
+  const LaneVector<Vec3> x(n, Vec3{0.15f, 0.15f, 0.15f});
   CpuNeighborGrid grid(g);
-  const std::vector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
+  const LaneVector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
   const Lists l = find_in_arena(grid, sorted, 0.1f, stride, 2);
   EXPECT_EQ(l.overflows, n);
   for (size_t i = 0; i < n; ++i) {
@@ -417,7 +419,7 @@ TEST(CpuNeighborGrid, SettingAsideMovesPointsBeyondReachAfterTheLastCellInIndexO
   // scan reads them. sort() still clamps every point into a cell.
   const float cell = 0.1f;
   const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 4, 3, 2);
-  const std::vector<Vec3> x = {
+  const LaneVector<Vec3> x = {
       {0.05f, 0.05f, 0.05f},  // 0: inside
       {-5.0f, 0.15f, 0.1f},   // 1: far below x
       {-0.09f, 0.15f, 0.1f},  // 2: within a cell below x

@@ -21,6 +21,7 @@
 
 namespace {
 
+using pbf::LaneVector;
 using pbf::NeighborLists;
 using pbf::PbfParams;
 using pbf::ProjectiveConstants;
@@ -208,7 +209,8 @@ TEST(ProjectiveLocalStep, BackSlotsAreTheSlotsTheSearchFinds) {
   }
 }
 
-float max_distance(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+template <class A, class B>
+float max_distance(const A& a, const B& b) {
   float most = 0.0f;
   for (size_t l = 0; l < a.size(); ++l) most = std::max(most, pbf::length(a[l] - b[l]));
   return most;
@@ -253,7 +255,7 @@ class ProjectiveGlobalStep : public ::testing::Test {
   ProjectiveConstants c_;
   std::vector<pbf::Plane> planes_;
   pbf::IterationTally tally_;
-  std::vector<Vec3> before_, after_;
+  LaneVector<Vec3> before_, after_;
 };
 
 TEST_F(ProjectiveGlobalStep, TheTallyCountsTheGlobalStepAndTheCompressionItStartedFrom) {
@@ -312,7 +314,7 @@ TEST_F(ProjectiveGlobalStep, ALocalStepWithinTheToleranceEndsTheSubstepsIteratio
   run();
   stages_->local_step(ctx_, c_, 1.0f);  // any compression is within 100 %
   const std::vector<float> densities = std::as_const(*backend_).densities();
-  const std::vector<Vec3> converged = std::as_const(*backend_).predicted_positions();
+  const LaneVector<Vec3> converged = std::as_const(*backend_).predicted_positions();
   for (int k = 0; k < 3; ++k) {
     stages_->global_step(ctx_, c_, 1.0f);
     stages_->local_step(ctx_, c_, 0.0f);

@@ -13,23 +13,29 @@
 namespace pbf {
 
 // Every pass takes the CPU backend's neighbour lists: particle-major and
-// padded to groups of eight (pad_lane_group(), backend/cpu/cpu_neighbor_grid.h).
+// padded to groups of eight (pad_lane_group(), backend/cpu/cpu_neighbor_grid.h),
+// and points in arrays that may be read as vectors of four floats
+// (LaneVector, backend/cpu/lane_vector.h). Each works on a run of particles,
+// begin .. end - 1, and writes particle i's result to out[i - begin]: one
+// call per run, so that the pass's constants are set up once per run, not
+// once per particle.
 struct PbfLanePasses {
-  // fluid_kernel_sum() of particle i.
-  float (*fluid_kernel_sum)(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x);
-  // fluid_density_sums() of particle i.
-  FluidDensitySums<float, Vec3> (*fluid_density_sums)(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
-                                                      const Vec3* x);
-  // The fluid part of position_correction() of particle i.
-  Vec3 (*fluid_position_correction)(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
-                                    const float* lambda);
-  // vorticity() of particle i.
-  Vec3 (*vorticity)(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x, const Vec3* v,
-                    const float* rho);
-  // vorticity_viscosity_sums() of particle i, with |omega| of every particle in omega_length.
-  VorticityViscositySums (*vorticity_viscosity_sums)(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
-                                                     const Vec3* x, const Vec3* v, const float* rho,
-                                                     const float* omega_length);
+  // fluid_kernel_sum() of each particle of the run.
+  void (*fluid_kernel_sums)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb,
+                            const Vec3* x, float* out);
+  // fluid_density_sums() of each particle of the run.
+  void (*fluid_density_sums)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb,
+                             const Vec3* x, FluidDensitySums<float, Vec3>* out);
+  // The fluid part of position_correction() of each particle of the run.
+  void (*fluid_position_corrections)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb,
+                                     const Vec3* x, const float* lambda, Vec3* out);
+  // vorticity() of each particle of the run.
+  void (*vorticities)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb, const Vec3* x,
+                      const Vec3* v, const float* rho, Vec3* out);
+  // vorticity_viscosity_sums() of each particle of the run, with |omega| of every particle in omega_length.
+  void (*vorticity_viscosity_sums)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb,
+                                   const Vec3* x, const Vec3* v, const float* rho, const float* omega_length,
+                                   VorticityViscositySums* out);
 };
 
 // The copy compiled for `target` (the baseline copy where the library has none for it).

@@ -160,40 +160,51 @@ inline VorticityViscositySums vorticity_viscosity_sums_lanes(const PbfConstants&
 }
 
 // The passes of this target for PbfLanePasses (static: one copy for the file
-// that includes this one). Everything they call is inlined into them
-// (flatten), so that all of it is compiled for that file's instruction set.
-__attribute__((flatten)) static float pass_fluid_kernel_sum(const PbfConstants& c, uint32_t i,
-                                                            const NeighborLists& nb, const Vec3* x) {
-  return fluid_kernel_sum_lanes(c, i, nb, x);
+// that includes this one), each a loop over a run of particles. Everything
+// they call is inlined into them (flatten), so that all of it is compiled for
+// that file's instruction set. The constants are copied first: `out` may not
+// alias a copy on the stack, so they stay in registers across the run.
+__attribute__((flatten)) static void pass_fluid_kernel_sums(const PbfConstants& constants, uint32_t begin,
+                                                            uint32_t end, const NeighborLists& nb, const Vec3* x,
+                                                            float* out) {
+  const PbfConstants c = constants;
+  for (uint32_t i = begin; i < end; ++i) out[i - begin] = fluid_kernel_sum_lanes(c, i, nb, x);
 }
 
-__attribute__((flatten)) static FluidDensitySums<float, Vec3> pass_fluid_density_sums(const PbfConstants& c,
-                                                                                      uint32_t i,
-                                                                                      const NeighborLists& nb,
-                                                                                      const Vec3* x) {
-  return fluid_density_sums_lanes(c, i, nb, x);
+__attribute__((flatten)) static void pass_fluid_density_sums(const PbfConstants& constants, uint32_t begin,
+                                                             uint32_t end, const NeighborLists& nb, const Vec3* x,
+                                                             FluidDensitySums<float, Vec3>* out) {
+  const PbfConstants c = constants;
+  for (uint32_t i = begin; i < end; ++i) out[i - begin] = fluid_density_sums_lanes(c, i, nb, x);
 }
 
-__attribute__((flatten)) static Vec3 pass_fluid_position_correction(const PbfConstants& c, uint32_t i,
-                                                                    const NeighborLists& nb, const Vec3* x,
-                                                                    const float* lambda) {
-  return position_correction_lanes(c, i, nb, x, lambda);
+__attribute__((flatten)) static void pass_fluid_position_corrections(const PbfConstants& constants, uint32_t begin,
+                                                                     uint32_t end, const NeighborLists& nb,
+                                                                     const Vec3* x, const float* lambda, Vec3* out) {
+  const PbfConstants c = constants;
+  for (uint32_t i = begin; i < end; ++i) out[i - begin] = position_correction_lanes(c, i, nb, x, lambda);
 }
 
-__attribute__((flatten)) static Vec3 pass_vorticity(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
-                                                    const Vec3* x, const Vec3* v, const float* rho) {
-  return vorticity_lanes(c, i, nb, x, v, rho);
+__attribute__((flatten)) static void pass_vorticities(const PbfConstants& constants, uint32_t begin, uint32_t end,
+                                                      const NeighborLists& nb, const Vec3* x, const Vec3* v,
+                                                      const float* rho, Vec3* out) {
+  const PbfConstants c = constants;
+  for (uint32_t i = begin; i < end; ++i) out[i - begin] = vorticity_lanes(c, i, nb, x, v, rho);
 }
 
-__attribute__((flatten)) static VorticityViscositySums pass_vorticity_viscosity_sums(
-    const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x, const Vec3* v, const float* rho,
-    const float* omega_length) {
-  return vorticity_viscosity_sums_lanes(c, i, nb, x, v, rho, omega_length);
+__attribute__((flatten)) static void pass_vorticity_viscosity_sums(const PbfConstants& constants, uint32_t begin,
+                                                                   uint32_t end, const NeighborLists& nb,
+                                                                   const Vec3* x, const Vec3* v, const float* rho,
+                                                                   const float* omega_length,
+                                                                   VorticityViscositySums* out) {
+  const PbfConstants c = constants;
+  for (uint32_t i = begin; i < end; ++i)
+    out[i - begin] = vorticity_viscosity_sums_lanes(c, i, nb, x, v, rho, omega_length);
 }
 
 static PbfLanePasses lane_passes() {
-  return PbfLanePasses{pass_fluid_kernel_sum, pass_fluid_density_sums, pass_fluid_position_correction, pass_vorticity,
-                       pass_vorticity_viscosity_sums};
+  return PbfLanePasses{pass_fluid_kernel_sums, pass_fluid_density_sums, pass_fluid_position_corrections,
+                       pass_vorticities, pass_vorticity_viscosity_sums};
 }
 
 }  // namespace PBF_LANE_TARGET

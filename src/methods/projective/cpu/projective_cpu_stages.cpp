@@ -30,7 +30,7 @@ void ProjectiveCpuStages::fit() {
 
 void ProjectiveCpuStages::begin(const StepContext&, const ProjectiveConstants&) {
   fit();
-  const std::vector<Vec3>& xp = device_.predicted_positions();
+  const LaneVector<Vec3>& xp = device_.predicted_positions();
   const NeighborLists nb = device_.neighbor_lists();
   device_.for_each_particle([&](uint32_t i) {
     s_[i] = xp[i];
@@ -44,7 +44,7 @@ void ProjectiveCpuStages::local_step(const StepContext& ctx, const ProjectiveCon
   CpuBackend::Iterations& state = device_.iterations();
   if (state.converged) return;
   fit();
-  const std::vector<Vec3>& xp = device_.predicted_positions();
+  const LaneVector<Vec3>& xp = device_.predicted_positions();
   std::vector<float>& rho = device_.densities();
   const NeighborLists nb = device_.neighbor_lists();
   const float contact = wall_contact_distance(ctx.motion.particle_radius);
@@ -75,8 +75,8 @@ void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveCo
   CpuBackend::Iterations& state = device_.iterations();
   if (state.converged) return;
   fit();
-  const std::vector<Vec3>& x = device_.positions();
-  std::vector<Vec3>& xp = device_.predicted_positions();
+  const LaneVector<Vec3>& x = device_.positions();
+  LaneVector<Vec3>& xp = device_.predicted_positions();
   const NeighborLists nb = device_.neighbor_lists();
   const BoundarySamples boundary = device_.boundary_samples();
   const Obstacle* obstacles = device_.obstacles_for(ctx);
@@ -91,9 +91,9 @@ void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveCo
 }
 
 void ProjectiveCpuStages::update_velocities(const StepContext& ctx, const ProjectiveConstants& c) {
-  std::vector<Vec3>& x = device_.positions();
-  std::vector<Vec3>& v = device_.velocities();
-  const std::vector<Vec3>& xp = device_.predicted_positions();
+  LaneVector<Vec3>& x = device_.positions();
+  LaneVector<Vec3>& v = device_.velocities();
+  const LaneVector<Vec3>& xp = device_.predicted_positions();
   std::vector<float>& rho = device_.densities();
   const NeighborLists nb = device_.neighbor_lists();
   device_.for_each_particle([&](uint32_t i) {
