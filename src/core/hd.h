@@ -30,7 +30,13 @@ PBF_HD Vec3 cross(Vec3 a, Vec3 b) {
 }
 PBF_HD float length_squared(Vec3 a) { return dot(a, a); }
 PBF_HD float length(Vec3 a) { return sqrtf(dot(a, a)); }
-PBF_HD float clampf(float v, float lo, float hi) { return fminf(fmaxf(v, lo), hi); }
+// v within [lo, hi] (lo <= hi, neither NaN); NaN becomes lo, as with
+// fminf(fmaxf(v, lo), hi). Written as two selects, which compile to one
+// instruction each: GCC calls the library's fminf and fmaxf for their NaN rules.
+PBF_HD float clampf(float v, float lo, float hi) {
+  const float above = v > lo ? v : lo;
+  return above < hi ? above : hi;
+}
 PBF_HD bool is_finite(Vec3 a) { return std::isfinite(a.x) && std::isfinite(a.y) && std::isfinite(a.z); }
 
 // What the equations templated on their lane type (a float here, eight on
