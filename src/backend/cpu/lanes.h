@@ -52,13 +52,14 @@ struct LaneMask {
 
   // Lane l true where first + l < end: the lanes of a group starting at item
   // `first` that hold one of `end` items.
+  // (A constant 0, 1, 2, ... plus one broadcast value: set lane by lane,
+  // GCC kept eight counters and inserted them one at a time.)
   static LaneMask below(uint32_t first, uint32_t end) {
+    Part iota;
+    for (uint32_t l = 0; l < kLanesPerPart; ++l) iota[l] = static_cast<int32_t>(l);
     LaneMask m;
-    for (uint32_t q = 0; q < kLaneParts; ++q) {
-      Part lane;
-      for (uint32_t l = 0; l < kLanesPerPart; ++l) lane[l] = static_cast<int32_t>(first + q * kLanesPerPart + l);
-      m.p[q] = lane < static_cast<int32_t>(end);
-    }
+    for (uint32_t q = 0; q < kLaneParts; ++q)
+      m.p[q] = iota + static_cast<int32_t>(first + q * kLanesPerPart) < static_cast<int32_t>(end);
     return m;
   }
 };
