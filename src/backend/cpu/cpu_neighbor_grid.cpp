@@ -74,14 +74,11 @@ uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, 
   const uint32_t* start = cell_start_.data();
   std::atomic<uint32_t> overflows{0};
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& range) {
-    uint32_t local_overflows = 0;
-    for (size_t i = range.begin(); i < range.end(); ++i) {
-      bool overflow = false;
-      count[i] = scan_(spec_, start, x, static_cast<uint32_t>(n), static_cast<uint32_t>(i), radius, stride,
-                       index + i * stride, &overflow);
+    const uint32_t begin = static_cast<uint32_t>(range.begin()), end = static_cast<uint32_t>(range.end());
+    const uint32_t local_overflows = scan_(spec_, start, x, static_cast<uint32_t>(n), begin, end, radius, stride,
+                                           index, count);
+    for (size_t i = range.begin(); i < range.end(); ++i)
       pad_lane_group(static_cast<uint32_t>(i), count[i], stride, index + i * stride);
-      local_overflows += overflow ? 1u : 0u;
-    }
     overflows.fetch_add(local_overflows, std::memory_order_relaxed);
   });
   return overflows.load();

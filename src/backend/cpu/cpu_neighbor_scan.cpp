@@ -6,16 +6,24 @@ namespace pbf {
 
 namespace {
 
-uint32_t scan_neighbors_baseline(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t /*n*/,
-                                 uint32_t i, float radius, uint32_t stride, uint32_t* list, bool* overflow) {
-  return scan_neighbors(spec, start, x, i, radius, stride, list, 1, overflow);
+uint32_t scan_neighbor_run_baseline(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t /*n*/,
+                                    uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
+                                    uint32_t* count) {
+  uint32_t overflows = 0;
+  for (uint32_t i = begin; i < end; ++i) {
+    bool overflow = false;
+    count[i] = scan_neighbors(spec, start, x, i, radius, stride, index + static_cast<size_t>(i) * stride, 1,
+                              &overflow);
+    overflows += overflow ? 1u : 0u;
+  }
+  return overflows;
 }
 
 }  // namespace
 
 NeighborScan neighbor_scan_for(LaneTarget target) {
-  if (target == LaneTarget::Avx2 && lane_target_runs_here(LaneTarget::Avx2)) return scan_neighbors_avx2;
-  return scan_neighbors_baseline;
+  if (target == LaneTarget::Avx2 && lane_target_runs_here(LaneTarget::Avx2)) return scan_neighbor_run_avx2;
+  return scan_neighbor_run_baseline;
 }
 
 }  // namespace pbf

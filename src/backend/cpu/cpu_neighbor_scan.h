@@ -1,7 +1,8 @@
-// cpu_neighbor_scan.h - the CPU's neighbour scan of one particle into its
-// particle-major list, per lane target (backend/cpu/lane_targets.h): the
-// baseline runs core/neighbor_scan.h's scan_neighbors(); the AVX2 copy tests
-// eight candidates at a time and gives the same list, count and overflow.
+// cpu_neighbor_scan.h - the CPU's neighbour scan of a run of particles into
+// their particle-major lists, per lane target (backend/cpu/lane_targets.h):
+// the baseline runs core/neighbor_scan.h's scan_neighbors(); the AVX2 copy
+// tests eight candidates at a time and gives the same lists, counts and
+// overflows.
 #pragma once
 
 #include <cstdint>
@@ -11,17 +12,22 @@
 
 namespace pbf {
 
-// scan_neighbors(spec, start, x, i, radius, stride, list, 1, overflow), where x
-// holds the n sorted positions.
+// The lists of the particles begin .. end - 1, where x holds the n sorted
+// positions: particle i's list at index + i * stride and its length in
+// count[i], each as scan_neighbors(spec, start, x, i, radius, stride, list, 1,
+// overflow) gives them. Returns how many overflowed (had more neighbours
+// than `stride`).
 typedef uint32_t (*NeighborScan)(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
-                                 uint32_t i, float radius, uint32_t stride, uint32_t* list, bool* overflow);
+                                 uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
+                                 uint32_t* count);
 
-// The scan of `target`; the baseline's is the scalar scan_neighbors().
+// The scan of `target`; the baseline's runs the scalar scan_neighbors() particle by particle.
 NeighborScan neighbor_scan_for(LaneTarget target);
 
 // The AVX2 copy (cpu_neighbor_scan_avx2.cpp); where the library has none,
 // the baseline's.
-uint32_t scan_neighbors_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n, uint32_t i,
-                             float radius, uint32_t stride, uint32_t* list, bool* overflow);
+uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
+                                uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
+                                uint32_t* count);
 
 }  // namespace pbf

@@ -3,6 +3,8 @@
 // lanes (backend/cpu/lanes.h, the same IEEE operations as the scalar scan,
 // so pairs at the radius are decided alike), and the lanes that are
 // neighbours packed to the front with one permutation and appended in order.
+// The particles of a cell share their block of cells: each group of eight
+// candidates is read once for all of them (up to kScanShared at a time).
 // The shared headers come first, compiled for the baseline; only the code
 // below the target pragma is compiled for AVX2.
 #include "backend/cpu/cpu_neighbor_scan.h"
@@ -42,24 +44,30 @@ struct PackTable {
 };
 constexpr PackTable kPack;
 
-}  // namespace
+// The most particles one pass over a block's candidates serves.
+constexpr uint32_t kScanShared = 16;
 
-uint32_t scan_neighbors_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n, uint32_t i,
-                             float radius, uint32_t stride, uint32_t* list, bool* overflow) {
+// The lists of the m particles first .. first + m - 1, which share the
+// block of cells lo .. hi: each row's candidates are read once, eight at a
+// time, and tested against every particle of the run that has room left.
+// Returns how many overflowed.
+uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n, uint32_t first,
+                           uint32_t m, const int lo[3], const int hi[3], float radius, uint32_t stride,
+                           uint32_t* index, uint32_t* count) {
   using avx2::kLanes;
-  const float r2max = radius * radius;
-  const Vec3 xi = x[i];
-  int lo[3], hi[3];
-  spec.cell_block(xi, radius, lo, hi);
-  const __m256 r2 = _mm256_set1_ps(r2max);
+  const __m256 r2 = _mm256_set1_ps(radius * radius);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  uint32_t found = 0;
-  for (int z = lo[2]; z <= hi[2]; ++z) {
-    for (int y = lo[1]; y <= hi[1]; ++y) {
+  uint32_t found[kScanShared] = {};
+  uint32_t open = (1u << m) - 1u;  // the particles whose lists have room (bit p: particle first + p)
+  uint32_t overflows = 0;
+  // The scan ends when every list is full, as the scalar scan stops at the
+  // first neighbour that does not fit.
+  for (int z = lo[2]; z <= hi[2] && open != 0; ++z) {
+    for (int y = lo[1]; y <= hi[1] && open != 0; ++y) {
       // The cells of a row are contiguous in the sorted order.
       const uint32_t b = start[spec.linear(lo[0], y, z)];
       const uint32_t e = start[spec.linear(hi[0], y, z) + 1];
-      for (uint32_t j = b; j < e; j += kLanes) {
+      for (uint32_t j = b; j < e && open != 0; j += kLanes) {
         // Candidates j .. j + 7, read as one block where the array holds
         // them all; past the row's end their lanes are dropped from the mask.
         const uint32_t filled = e - j < kLanes ? e - j : kLanes;
@@ -71,38 +79,72 @@ uint32_t scan_neighbors_avx2(const GridSpec& spec, const uint32_t* start, const 
           for (uint32_t l = 0; l < kLanes; ++l) candidate[l] = j + (l < filled ? l : filled - 1);
           xj = avx2::gather(x, candidate);
         }
-        const avx2::Lanes d2 = avx2::length_squared(xi - xj);
-        __m256 d2v;
-        std::memcpy(&d2v, &d2, sizeof d2v);
-        // A neighbour where !(d2 >= r2), as the scalar scan decides (NaN included).
-        uint32_t bits = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(d2v, r2, _CMP_NGE_UQ)));
-        bits &= (1u << filled) - 1u;
-        if (i - j < kLanes) bits &= ~(1u << (i - j));
-        // No branch on whether the group holds a neighbour (most rows' last
-        // groups hold none, unpredictably; the branch cost half the scan's
-        // time): an empty mask packs nothing that counts (count 0).
-        const __m256i order = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(kPack.lanes[bits])));
         const __m256i places = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(j)), lane);
-        const __m256i packed = _mm256_permutevar8x32_epi32(places, order);
-        const uint32_t count = static_cast<uint32_t>(__builtin_popcount(bits));
-        if (found + kLanes <= stride) {
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(list + found), packed);  // within i's slots
-        } else {
-          uint32_t tail[kLanes];
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(tail), packed);
-          const uint32_t fit = count < stride - found ? count : stride - found;
-          if (fit > 0) std::memcpy(list + found, tail, fit * sizeof(uint32_t));  // a list of stride 0 may be null
-          if (fit < count) {  // as the scalar scan: stop at the first that does not fit
-            *overflow = true;
-            return stride;
+        for (uint32_t p = 0; p < m; ++p) {
+          if (!((open >> p) & 1u)) continue;
+          const uint32_t i = first + p;
+          const avx2::Lanes d2 = avx2::length_squared(x[i] - xj);
+          __m256 d2v;
+          std::memcpy(&d2v, &d2, sizeof d2v);
+          // A neighbour where !(d2 >= r2), as the scalar scan decides (NaN included).
+          uint32_t bits = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(d2v, r2, _CMP_NGE_UQ)));
+          bits &= (1u << filled) - 1u;
+          if (i - j < kLanes) bits &= ~(1u << (i - j));
+          // No branch on whether the group holds a neighbour (most rows' last
+          // groups hold none, unpredictably; the branch cost half the scan's
+          // time): an empty mask packs nothing that counts (count 0).
+          const __m256i order = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(kPack.lanes[bits])));
+          const __m256i packed = _mm256_permutevar8x32_epi32(places, order);
+          const uint32_t k = static_cast<uint32_t>(__builtin_popcount(bits));
+          uint32_t* list = index + static_cast<size_t>(i) * stride;
+          if (found[p] + kLanes <= stride) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(list + found[p]), packed);  // within i's slots
+          } else {
+            uint32_t tail[kLanes];
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(tail), packed);
+            const uint32_t fit = k < stride - found[p] ? k : stride - found[p];
+            if (fit > 0) std::memcpy(list + found[p], tail, fit * sizeof(uint32_t));  // a list of stride 0 may be null
+            if (fit < k) {  // as the scalar scan: stop at the first that does not fit
+              found[p] = stride;
+              open &= ~(1u << p);
+              ++overflows;
+              continue;
+            }
           }
+          found[p] += k;
         }
-        found += count;
       }
     }
   }
-  *overflow = false;
-  return found;
+  for (uint32_t p = 0; p < m; ++p) count[first + p] = found[p];
+  return overflows;
+}
+
+}  // namespace
+
+uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
+                                uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
+                                uint32_t* count) {
+  uint32_t overflows = 0;
+  int lo[3], hi[3];
+  if (begin < end) spec.cell_block(x[begin], radius, lo, hi);
+  for (uint32_t first = begin; first < end;) {
+    // The particles from `first` on whose block of cells is first's (most
+    // of a cell's), up to kScanShared of them; the block of the next one.
+    uint32_t m = 1;
+    int next_lo[3] = {lo[0], lo[1], lo[2]}, next_hi[3] = {hi[0], hi[1], hi[2]};
+    for (; first + m < end; ++m) {
+      spec.cell_block(x[first + m], radius, next_lo, next_hi);
+      const bool same = next_lo[0] == lo[0] && next_lo[1] == lo[1] && next_lo[2] == lo[2] && next_hi[0] == hi[0] &&
+                        next_hi[1] == hi[1] && next_hi[2] == hi[2];
+      if (!same || m == kScanShared) break;
+    }
+    overflows += scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, stride, index, count);
+    first += m;
+    std::memcpy(lo, next_lo, sizeof lo);
+    std::memcpy(hi, next_hi, sizeof hi);
+  }
+  return overflows;
 }
 
 }  // namespace pbf
@@ -113,9 +155,10 @@ uint32_t scan_neighbors_avx2(const GridSpec& spec, const uint32_t* start, const 
 
 namespace pbf {
 
-uint32_t scan_neighbors_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t /*n*/, uint32_t i,
-                             float radius, uint32_t stride, uint32_t* list, bool* overflow) {
-  return scan_neighbors(spec, start, x, i, radius, stride, list, 1, overflow);
+uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
+                                uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
+                                uint32_t* count) {
+  return neighbor_scan_for(LaneTarget::Baseline)(spec, start, x, n, begin, end, radius, stride, index, count);
 }
 
 }  // namespace pbf
