@@ -89,6 +89,24 @@ struct DensityWalls {
   float inv_h;         // 1 / kernel radius [1/m]
 };
 
+// q = (n . p + offset) / h of plane `plane` at p = (px, py, pz), in lanes of
+// T (a float, or the CPU's lanes): the plane's solid adds density at p where
+// q < 1, that is, where !(q >= 1) (NaN included), as wall_density_gradient()
+// decides.
+template <class T>
+PBF_HD T wall_q(const DensityWalls& w, const Plane& plane, T px, T py, T pz) {
+  const Vec3 n = plane.normal;
+  return (((T(n.x) * px + T(n.y) * py) + T(n.z) * pz) + T(plane.offset)) * T(w.inv_h);  // (dot(n, p) + offset) / h
+}
+
+// The same walls with none of their planes: wall_density_gradient() gives
+// with them exactly what it gives with `w` at a point that no plane of w
+// reaches (wall_q() >= 1 for every one), so a caller that has tested the
+// planes for many points at once may pass these instead.
+PBF_HD DensityWalls without_planes(const DensityWalls& w) {
+  return DensityWalls{w.planes, 0u, w.rest_density, w.calibration, w.inv_h};
+}
+
 // The density the walls add at p [kg/m^3] and its gradient with respect to p
 // [kg/m^4], with the method's kernels: `Cubic` false, Poly6 density with
 // Spiky gradient (PBF); true, the cubic spline for both (Projective Fluids).
@@ -100,7 +118,7 @@ PBF_HD void wall_density_gradient(const DensityWalls& w, Vec3 p, float& rho, Vec
   // open: prod_k (1 - f_k), the part of the kernel no wall covers.
   float open = 1.0f;
   for (uint32_t k = 0; k < w.count; ++k) {
-    const float q = (dot(w.planes[k].normal, p) + w.planes[k].offset) * w.inv_h;
+    const float q = wall_q(w, w.planes[k], p.x, p.y, p.z);
     if (q >= 1.0f) continue;
     const float f = w.calibration * (Cubic ? cubic_half_space(q) : poly6_half_space(q));
     // d(1 - open)/dp gains -d(1 - f_k)/dp x the others' product; dq/dp = n / h

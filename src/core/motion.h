@@ -72,6 +72,15 @@ PBF_HD Vec3 clamp_to_box(const MotionConstants& c, Vec3 p) {
               clampf(p.z, c.box_min.z, c.box_max.z)};
 }
 
+// The depth of p = (px, py, pz) within plane `plane`, particle radius -
+// (n . p + offset), in lanes of T (a float, or the CPU's lanes): collide()
+// pushes p off the plane where !(depth <= 0) (NaN included).
+template <class T>
+PBF_HD T plane_depth(const MotionConstants& c, const Plane& plane, T px, T py, T pz) {
+  const Vec3 n = plane.normal;
+  return T(c.particle_radius) - (((T(n.x) * px + T(n.y) * py) + T(n.z) * pz) + T(plane.offset));
+}
+
 // Keeps a predicted position out of every plane, with Coulomb friction on the
 // tangential motion since the start of the substep (x_start), then out of
 // every obstacle (core/obstacle.h), and finally inside the domain box
@@ -79,12 +88,15 @@ PBF_HD Vec3 clamp_to_box(const MotionConstants& c, Vec3 p) {
 // the box could set a particle far outside it: the box holds it before the
 // obstacles see it, so their pushes stay within the domain's scale.
 // Each obstacle's displacement of the particle goes to `push` (core/obstacle.h).
+// With no plane whose depth at p is not <= 0 (plane_depth()), the planes
+// leave p as it is: a caller that has tested them for many points at once
+// may pass plane_count 0 for such a point and gets the same result.
 template <class Push>
 PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plane_count, const Obstacle* obstacles,
                     uint32_t obstacle_count, Vec3 p, Vec3 x_start, Push& push) {
   for (uint32_t k = 0; k < plane_count; ++k) {
     const Vec3 n = planes[k].normal;
-    const float depth = c.particle_radius - (dot(n, p) + planes[k].offset);
+    const float depth = plane_depth(c, planes[k], p.x, p.y, p.z);
     if (depth <= 0.0f) continue;
     p += n * depth;
     if (c.friction > 0.0f) {

@@ -254,6 +254,69 @@ TEST(PbfCpuLanePasses, ARunsSumsAreEachParticlesOwn) {
   }
 }
 
+// The planes' tests for many points at once flag exactly the points that
+// some plane acts on, as the one-point loops decide (points on the
+// thresholds and NaN included), and where they flag none, the walls without
+// their planes and collide() without planes give the same bits.
+TEST(PbfCpuLanePasses, PlaneTestsFlagExactlyThePointsAPlaneActsOn) {
+  PbfConstants c = constants();
+  c.friction = 0.3f;  // collide()'s friction path too
+  const float h = c.kernel.h, radius = c.particle_radius;
+  const float s = 0.57735026f;  // a tilted plane's normal, (1, 1, 1) / sqrt(3)
+  const std::vector<pbf::Plane> planes{
+      {Vec3{0, 1, 0}, 0.0f}, {Vec3{1, 0, 0}, 0.0f},  {Vec3{-1, 0, 0}, 1.0f},
+      {Vec3{0, 0, 1}, 0.0f}, {Vec3{0, 0, -1}, 1.0f}, {Vec3{s, s, s}, -0.2f}};
+  const pbf::DensityWalls walls{planes.data(), static_cast<uint32_t>(planes.size()), c.rest_density, 0.6f, 1.0f / h};
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-0.3f, 1.3f);
+  LaneVector<Vec3> x;
+  for (int k = 0; k < 61; ++k) x.push_back(Vec3{u(rng), u(rng), u(rng)});
+  x.push_back(Vec3{0.5f, h, 0.5f});                  // q = 1 at the floor: no density
+  x.push_back(Vec3{0.5f, radius, 0.5f});             // depth 0 at the floor: not pushed
+  x.push_back(Vec3{0.5f, std::nanf(""), 0.5f});      // NaN: every plane acts, as the loops decide
+  x.push_back(Vec3{0.5f, 0.5f, 0.5f});               // inside, away from every plane
+  x.shrink_to_fit();
+  const uint32_t n = static_cast<uint32_t>(x.size());
+  uint32_t reached = 0, touched = 0;
+  for (const LaneTarget target : pbf::lane_targets_here()) {
+    SCOPED_TRACE(pbf::lane_target_name(target));
+    const PbfLanePasses lanes = pbf::pbf_lane_passes(target);
+    std::vector<uint8_t> reach(n, 7u), touch(n, 7u);
+    lanes.walls_reach(walls, x.data(), n, reach.data());
+    lanes.planes_touch(c, planes.data(), static_cast<uint32_t>(planes.size()), x.data(), n, touch.data());
+    reached = touched = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      bool any_reach = false, any_touch = false;
+      for (const pbf::Plane& plane : planes) {
+        any_reach = any_reach || !(pbf::wall_q(walls, plane, x[k].x, x[k].y, x[k].z) >= 1.0f);
+        any_touch = any_touch || !(pbf::plane_depth(c, plane, x[k].x, x[k].y, x[k].z) <= 0.0f);
+      }
+      EXPECT_EQ(reach[k], any_reach ? 1u : 0u) << "point " << k;
+      EXPECT_EQ(touch[k], any_touch ? 1u : 0u) << "point " << k;
+      reached += reach[k];
+      touched += touch[k];
+      if (reach[k] == 0) {
+        float rho_a, rho_b;
+        Vec3 grad_a, grad_b;
+        pbf::wall_density_gradient<false>(walls, x[k], rho_a, grad_a);
+        pbf::wall_density_gradient<false>(pbf::without_planes(walls), x[k], rho_b, grad_b);
+        EXPECT_TRUE(same_bits(rho_a, rho_b) && same_bits(grad_a, grad_b)) << "point " << k;
+      }
+      if (touch[k] == 0) {
+        const Vec3 start{0.4f, 0.6f, 0.5f};
+        const uint32_t all = static_cast<uint32_t>(planes.size());
+        EXPECT_TRUE(same_bits(pbf::collide(c, planes.data(), all, nullptr, 0, x[k], start),
+                              pbf::collide(c, planes.data(), 0, nullptr, 0, x[k], start)))
+            << "point " << k;
+      }
+    }
+  }
+  EXPECT_GT(reached, 4u);
+  EXPECT_LT(reached, n - 4);
+  EXPECT_GT(touched, 4u);
+  EXPECT_LT(touched, n - 4);
+}
+
 TEST(PbfCpuLanePasses, TheBestTargetRunsHere) {
   EXPECT_TRUE(pbf::lane_target_runs_here(pbf::best_lane_target()));
   EXPECT_TRUE(pbf::lane_target_runs_here(LaneTarget::Baseline));

@@ -36,6 +36,16 @@ struct PbfLanePasses {
   void (*vorticity_viscosity_sums)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb,
                                    const Vec3* x, const Vec3* v, const float* rho, const float* omega_length,
                                    VorticityViscositySums* out);
+  // For the points x[0 .. count - 1]: reach[k] = 1 where some plane of
+  // `walls` adds density at x[k] (wall_q() not >= 1, boundary/wall_density.h),
+  // else 0. Where it is 0, the walls without their planes (without_planes())
+  // give the same density and gradient.
+  void (*walls_reach)(const DensityWalls& walls, const Vec3* x, uint32_t count, uint8_t* reach);
+  // For the points x[0 .. count - 1]: touch[k] = 1 where collide() pushes
+  // x[k] off one of the planes (plane_depth() not <= 0, core/motion.h), else
+  // 0. Where it is 0, collide() with no planes gives the same position.
+  void (*planes_touch)(const MotionConstants& c, const Plane* planes, uint32_t plane_count, const Vec3* x,
+                       uint32_t count, uint8_t* touch);
 };
 
 // The copy compiled for `target` (the baseline copy where the library has none for it).

@@ -159,6 +159,20 @@ inline VorticityViscositySums vorticity_viscosity_sums_lanes(const PbfConstants&
   return VorticityViscositySums{lane_sum(eta), lane_sum(blend)};
 }
 
+// The points x[k .. k + 7] of x[0 .. count - 1], k < count: where fewer
+// than eight are left, the last one fills the lanes past it.
+inline Vec3Lanes points_from(const Vec3* x, uint32_t k, uint32_t count) {
+  if (k + kLanes <= count) return load_points(x + k);
+  uint32_t index[kLanes];
+  for (uint32_t l = 0; l < kLanes; ++l) index[l] = k + l < count ? k + l : count - 1;
+  return gather(x, index);
+}
+
+// out[k + l] = 1 where lane l of `m` is true, else 0, for the lanes that hold one of `count` points.
+inline void store_flags(LaneMask m, uint32_t k, uint32_t count, uint8_t* out) {
+  for (uint32_t l = 0; l < kLanes && k + l < count; ++l) out[k + l] = m[l] != 0 ? 1u : 0u;
+}
+
 // The passes of this target for PbfLanePasses (static: one copy for the file
 // that includes this one), each a loop over a run of particles. Everything
 // they call is inlined into them (flatten), so that all of it is compiled for
@@ -202,9 +216,36 @@ __attribute__((flatten)) static void pass_vorticity_viscosity_sums(const PbfCons
     out[i - begin] = vorticity_viscosity_sums_lanes(c, i, nb, x, v, rho, omega_length);
 }
 
+__attribute__((flatten)) static void pass_walls_reach(const DensityWalls& walls, const Vec3* x, uint32_t count,
+                                                      uint8_t* reach) {
+  for (uint32_t k = 0; k < count; k += kLanes) {
+    const Vec3Lanes p = points_from(x, k, count);
+    LaneMask near = LaneMask::none();
+    for (uint32_t w = 0; w < walls.count; ++w) {
+      const Lanes q = wall_q(walls, walls.planes[w], p.x, p.y, p.z);
+      near = near | (q < Lanes(1.0f)) | (q != q);  // !(q >= 1)
+    }
+    store_flags(near, k, count, reach);
+  }
+}
+
+__attribute__((flatten)) static void pass_planes_touch(const MotionConstants& c, const Plane* planes,
+                                                       uint32_t plane_count, const Vec3* x, uint32_t count,
+                                                       uint8_t* touch) {
+  for (uint32_t k = 0; k < count; k += kLanes) {
+    const Vec3Lanes p = points_from(x, k, count);
+    LaneMask pushed = LaneMask::none();
+    for (uint32_t w = 0; w < plane_count; ++w) {
+      const Lanes depth = plane_depth(c, planes[w], p.x, p.y, p.z);
+      pushed = pushed | (depth > Lanes(0.0f)) | (depth != depth);  // !(depth <= 0)
+    }
+    store_flags(pushed, k, count, touch);
+  }
+}
+
 static PbfLanePasses lane_passes() {
   return PbfLanePasses{pass_fluid_kernel_sums, pass_fluid_density_sums, pass_fluid_position_corrections,
-                       pass_vorticities, pass_vorticity_viscosity_sums};
+                       pass_vorticities, pass_vorticity_viscosity_sums, pass_walls_reach, pass_planes_touch};
 }
 
 }  // namespace PBF_LANE_TARGET

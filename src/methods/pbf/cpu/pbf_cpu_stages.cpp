@@ -27,11 +27,17 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
   const Obstacle* obstacles = device_.obstacles_for(ctx);
   const BoundarySamples boundary = device_.boundary_samples();
   const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  // The planes are tested for a run's particles at once (most are far from
+  // every plane); those no plane reaches skip them, with the same result.
+  const DensityWalls no_walls = without_planes(walls);
   device_.for_each_run([&](uint32_t begin, uint32_t end) {
     FluidDensitySums<float, Vec3> sums[CpuBackend::kRun];
+    uint8_t reach[CpuBackend::kRun];
     lanes_.fluid_density_sums(c, begin, end, nb, xp.data(), sums);
+    lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
     for (uint32_t i = begin; i < end; ++i)
-      density_lambda(c, i, sums[i - begin], xp.data(), boundary, walls, rho[i], lambda_[i]);
+      density_lambda(c, i, sums[i - begin], xp.data(), boundary, reach[i - begin] ? walls : no_walls, rho[i],
+                     lambda_[i]);
   });
   if (tolerance >= 0.0f && !x.empty()) {
     const double sum =
@@ -41,10 +47,15 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
   device_.for_each_run_pushing(ctx, [&](uint32_t begin, uint32_t end, const auto& push) {
     // The fluid's part first, for the whole run, into out.
     lanes_.fluid_position_corrections(c, begin, end, nb, xp.data(), lambda_.data(), out.data() + begin);
-    for (uint32_t i = begin; i < end; ++i) {
-      const Vec3 moved = xp[i] + (out[i] + boundary_correction(c, i, xp.data(), lambda_.data(), boundary, walls, push));
-      out[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x[i], push);
-    }
+    uint8_t reach[CpuBackend::kRun], touch[CpuBackend::kRun];
+    lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
+    for (uint32_t i = begin; i < end; ++i)
+      out[i] = xp[i] + (out[i] + boundary_correction(c, i, xp.data(), lambda_.data(), boundary,
+                                                     reach[i - begin] ? walls : no_walls, push));
+    lanes_.planes_touch(c, ctx.planes, ctx.plane_count, out.data() + begin, end - begin, touch);
+    for (uint32_t i = begin; i < end; ++i)
+      out[i] = collide(c, ctx.planes, touch[i - begin] ? ctx.plane_count : 0u, obstacles, ctx.obstacle_count, out[i],
+                       x[i], push);
   });
   xp.swap(out);
   ++state.tally.iterations;
