@@ -45,7 +45,9 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     state.converged = static_cast<float>(sum / static_cast<double>(x.size())) <= tolerance;  // as the CUDA gate
   }
   device_.for_each_run_pushing(ctx, [&](uint32_t begin, uint32_t end, const auto& push) {
-    // The fluid's part first, for the whole run, into out.
+    // The fluid's part first, for the whole run, into out; then the boundary's part, then the
+    // collisions. A run's pushes on obstacles go to its block's sink in that order (its samples'
+    // pushes, particle by particle, then its collisions'): a fixed order, whatever the threads.
     lanes_.fluid_position_corrections(c, begin, end, nb, xp.data(), lambda_.data(), out.data() + begin);
     uint8_t reach[CpuBackend::kRun], touch[CpuBackend::kRun];
     lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
