@@ -71,13 +71,16 @@ void PbfCpuStages::update_velocities(const StepContext& ctx, const PbfConstants&
   const NeighborLists nb = device_.neighbor_lists();
   const BoundarySamples boundary = device_.boundary_samples();
   const DensityWalls walls = pbf_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  const DensityWalls no_walls = without_planes(walls);
   device_.for_each_run([&](uint32_t begin, uint32_t end) {
     // The fluid's kernel sums first, for the whole run, into rho.
     lanes_.fluid_kernel_sums(c, begin, end, nb, xp.data(), rho.data() + begin);
+    uint8_t reach[CpuBackend::kRun];
+    lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
     for (uint32_t i = begin; i < end; ++i) {
       v[i] = updated_velocity(c, ctx.planes, ctx.plane_count, x[i], xp[i], v[i]);
       x[i] = xp[i];
-      rho[i] = density(c, i, rho[i], xp.data(), boundary, walls);
+      rho[i] = density(c, i, rho[i], xp.data(), boundary, reach[i - begin] ? walls : no_walls);
     }
   });
 }
