@@ -95,8 +95,7 @@ struct DensityWalls {
 // decides.
 template <class T>
 PBF_HD T wall_q(const DensityWalls& w, const Plane& plane, T px, T py, T pz) {
-  const Vec3 n = plane.normal;
-  return (((T(n.x) * px + T(n.y) * py) + T(n.z) * pz) + T(plane.offset)) * T(w.inv_h);  // (dot(n, p) + offset) / h
+  return plane_distance(plane, px, py, pz) * T(w.inv_h);
 }
 
 // The same walls with none of their planes: wall_density_gradient() gives

@@ -108,6 +108,17 @@ struct Plane {
   float offset;
 };
 
+// The signed distance dot(normal, p) + offset of p = (px, py, pz) from the
+// plane (positive on its open side), in lanes of T (a float, or the CPU's
+// lanes). Every test against a plane takes it from here, in this order of
+// operations, so that a test made for many points at once in lanes decides
+// as the one-point loop does.
+template <class T>
+PBF_HD T plane_distance(const Plane& plane, T px, T py, T pz) {
+  const Vec3 n = plane.normal;
+  return ((T(n.x) * px + T(n.y) * py) + T(n.z) * pz) + T(plane.offset);
+}
+
 // The compression max(rho / rho0 - 1, 0) of a density, given 1 / rho0: the
 // density error the statistics and the density tolerance count (a lighter
 // free-surface particle is not wrong). A NaN density stays NaN, so that the

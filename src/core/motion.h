@@ -77,8 +77,7 @@ PBF_HD Vec3 clamp_to_box(const MotionConstants& c, Vec3 p) {
 // pushes p off the plane where !(depth <= 0) (NaN included).
 template <class T>
 PBF_HD T plane_depth(const MotionConstants& c, const Plane& plane, T px, T py, T pz) {
-  const Vec3 n = plane.normal;
-  return T(c.particle_radius) - (((T(n.x) * px + T(n.y) * py) + T(n.z) * pz) + T(plane.offset));
+  return T(c.particle_radius) - plane_distance(plane, px, py, pz);
 }
 
 // Keeps a predicted position out of every plane, with Coulomb friction on the
@@ -138,7 +137,7 @@ PBF_HD Vec3 updated_velocity(const MotionConstants& c, const Plane* planes, uint
   float speed2 = -1.0f;
   for (uint32_t k = 0; k < plane_count; ++k) {
     const Vec3 n = planes[k].normal;
-    if (dot(n, x_pred) + planes[k].offset > contact) continue;
+    if (plane_distance(planes[k], x_pred.x, x_pred.y, x_pred.z) > contact) continue;
     const float arriving = dot(v_pred, n);
     if (arriving >= 0.0f) continue;
     float wanted = -c.restitution * arriving;

@@ -77,8 +77,7 @@ uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, 
     const uint32_t begin = static_cast<uint32_t>(range.begin()), end = static_cast<uint32_t>(range.end());
     const uint32_t local_overflows = scan_(spec_, start, x, static_cast<uint32_t>(n), begin, end, radius, stride,
                                            index, count);
-    for (size_t i = range.begin(); i < range.end(); ++i)
-      pad_lane_group(static_cast<uint32_t>(i), count[i], stride, index + i * stride);
+    for (uint32_t i = begin; i < end; ++i) pad_lane_group(i, count[i], stride, index + size_t(i) * stride);
     overflows.fetch_add(local_overflows, std::memory_order_relaxed);
   });
   return overflows.load();

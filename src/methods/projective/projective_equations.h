@@ -131,7 +131,7 @@ PBF_HD float wall_contact_distance(float particle_radius) { return 1.01f * parti
 
 PBF_HD bool touches_wall(const Plane* planes, uint32_t plane_count, float contact, Vec3 x) {
   for (uint32_t k = 0; k < plane_count; ++k)
-    if (dot(planes[k].normal, x) + planes[k].offset <= contact) return true;
+    if (plane_distance(planes[k], x.x, x.y, x.z) <= contact) return true;
   return false;
 }
 
@@ -142,7 +142,7 @@ PBF_HD Vec3 along_walls(const ProjectionWalls& w, uint32_t j, Vec3 at, Vec3 u) {
   if (w.touching == nullptr || !w.touching[j]) return u;
   for (uint32_t k = 0; k < w.plane_count; ++k) {
     const Vec3 n = w.planes[k].normal;
-    if (dot(n, at) + w.planes[k].offset > w.contact) continue;
+    if (plane_distance(w.planes[k], at.x, at.y, at.z) > w.contact) continue;
     const float into = dot(u, n);
     if (into < 0.0f) u -= n * into;
   }

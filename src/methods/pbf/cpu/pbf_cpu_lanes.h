@@ -168,9 +168,14 @@ inline Vec3Lanes points_from(const Vec3* x, uint32_t k, uint32_t count) {
   return gather(x, index);
 }
 
-// out[k + l] = 1 where lane l of `m` is true, else 0, for the lanes that hold one of `count` points.
-inline void store_flags(LaneMask m, uint32_t k, uint32_t count, uint8_t* out) {
-  for (uint32_t l = 0; l < kLanes && k + l < count; ++l) out[k + l] = m[l] != 0 ? 1u : 0u;
+// flags[k] = 1 where acts(p) is true in the lane of x[k], else 0, for the
+// points x[0 .. count - 1] taken eight at a time (p: their Vec3Lanes).
+template <class Acts>
+inline void flag_points(const Vec3* x, uint32_t count, uint8_t* flags, Acts&& acts) {
+  for (uint32_t k = 0; k < count; k += kLanes) {
+    const LaneMask m = acts(points_from(x, k, count));
+    for (uint32_t l = 0; l < kLanes && k + l < count; ++l) flags[k + l] = m[l] != 0 ? 1u : 0u;
+  }
 }
 
 // The passes of this target for PbfLanePasses (static: one copy for the file
@@ -218,29 +223,27 @@ __attribute__((flatten)) static void pass_vorticity_viscosity_sums(const PbfCons
 
 __attribute__((flatten)) static void pass_walls_reach(const DensityWalls& walls, const Vec3* x, uint32_t count,
                                                       uint8_t* reach) {
-  for (uint32_t k = 0; k < count; k += kLanes) {
-    const Vec3Lanes p = points_from(x, k, count);
+  flag_points(x, count, reach, [&](const Vec3Lanes& p) {
     LaneMask near = LaneMask::none();
     for (uint32_t w = 0; w < walls.count; ++w) {
       const Lanes q = wall_q(walls, walls.planes[w], p.x, p.y, p.z);
       near = near | (q < Lanes(1.0f)) | (q != q);  // !(q >= 1)
     }
-    store_flags(near, k, count, reach);
-  }
+    return near;
+  });
 }
 
 __attribute__((flatten)) static void pass_planes_touch(const MotionConstants& c, const Plane* planes,
                                                        uint32_t plane_count, const Vec3* x, uint32_t count,
                                                        uint8_t* touch) {
-  for (uint32_t k = 0; k < count; k += kLanes) {
-    const Vec3Lanes p = points_from(x, k, count);
+  flag_points(x, count, touch, [&](const Vec3Lanes& p) {
     LaneMask pushed = LaneMask::none();
     for (uint32_t w = 0; w < plane_count; ++w) {
       const Lanes depth = plane_depth(c, planes[w], p.x, p.y, p.z);
       pushed = pushed | (depth > Lanes(0.0f)) | (depth != depth);  // !(depth <= 0)
     }
-    store_flags(pushed, k, count, touch);
-  }
+    return pushed;
+  });
 }
 
 static PbfLanePasses lane_passes() {

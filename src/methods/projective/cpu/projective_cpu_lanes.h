@@ -50,8 +50,8 @@ inline Vec3Lanes along_walls_lanes(const ProjectionWalls& w, uint32_t resting, c
       rests.p[q][l] = (resting >> (q * kLanesPerPart + l)) & 1u ? -1 : 0;
   for (uint32_t k = 0; k < w.plane_count; ++k) {
     const Vec3 n = w.planes[k].normal;
-    const Lanes distance = n.x * x.x + n.y * x.y + n.z * x.z + w.planes[k].offset;  // dot(n, x) + offset
-    const Lanes into = u.x * n.x + u.y * n.y + u.z * n.z;                          // dot(u, n)
+    const Lanes distance = plane_distance(w.planes[k], x.x, x.y, x.z);
+    const Lanes into = u.x * n.x + u.y * n.y + u.z * n.z;  // dot(u, n)
     const LaneMask pushed = rests & (distance <= Lanes(w.contact)) & (into < Lanes(0.0f));
     u.x = select(pushed, u.x - n.x * into, u.x);
     u.y = select(pushed, u.y - n.y * into, u.y);
