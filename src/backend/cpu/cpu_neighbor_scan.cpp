@@ -22,7 +22,9 @@ uint32_t scan_neighbor_run_baseline(const GridSpec& spec, const uint32_t* start,
 }  // namespace
 
 NeighborScan neighbor_scan_for(LaneTarget target) {
-  if (target == LaneTarget::Avx2 && lane_target_runs_here(LaneTarget::Avx2)) return scan_neighbor_run_avx2;
+  // AVX-512 has no copy of its own here: AVX2's.
+  if ((target == LaneTarget::Avx2 || target == LaneTarget::Avx512) && lane_target_runs_here(LaneTarget::Avx2))
+    return scan_neighbor_run_avx2;
   return scan_neighbor_run_baseline;
 }
 

@@ -1,6 +1,10 @@
 // lanes.h - eight floats computed as one: the lane type with which the CPU
 // runs the equations that are templated on it (core/sph_kernels.h and the
-// methods' pair terms), eight neighbours of a particle at a time.
+// methods' pair terms), eight neighbours of a particle at a time; or, where
+// the including file names PBF_LANE_PARTICLES 2 (AVX-512), sixteen floats:
+// eight neighbours of each of two particles, lanes 0-7 the first's and 8-15
+// the second's, each particle's lanes computed exactly as in the eight-lane
+// copies.
 //
 // Written with the vector extensions of GCC and Clang, so that the compiler
 // chooses the instructions for the instruction set a file is compiled for:
@@ -24,18 +28,28 @@
 #if !defined(PBF_LANE_TARGET) || !defined(PBF_LANE_BYTES)
 #error "the file that includes lanes.h names its target: PBF_LANE_TARGET and PBF_LANE_BYTES"
 #endif
+#if !defined(PBF_LANE_PARTICLES)
+#define PBF_LANE_PARTICLES 1
+#endif
 
 namespace pbf {
 namespace PBF_LANE_TARGET {
 
-constexpr uint32_t kLanes = 8;
+// A group: eight neighbours of one particle.
+constexpr uint32_t kGroup = 8;
+// The particles whose groups are computed side by side: 1, or 2 (AVX-512).
+constexpr uint32_t kParticles = PBF_LANE_PARTICLES;
+static_assert(kParticles == 1 || kParticles == 2, "one particle's group of eight, or two particles'");
+constexpr uint32_t kLanes = kGroup * kParticles;
 
-// A value of eight lanes is held in vectors of the target's register width,
+// A value of kLanes lanes is held in vectors of the target's register width,
 // PBF_LANE_BYTES (named by the including file with PBF_LANE_TARGET): one of
-// 32 bytes for AVX, two of 16 for SSE (GCC lowers a 32-byte vector without
-// AVX through memory: slower than plain scalar code).
-constexpr uint32_t kLaneParts = 32 / PBF_LANE_BYTES;
+// 64 bytes for AVX-512 (sixteen lanes), one of 32 bytes for AVX, two of 16
+// for SSE (GCC lowers a 32-byte vector without AVX through memory: slower
+// than plain scalar code).
+constexpr uint32_t kLaneParts = 4 * kLanes / PBF_LANE_BYTES;
 constexpr uint32_t kLanesPerPart = kLanes / kLaneParts;
+static_assert(kLaneParts * kLanesPerPart == kLanes && kLaneParts >= 1, "whole vectors");
 
 struct LaneMask {
   typedef int32_t Part __attribute__((vector_size(4 * kLanesPerPart)));
@@ -62,6 +76,39 @@ struct LaneMask {
       m.p[q] = iota + static_cast<int32_t>(first + q * kLanesPerPart) < static_cast<int32_t>(end);
     return m;
   }
+
+  // Each particle's count of items, end[p], in the lanes of its group (lane
+  // p * 8 + l), for below_each(): set up once for a particle's groups.
+  struct Ends {
+    Part p[kLaneParts];
+  };
+  static Ends ends(const uint32_t* end) {
+    Ends e;
+    for (uint32_t q = 0; q < kLaneParts; ++q)
+      for (uint32_t l = 0; l < kLanesPerPart; ++l)
+        e.p[q][l] = static_cast<int32_t>(end[(q * kLanesPerPart + l) / kGroup]);
+    return e;
+  }
+
+  // Lane l of particle p's group true where first + l < end[p]: the lanes of
+  // each particle's group starting at item `first` that hold one of its
+  // items. With one particle, below(first, end[0]).
+  static LaneMask below_each(uint32_t first, const Ends& end) {
+    LaneMask m;
+    for (uint32_t q = 0; q < kLaneParts; ++q) {
+      Part at;  // each lane's place in its group
+      for (uint32_t l = 0; l < kLanesPerPart; ++l) at[l] = static_cast<int32_t>((q * kLanesPerPart + l) % kGroup);
+      m.p[q] = at + static_cast<int32_t>(first) < end.p[q];
+    }
+    return m;
+  }
+
+  // Every lane of particle p's group true where first < end[p].
+  static LaneMask reaching(uint32_t first, const Ends& end) {
+    LaneMask m;
+    for (uint32_t q = 0; q < kLaneParts; ++q) m.p[q] = static_cast<int32_t>(first) < end.p[q];
+    return m;
+  }
 };
 
 struct Lanes {
@@ -78,7 +125,7 @@ struct Lanes {
   float operator[](uint32_t k) const { return p[k / kLanesPerPart][k % kLanesPerPart]; }
   void set(uint32_t k, float v) { p[k / kLanesPerPart][k % kLanesPerPart] = v; }
 };
-static_assert(sizeof(Lanes) == kLanes * sizeof(float), "eight floats, packed");
+static_assert(sizeof(Lanes) == kLanes * sizeof(float), "kLanes floats, packed");
 
 // The operators, part by part.
 #define PBF_LANES_BINARY(op)                                                         \
@@ -127,11 +174,17 @@ inline Lanes select(LaneMask take_a, Lanes a, Lanes b) {
 
 // Whether any lane of the mask is true.
 inline bool any(LaneMask m) {
+#if defined(__x86_64__) && PBF_LANE_BYTES == 64
+  __m512i v;
+  __builtin_memcpy(&v, &m.p[0], sizeof v);
+  return _mm512_test_epi32_mask(v, v) != 0;
+#else
   LaneMask::Part bits = m.p[0];
   for (uint32_t q = 1; q < kLaneParts; ++q) bits |= m.p[q];
   int32_t any_bits = 0;
   for (uint32_t k = 0; k < kLanesPerPart; ++k) any_bits |= bits[k];
   return any_bits != 0;
+#endif
 }
 
 // Lane by lane: the compiler turns the loop into vector square roots (the
@@ -149,9 +202,10 @@ inline Lanes power(Lanes a, float e) {
   return a;
 }
 
-// The sum of the eight lanes, always in the same order.
-inline float lane_sum(Lanes a) {
-  return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
+// The sum of the eight lanes of particle p's group, always in the same order.
+inline float lane_sum(Lanes a, uint32_t p = 0) {
+  const uint32_t o = p * kGroup;
+  return ((a[o + 0] + a[o + 4]) + (a[o + 1] + a[o + 5])) + ((a[o + 2] + a[o + 6]) + (a[o + 3] + a[o + 7]));
 }
 
 // Three coordinates of eight points.
@@ -160,6 +214,9 @@ struct Vec3Lanes {
 };
 
 inline Vec3Lanes operator-(Vec3 a, const Vec3Lanes& b) { return Vec3Lanes{a.x - b.x, a.y - b.y, a.z - b.z}; }
+inline Vec3Lanes operator-(const Vec3Lanes& a, const Vec3Lanes& b) {
+  return Vec3Lanes{a.x - b.x, a.y - b.y, a.z - b.z};
+}
 inline Vec3Lanes operator+(const Vec3Lanes& a, const Vec3Lanes& b) {
   return Vec3Lanes{a.x + b.x, a.y + b.y, a.z + b.z};
 }
@@ -195,10 +252,11 @@ inline Vec3Lanes vec3_lanes(__m256 x, __m256 y, __m256 z) {
 }
 #endif
 
-// The sums of four values' lanes, each in lane_sum()'s order: on x86 the
-// four reductions share their shuffles (the halves of each added as one
-// vector, then the four transposed and added as two), where four
-// lane_sum()s took some sixty scalar instructions.
+// The sums of four values' lanes, each in lane_sum()'s order, particle p's
+// four at out[4 p .. 4 p + 3]: on x86 the four reductions share their
+// shuffles (the halves of each group added as one vector, then the four
+// transposed and added as two), where four lane_sum()s took some sixty
+// scalar instructions.
 #if defined(__x86_64__) && (PBF_LANE_BYTES == 16 || PBF_LANE_BYTES == 32)
 // a[k] + a[k + 4] for k = 0..3.
 inline __m128 lane_halves(const Lanes& a) {
@@ -214,40 +272,107 @@ inline __m128 lane_halves(const Lanes& a) {
 #endif
 }
 
-inline void lane_sums(const Lanes& a, const Lanes& b, const Lanes& c, const Lanes& d, float out[4]) {
+inline void lane_sums(const Lanes& a, const Lanes& b, const Lanes& c, const Lanes& d, float out[4 * kParticles]) {
   __m128 sa = lane_halves(a), sb = lane_halves(b), sc = lane_halves(c), sd = lane_halves(d);
   _MM_TRANSPOSE4_PS(sa, sb, sc, sd);  // sa: the four values' a[0] + a[4], sb: a[1] + a[5], ...
   _mm_storeu_ps(out, _mm_add_ps(_mm_add_ps(sa, sb), _mm_add_ps(sc, sd)));
 }
+#elif defined(__x86_64__) && PBF_LANE_BYTES == 64
+// Each group's a[k] + a[k + 4], k = 0..3: the first particle's in the first
+// 128 bits, the second's in the third.
+inline __m512 lane_halves(const Lanes& a) {
+  __m512 v;
+  __builtin_memcpy(&v, &a, sizeof v);
+  return _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+}
+
+inline void lane_sums(const Lanes& a, const Lanes& b, const Lanes& c, const Lanes& d, float out[4 * kParticles]) {
+  const __m512 sa = lane_halves(a), sb = lane_halves(b), sc = lane_halves(c), sd = lane_halves(d);
+  // The transpose of _MM_TRANSPOSE4_PS within each 128 bits.
+  const __m512 ab_lo = _mm512_unpacklo_ps(sa, sb), cd_lo = _mm512_unpacklo_ps(sc, sd);
+  const __m512 ab_hi = _mm512_unpackhi_ps(sa, sb), cd_hi = _mm512_unpackhi_ps(sc, sd);
+  const __m512 t0 = _mm512_shuffle_ps(ab_lo, cd_lo, _MM_SHUFFLE(1, 0, 1, 0));  // the values' a[0] + a[4]
+  const __m512 t1 = _mm512_shuffle_ps(ab_lo, cd_lo, _MM_SHUFFLE(3, 2, 3, 2));  // a[1] + a[5]
+  const __m512 t2 = _mm512_shuffle_ps(ab_hi, cd_hi, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m512 t3 = _mm512_shuffle_ps(ab_hi, cd_hi, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m512 sum = _mm512_add_ps(_mm512_add_ps(t0, t1), _mm512_add_ps(t2, t3));
+  _mm_storeu_ps(out, _mm512_castps512_ps128(sum));
+  _mm_storeu_ps(out + 4, _mm512_extractf32x4_ps(sum, 2));
+}
 #else
-inline void lane_sums(const Lanes& a, const Lanes& b, const Lanes& c, const Lanes& d, float out[4]) {
-  out[0] = lane_sum(a);
-  out[1] = lane_sum(b);
-  out[2] = lane_sum(c);
-  out[3] = lane_sum(d);
+inline void lane_sums(const Lanes& a, const Lanes& b, const Lanes& c, const Lanes& d, float out[4 * kParticles]) {
+  for (uint32_t p = 0; p < kParticles; ++p) {
+    out[4 * p + 0] = lane_sum(a, p);
+    out[4 * p + 1] = lane_sum(b, p);
+    out[4 * p + 2] = lane_sum(c, p);
+    out[4 * p + 3] = lane_sum(d, p);
+  }
 }
 #endif
 
-inline Vec3 lane_sum(const Vec3Lanes& a) {
-  float s[4];
+// The sums of a point's lanes, each particle's.
+inline void lane_sums(const Vec3Lanes& a, Vec3 out[kParticles]) {
+  float s[4 * kParticles];
   lane_sums(a.x, a.y, a.z, a.z, s);
-  return Vec3{s[0], s[1], s[2]};
+  for (uint32_t p = 0; p < kParticles; ++p) out[p] = Vec3{s[4 * p], s[4 * p + 1], s[4 * p + 2]};
 }
 
-// The points p[index[0..7]]. On x86 each point is read as one vector of
-// four floats (x, y, z and the next point's x, or the tail of a LaneVector
-// after the last point: backend/cpu/lane_vector.h) and the eight are
-// transposed into x, y and z; built lane by lane, the compiler spends three
-// scalar loads and three inserts per point. The same values land in the
-// same lanes either way. So every array of points that the lanes gather
-// from must be a LaneVector, or have 4 bytes more that may be read.
-#if defined(__x86_64__) && (PBF_LANE_BYTES == 16 || PBF_LANE_BYTES == 32)
+#if PBF_LANE_PARTICLES == 1
+// The sum of a point's lanes (one particle's).
+inline Vec3 lane_sum(const Vec3Lanes& a) {
+  Vec3 s[1];
+  lane_sums(a, s);
+  return s[0];
+}
+#endif
+
+// Where the neighbour indices of each particle's group are: j[p] points to
+// particle p's eight.
+struct LaneIndex {
+  const uint32_t* j[kParticles];
+};
+
+// The points p[index[0..7]] (with two particles, lanes 8-15 from index[8..15]).
+// On x86 each point is read as one vector of four floats (x, y, z and the
+// next point's x, or the tail of a LaneVector after the last point:
+// backend/cpu/lane_vector.h) and the points are transposed into x, y and z;
+// built lane by lane, the compiler spends three scalar loads and three
+// inserts per point. The same values land in the same lanes either way. So
+// every array of points that the lanes gather from must be a LaneVector, or
+// have 4 bytes more that may be read.
+#if defined(__x86_64__) && (PBF_LANE_BYTES == 16 || PBF_LANE_BYTES == 32 || PBF_LANE_BYTES == 64)
 inline __m128 load_point(const Vec3& q) {
   static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 is three packed floats");
   return _mm_loadu_ps(&q.x);  // the fourth float is the next point's x, or the LaneVector's tail
 }
 #endif
 
+#if defined(__x86_64__) && PBF_LANE_BYTES == 64
+// The points p[j.j[0][0..7]] in lanes 0-7 and p[j.j[1][0..7]] in lanes 8-15:
+// 128 bits each, four to a vector (points k, k + 4, k + 8, k + 12), then
+// the eight-lane copies' shuffles within each 128 bits.
+inline Vec3Lanes gather(const Vec3* p, const LaneIndex& j) {
+  __m512 q[4];
+  for (uint32_t k = 0; k < 4; ++k) {
+    __m512 v = _mm512_castps128_ps512(load_point(p[j.j[0][k]]));
+    v = _mm512_insertf32x4(v, load_point(p[j.j[0][k + 4]]), 1);
+    v = _mm512_insertf32x4(v, load_point(p[j.j[1][k]]), 2);
+    q[k] = _mm512_insertf32x4(v, load_point(p[j.j[1][k + 4]]), 3);
+  }
+  const __m512 xy01 = _mm512_unpacklo_ps(q[0], q[1]), z01 = _mm512_unpackhi_ps(q[0], q[1]);
+  const __m512 xy23 = _mm512_unpacklo_ps(q[2], q[3]), z23 = _mm512_unpackhi_ps(q[2], q[3]);
+  const __m512 x = _mm512_shuffle_ps(xy01, xy23, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m512 y = _mm512_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m512 z = _mm512_shuffle_ps(z01, z23, _MM_SHUFFLE(1, 0, 1, 0));
+  Vec3Lanes g;
+  __builtin_memcpy(&g.x, &x, sizeof x);
+  __builtin_memcpy(&g.y, &y, sizeof y);
+  __builtin_memcpy(&g.z, &z, sizeof z);
+  return g;
+}
+
+inline Vec3Lanes gather(const Vec3* p, const uint32_t* index) { return gather(p, LaneIndex{{index, index + kGroup}}); }
+#else
 inline Vec3Lanes gather(const Vec3* p, const uint32_t* index) {
 #if defined(__x86_64__) && PBF_LANE_BYTES == 32
   __m256 q[4];
@@ -276,7 +401,13 @@ inline Vec3Lanes gather(const Vec3* p, const uint32_t* index) {
 #endif
 }
 
-// The eight points p[0..7] (24 contiguous floats, all read).
+inline Vec3Lanes gather(const Vec3* p, const LaneIndex& j) {
+  static_assert(kParticles == 1, "the two-particle copies gather above");
+  return gather(p, j.j[0]);
+}
+#endif
+
+// The points p[0 .. kLanes - 1] (all their floats read).
 inline Vec3Lanes load_points(const Vec3* p) {
 #if defined(__x86_64__) && PBF_LANE_BYTES == 32
   // Three vectors of four points' worth of floats in each half, then five
@@ -290,6 +421,9 @@ inline Vec3Lanes load_points(const Vec3* p) {
   return vec3_lanes(_mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0)),
                     _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0)),
                     _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1)));
+#elif defined(__x86_64__) && PBF_LANE_BYTES == 64
+  static constexpr uint32_t kIota[kLanes] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  return gather(p, kIota);  // the last point's fourth float is read: p + 16 must exist, or the tail
 #else
   Vec3Lanes g;
   for (uint32_t k = 0; k < kLanes; ++k) set_lane(g, k, p[k]);
@@ -297,7 +431,7 @@ inline Vec3Lanes load_points(const Vec3* p) {
 #endif
 }
 
-// Eight contiguous floats from p, and to p (no alignment needed).
+// kLanes contiguous floats from p, and to p (no alignment needed).
 inline Lanes load(const float* p) {
   Lanes a;
   __builtin_memcpy(&a, p, sizeof a);
@@ -305,10 +439,36 @@ inline Lanes load(const float* p) {
 }
 inline void store(float* p, Lanes a) { __builtin_memcpy(p, &a, sizeof a); }
 
-// The values v[index[0..7]].
+// The values v[index[0 .. kLanes - 1]].
 inline Lanes gather(const float* v, const uint32_t* index) {
   Lanes g;
   for (uint32_t k = 0; k < kLanes; ++k) g.set(k, v[index[k]]);
+  return g;
+}
+
+// The values v[j.j[p][l]] in lane p * 8 + l.
+inline Lanes gather(const float* v, const LaneIndex& j) {
+  Lanes g;
+#if defined(__x86_64__) && PBF_LANE_BYTES == 64
+  // Four values to each 128 bits, one insert each: built lane by lane, GCC
+  // spent a masked broadcast and a mask register per lane, and the gather
+  // instruction was slower still.
+  __m128 quarter[4];
+  for (uint32_t h = 0; h < 4; ++h) {
+    const uint32_t* q = j.j[h / 2] + 4 * (h % 2);
+    __m128 a = _mm_load_ss(v + q[0]);
+    a = _mm_insert_ps(a, _mm_load_ss(v + q[1]), 0x10);
+    a = _mm_insert_ps(a, _mm_load_ss(v + q[2]), 0x20);
+    quarter[h] = _mm_insert_ps(a, _mm_load_ss(v + q[3]), 0x30);
+  }
+  __m512 values = _mm512_castps128_ps512(quarter[0]);
+  values = _mm512_insertf32x4(values, quarter[1], 1);
+  values = _mm512_insertf32x4(values, quarter[2], 2);
+  values = _mm512_insertf32x4(values, quarter[3], 3);
+  __builtin_memcpy(&g, &values, sizeof g);
+#else
+  for (uint32_t k = 0; k < kLanes; ++k) g.set(k, v[j.j[k / kGroup][k % kGroup]]);
+#endif
   return g;
 }
 

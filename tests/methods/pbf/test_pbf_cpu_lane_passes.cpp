@@ -228,13 +228,48 @@ void expect_same_bits(const PassResults& a, const PassResults& b) {
 }
 
 TEST(PbfCpuLanePasses, EveryCopyGivesTheSameBits) {
-  if (!pbf::lane_target_runs_here(LaneTarget::Avx2))
+  const std::vector<LaneTarget> here = pbf::lane_targets_here();
+  if (here.size() < 2)
     GTEST_SKIP() << "this processor runs only the baseline copy (no AVX2, or a library built without it)";
   const PbfConstants c = constants();
   for (const bool stride_of_eights : {false, true}) {
     const Scene s = make_scene(11, stride_of_eights);
-    expect_same_bits(run_passes(pbf::pbf_lane_passes(LaneTarget::Baseline), c, s, 64),
-                     run_passes(pbf::pbf_lane_passes(LaneTarget::Avx2), c, s, 64));
+    const PassResults baseline = run_passes(pbf::pbf_lane_passes(LaneTarget::Baseline), c, s, 64);
+    for (const LaneTarget target : here) {
+      SCOPED_TRACE(pbf::lane_target_name(target));
+      expect_same_bits(run_passes(pbf::pbf_lane_passes(target), c, s, 64), baseline);
+    }
+  }
+}
+
+// Where a copy sums two particles side by side (AVX-512), a particle whose
+// list is shorter than its partner's takes nothing from the groups past its
+// end: a particle with no neighbours and a NaN lambda of its own gets the
+// zero correction of the one-neighbour loop, whatever particle runs beside
+// it, and the sums of every other particle are as in the baseline copy.
+TEST(PbfCpuLanePasses, AShortListTakesNothingFromItsPartnersGroups) {
+  const PbfConstants c = constants();
+  Scene s = make_scene(13);
+  s.lambda[s.lone] = std::nanf("");
+  const NeighborLists nb = s.lists();
+  const Vec3 want = pbf::position_correction(c, s.lone, nb, s.x.data(), s.lambda.data());
+  ASSERT_TRUE(same_bits(want, Vec3{0.0f, 0.0f, 0.0f}));
+  for (const LaneTarget target : pbf::lane_targets_here()) {
+    SCOPED_TRACE(pbf::lane_target_name(target));
+    const PbfLanePasses lanes = pbf::pbf_lane_passes(target);
+    // The lone particle first and second in a run, beside particles with
+    // many neighbours (its neighbours in the scene's order).
+    for (const uint32_t begin : {s.lone - 1, s.lone}) {
+      Vec3 out[2];
+      lanes.fluid_position_corrections(c, begin, begin + 2, nb, s.x.data(), s.lambda.data(), out);
+      EXPECT_TRUE(same_bits(out[s.lone - begin], want)) << "run from " << begin;
+      const uint32_t other = begin == s.lone ? s.lone + 1 : s.lone - 1;
+      ASSERT_GT(s.count[other], 8u);
+      Vec3 alone;
+      pbf::pbf_lane_passes(LaneTarget::Baseline)
+          .fluid_position_corrections(c, other, other + 1, nb, s.x.data(), s.lambda.data(), &alone);
+      EXPECT_TRUE(same_bits(out[other - begin], alone)) << "partner " << other;
+    }
   }
 }
 
@@ -324,7 +359,15 @@ TEST(PbfCpuLanePasses, TheBestTargetRunsHere) {
   ASSERT_FALSE(here.empty());
   EXPECT_EQ(here.front(), LaneTarget::Baseline);
   EXPECT_NE(std::find(here.begin(), here.end(), pbf::best_lane_target()), here.end());
-  EXPECT_EQ(here.size(), pbf::lane_target_runs_here(LaneTarget::Avx2) ? 2u : 1u);
+  size_t runs = 0;
+  for (const LaneTarget t : {LaneTarget::Baseline, LaneTarget::Avx2, LaneTarget::Avx512})
+    runs += pbf::lane_target_runs_here(t) ? 1u : 0u;
+  EXPECT_EQ(here.size(), runs);
+  // AVX-512 is chosen over AVX2 where both run; no processor runs AVX-512 without AVX2.
+  if (pbf::lane_target_runs_here(LaneTarget::Avx512)) {
+    EXPECT_EQ(pbf::best_lane_target(), LaneTarget::Avx512);
+    EXPECT_TRUE(pbf::lane_target_runs_here(LaneTarget::Avx2));
+  }
 }
 
 }  // namespace

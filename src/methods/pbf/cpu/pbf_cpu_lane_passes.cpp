@@ -11,6 +11,7 @@ namespace pbf {
 PbfLanePasses pbf_lane_passes_baseline() { return baseline::lane_passes(); }
 
 PbfLanePasses pbf_lane_passes(LaneTarget target) {
+  if (target == LaneTarget::Avx512 && lane_target_runs_here(LaneTarget::Avx512)) return pbf_lane_passes_avx512();
   if (target == LaneTarget::Avx2 && lane_target_runs_here(LaneTarget::Avx2)) return pbf_lane_passes_avx2();
   return pbf_lane_passes_baseline();
 }

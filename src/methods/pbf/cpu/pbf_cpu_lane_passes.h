@@ -54,5 +54,6 @@ PbfLanePasses pbf_lane_passes(LaneTarget target);
 // Each target's copy, one file each.
 PbfLanePasses pbf_lane_passes_baseline();
 PbfLanePasses pbf_lane_passes_avx2();
+PbfLanePasses pbf_lane_passes_avx512();
 
 }  // namespace pbf

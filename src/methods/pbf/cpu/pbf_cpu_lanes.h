@@ -1,7 +1,9 @@
 // pbf_cpu_lanes.h - PBF's sums over a particle's fluid neighbours on the CPU,
 // eight neighbours at a time (backend/cpu/lanes.h), with the pair terms of
 // pbf_equations.h: the same equations as the one-neighbour loops there, with
-// the sums taken in eight lanes and then added in a fixed order. Included by
+// the sums taken in eight lanes and then added in a fixed order. Where the
+// lanes hold two particles' groups (AVX-512), each particle's eight lanes
+// go through the same operations as with one. Included by
 // pbf_cpu_lane_passes*.cpp, once per instruction set, after backend/cpu/lanes.h.
 #include <cstdint>
 
@@ -11,152 +13,237 @@
 namespace pbf {
 namespace PBF_LANE_TARGET {
 
-// f(j, valid) for the neighbours of i in groups of eight: j points to eight
-// neighbour indices; where the list ends within a group, the lanes past it
-// hold i and are false in `valid`. The lists must be particle-major and
-// padded (the CPU backend's: CpuNeighborGrid::find_neighbors(),
-// pad_lane_group()): a last group that the stride holds whole is read from
-// the list like the full ones, with no copy and no branch on where the list
-// ends (about 4 % of the reference scene's step); only a group that would run
-// past the stride (one not a multiple of eight) is copied.
-static_assert(kLanes == kLaneGroup, "the lists are padded to the lanes' groups");
+// The neighbours of kParticles particles (one, or two: backend/cpu/lanes.h),
+// a group of eight of each: j.j[p] points to particle p's eight indices.
+// `valid` holds the lanes that hold a neighbour. A particle whose list ended
+// before this group has none valid and is not `active`: its sums must stay
+// as they were (an added zero could turn a -0 into +0, and a NaN of the
+// particle's own could reach them).
+struct LaneGroup {
+  LaneIndex j;
+  LaneMask valid, active;
+  uint32_t neighbour(uint32_t l) const { return j.j[l / kGroup][l % kGroup]; }
+};
+
+// sum = add(sum), in the lanes of the group's active particles; with one
+// particle, every group is active.
+template <class S, class Add>
+inline void accumulate(const LaneGroup& g, S& sum, Add&& add) {
+  if constexpr (kParticles == 1) {
+    add(sum);
+  } else {
+    S next = sum;
+    add(next);
+    sum = keep(g.active, next, sum);
+  }
+}
+inline Lanes keep(LaneMask m, Lanes a, Lanes b) { return select(m, a, b); }
+inline Vec3Lanes keep(LaneMask m, const Vec3Lanes& a, const Vec3Lanes& b) {
+  return Vec3Lanes{select(m, a.x, b.x), select(m, a.y, b.y), select(m, a.z, b.z)};
+}
+inline FluidDensitySums<Lanes, Vec3Lanes> keep(LaneMask m, const FluidDensitySums<Lanes, Vec3Lanes>& a,
+                                               const FluidDensitySums<Lanes, Vec3Lanes>& b) {
+  return FluidDensitySums<Lanes, Vec3Lanes>{keep(m, a.w, b.w), keep(m, a.grad, b.grad), keep(m, a.grad2, b.grad2)};
+}
+
+// Particle i[p]'s value of v in the lanes of its group.
+inline Lanes spread(const float* v, const uint32_t* i) {
+  Lanes s;
+  for (uint32_t p = 0; p < kParticles; ++p)
+    for (uint32_t l = 0; l < kGroup; ++l) s.set(p * kGroup + l, v[i[p]]);
+  return s;
+}
+inline Vec3Lanes spread(const Vec3* v, const uint32_t* i) {
+  Vec3Lanes s;
+  for (uint32_t p = 0; p < kParticles; ++p)
+    for (uint32_t l = 0; l < kGroup; ++l) set_lane(s, p * kGroup + l, v[i[p]]);
+  return s;
+}
+
+// f(group) for the neighbours of the particles i[0 .. kParticles - 1] in
+// groups of eight, a group of each particle at a time: where a list ends
+// within a group, the lanes past it hold the particle itself and are false
+// in `valid`. The lists must be particle-major and padded (the CPU backend's:
+// CpuNeighborGrid::find_neighbors(), pad_lane_group()): a last group that the
+// stride holds whole is read from the list like the full ones, with no copy
+// and no branch on where the list ends (about 4 % of the reference scene's
+// step); only a group that would run past the stride (one not a multiple of
+// eight) is copied. Each particle's groups come in the order of its list,
+// as with one particle at a time.
+static_assert(kGroup == kLaneGroup, "the lists are padded to the lanes' groups");
 template <class F>
-inline void for_each_lane_group(const NeighborLists& nb, uint32_t i, F&& f) {
-  const uint32_t* list = nb.index + i * nb.particle_step;
-  const int32_t n = static_cast<int32_t>(nb.count[i]);
-  for (int32_t k = 0; k < n; k += static_cast<int32_t>(kLanes)) {
+inline void for_each_lane_group(const NeighborLists& nb, const uint32_t* i, F&& f) {
+  const uint32_t* list[kParticles];
+  uint32_t n[kParticles];
+  uint32_t most = 0;
+  for (uint32_t p = 0; p < kParticles; ++p) {
+    list[p] = nb.index + i[p] * nb.particle_step;
+    n[p] = nb.count[i[p]];
+    most = n[p] > most ? n[p] : most;
+  }
+  uint32_t copy[kParticles][kGroup];
+  const LaneMask::Ends ends = LaneMask::ends(n);
+  for (uint32_t k = 0; k < most; k += kGroup) {
     // One call of f for full and last groups alike, so that it is inlined.
-    const LaneMask valid = LaneMask::below(static_cast<uint32_t>(k), static_cast<uint32_t>(n));
-    if (k + static_cast<int32_t>(kLanes) <= static_cast<int32_t>(nb.stride)) {
-      f(list + k, valid);
-    } else {
-      uint32_t last[kLanes];
-      for (int32_t l = 0; l < static_cast<int32_t>(kLanes); ++l) last[l] = k + l < n ? list[k + l] : i;
-      f(last, valid);
+    LaneGroup g;
+    g.valid = kParticles == 1 ? LaneMask::below(k, n[0]) : LaneMask::below_each(k, ends);
+    for (uint32_t p = 0; p < kParticles; ++p) {
+      if (k + kGroup <= nb.stride && k < n[p]) {
+        g.j.j[p] = list[p] + k;
+      } else {
+        for (uint32_t l = 0; l < kGroup; ++l) copy[p][l] = k + l < n[p] ? list[p][k + l] : i[p];
+        g.j.j[p] = copy[p];
+      }
     }
+    if constexpr (kParticles > 1) g.active = LaneMask::reaching(k, ends);
+    f(static_cast<const LaneGroup&>(g));
   }
 }
 
-// The squared distances r2 of eight pairs, with the lanes outside `valid` at
-// the kernel radius, where every kernel and gradient is zero.
+// The squared distances r2 of the group's pairs, with the lanes outside
+// `valid` at the kernel radius, where every kernel and gradient is zero.
 inline Lanes pair_distance_squared(const KernelConstants& k, const Vec3Lanes& r, LaneMask valid) {
   return select(valid, length_squared(r), Lanes(k.h2));
 }
 
-// pair_gradient() of eight pairs (i, j[l]): the Spiky gradient, zero where
-// the two particles coincide; those lanes are added to `coincident`. With
-// kDrawn, such lanes get the direction pair_gradient() draws for them instead.
+// pair_gradient() of the group's pairs (i[p], j): the Spiky gradient, zero
+// where the two particles coincide; those lanes are added to `coincident`.
+// With kDrawn, such lanes get the direction pair_gradient() draws for them
+// instead.
 template <bool kDrawn>
-inline Vec3Lanes pair_gradient(const KernelConstants& k, const Vec3Lanes& r, Lanes r2, LaneMask valid, uint32_t i,
-                               const uint32_t* j, LaneMask& coincident) {
+inline Vec3Lanes pair_gradient(const KernelConstants& k, const Vec3Lanes& r, Lanes r2, const LaneGroup& group,
+                               const uint32_t* i, LaneMask& coincident) {
   Vec3Lanes g = r * spiky_gradient_scale(k, r2);
-  const LaneMask here = (r2 == Lanes(0.0f)) & valid;
+  const LaneMask here = (r2 == Lanes(0.0f)) & group.valid;
   coincident = coincident | here;
   if (kDrawn && any(here)) {
     for (uint32_t l = 0; l < kLanes; ++l) {
       if (!here[l]) continue;
-      set_lane(g, l, pair_gradient(k, Vec3{0.0f, 0.0f, 0.0f}, 0.0f, i, j[l]));
+      set_lane(g, l, pair_gradient(k, Vec3{0.0f, 0.0f, 0.0f}, 0.0f, i[l / kGroup], group.neighbour(l)));
     }
   }
   return g;
 }
 
-// The sums below run first without looking for coincident pairs, which are
-// rare, and again with kDrawn where they found one.
+// The sums below, each for the particles i[0 .. kParticles - 1] into
+// out[0 .. kParticles - 1], run first without looking for coincident pairs,
+// which are rare, and again with kDrawn where they found one.
 
 template <bool kDrawn>
-inline bool fluid_density_sums_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
-                                     const Vec3* x, FluidDensitySums<float, Vec3>& out) {
-  const Vec3 xi = x[i];
+inline bool fluid_density_sums_lanes(const PbfConstants& c, const uint32_t* i, const NeighborLists& nb,
+                                     const Vec3* x, FluidDensitySums<float, Vec3>* out) {
+  const Vec3Lanes xi = spread(x, i);
   FluidDensitySums<Lanes, Vec3Lanes> s{Lanes(0.0f), Vec3Lanes{0.0f, 0.0f, 0.0f}, Lanes(0.0f)};
   LaneMask coincident = LaneMask::none();
-  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
-    const Vec3Lanes r = xi - gather(x, j);
-    const Lanes r2 = pair_distance_squared(c.kernel, r, valid);
-    add_density_pair(c, r2, pair_gradient<kDrawn>(c.kernel, r, r2, valid, i, j, coincident), s);
+  for_each_lane_group(nb, i, [&](const LaneGroup& g) {
+    const Vec3Lanes r = xi - gather(x, g.j);
+    const Lanes r2 = pair_distance_squared(c.kernel, r, g.valid);
+    const Vec3Lanes grad = pair_gradient<kDrawn>(c.kernel, r, r2, g, i, coincident);
+    accumulate(g, s, [&](FluidDensitySums<Lanes, Vec3Lanes>& t) { add_density_pair(c, r2, grad, t); });
   });
-  float sums[4];
+  float sums[4 * kParticles], grad2[4 * kParticles];
   lane_sums(s.w, s.grad.x, s.grad.y, s.grad.z, sums);
-  out = FluidDensitySums<float, Vec3>{sums[0], Vec3{sums[1], sums[2], sums[3]}, lane_sum(s.grad2)};
+  lane_sums(s.grad2, s.grad2, s.grad2, s.grad2, grad2);
+  for (uint32_t p = 0; p < kParticles; ++p)
+    out[p] = FluidDensitySums<float, Vec3>{sums[4 * p], Vec3{sums[4 * p + 1], sums[4 * p + 2], sums[4 * p + 3]},
+                                           grad2[4 * p]};
   return kDrawn || !any(coincident);
-}
-
-// fluid_density_sums() in lanes.
-inline FluidDensitySums<float, Vec3> fluid_density_sums_lanes(const PbfConstants& c, uint32_t i,
-                                                              const NeighborLists& nb, const Vec3* x) {
-  FluidDensitySums<float, Vec3> s;
-  if (!fluid_density_sums_lanes<false>(c, i, nb, x, s)) fluid_density_sums_lanes<true>(c, i, nb, x, s);
-  return s;
 }
 
 template <bool kDrawn>
-inline bool position_correction_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
-                                      const Vec3* x, const float* lambda, Vec3& out) {
-  const Vec3 xi = x[i];
-  const Lanes li(lambda[i]);
+inline bool position_correction_lanes(const PbfConstants& c, const uint32_t* i, const NeighborLists& nb,
+                                      const Vec3* x, const float* lambda, Vec3* out) {
+  const Vec3Lanes xi = spread(x, i);
+  const Lanes li = spread(lambda, i);
   Vec3Lanes dp{0.0f, 0.0f, 0.0f};
   LaneMask coincident = LaneMask::none();
-  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
-    const Vec3Lanes r = xi - gather(x, j);
-    const Lanes r2 = pair_distance_squared(c.kernel, r, valid);
-    dp += correction_pair_term(c, r2, pair_gradient<kDrawn>(c.kernel, r, r2, valid, i, j, coincident), li,
-                               gather(lambda, j));
+  for_each_lane_group(nb, i, [&](const LaneGroup& g) {
+    const Vec3Lanes r = xi - gather(x, g.j);
+    const Lanes r2 = pair_distance_squared(c.kernel, r, g.valid);
+    const Vec3Lanes grad = pair_gradient<kDrawn>(c.kernel, r, r2, g, i, coincident);
+    const Lanes lj = gather(lambda, g.j);
+    accumulate(g, dp, [&](Vec3Lanes& t) { t += correction_pair_term(c, r2, grad, li, lj); });
   });
-  out = lane_sum(dp) * c.mass_over_rho0;
+  lane_sums(dp, out);
+  for (uint32_t p = 0; p < kParticles; ++p) out[p] = out[p] * c.mass_over_rho0;
   return kDrawn || !any(coincident);
-}
-
-// The fluid part of position_correction() in lanes.
-inline Vec3 position_correction_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
-                                      const Vec3* x, const float* lambda) {
-  Vec3 dp;
-  if (!position_correction_lanes<false>(c, i, nb, x, lambda, dp))
-    position_correction_lanes<true>(c, i, nb, x, lambda, dp);
-  return dp;
 }
 
 // fluid_kernel_sum() in lanes.
-inline float fluid_kernel_sum_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x) {
-  const Vec3 xi = x[i];
+inline void fluid_kernel_sums_lanes(const PbfConstants& c, const uint32_t* i, const NeighborLists& nb, const Vec3* x,
+                                    float* out) {
+  const Vec3Lanes xi = spread(x, i);
   Lanes sum(0.0f);
-  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
-    sum += poly6(c.kernel, pair_distance_squared(c.kernel, xi - gather(x, j), valid));
+  for_each_lane_group(nb, i, [&](const LaneGroup& g) {
+    const Lanes w = poly6(c.kernel, pair_distance_squared(c.kernel, xi - gather(x, g.j), g.valid));
+    accumulate(g, sum, [&](Lanes& t) { t += w; });
   });
-  return lane_sum(sum);
+  float sums[4 * kParticles];
+  lane_sums(sum, sum, sum, sum, sums);
+  for (uint32_t p = 0; p < kParticles; ++p) out[p] = sums[4 * p];
 }
 
 // vorticity() in lanes.
-inline Vec3 vorticity_lanes(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x, const Vec3* v,
-                            const float* rho) {
-  const Vec3 xi = x[i];
-  const Vec3 vi = v[i];
+inline void vorticities_lanes(const PbfConstants& c, const uint32_t* i, const NeighborLists& nb, const Vec3* x,
+                              const Vec3* v, const float* rho, Vec3* out) {
+  const Vec3Lanes xi = spread(x, i);
+  const Vec3Lanes vi = spread(v, i);
   Vec3Lanes w{0.0f, 0.0f, 0.0f};
-  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
-    const Vec3Lanes r = xi - gather(x, j);
-    const Lanes volume = Lanes(c.mass) / gather(rho, j);
-    w += vorticity_pair_term(c, r, pair_distance_squared(c.kernel, r, valid), gather(v, j) - vi, volume);
+  for_each_lane_group(nb, i, [&](const LaneGroup& g) {
+    const Vec3Lanes r = xi - gather(x, g.j);
+    const Lanes volume = Lanes(c.mass) / gather(rho, g.j);
+    const Vec3Lanes term = vorticity_pair_term(c, r, pair_distance_squared(c.kernel, r, g.valid),
+                                               gather(v, g.j) - vi, volume);
+    accumulate(g, w, [&](Vec3Lanes& t) { t += term; });
   });
-  return lane_sum(w);
+  lane_sums(w, out);
 }
 
 // vorticity_viscosity_sums() in lanes, with |omega| of every particle in
 // `omega_length` (read only where c.vorticity > 0).
-inline VorticityViscositySums vorticity_viscosity_sums_lanes(const PbfConstants& c, uint32_t i,
-                                                             const NeighborLists& nb, const Vec3* x, const Vec3* v,
-                                                             const float* rho, const float* omega_length) {
-  const Vec3 xi = x[i];
-  const Vec3 vi = v[i];
+inline void vorticity_viscosity_sums_lanes(const PbfConstants& c, const uint32_t* i, const NeighborLists& nb,
+                                           const Vec3* x, const Vec3* v, const float* rho,
+                                           const float* omega_length, VorticityViscositySums* out) {
+  const Vec3Lanes xi = spread(x, i);
+  const Vec3Lanes vi = spread(v, i);
   const bool confinement = c.vorticity > 0.0f, viscosity = c.xsph > 0.0f;
-  const Lanes wi(confinement ? omega_length[i] : 0.0f);
+  const Lanes wi = confinement ? spread(omega_length, i) : Lanes(0.0f);
   Vec3Lanes eta{0.0f, 0.0f, 0.0f}, blend{0.0f, 0.0f, 0.0f};
-  for_each_lane_group(nb, i, [&](const uint32_t* j, LaneMask valid) {
-    const Vec3Lanes r = xi - gather(x, j);
-    const Lanes r2 = pair_distance_squared(c.kernel, r, valid);
-    const Lanes volume = Lanes(c.mass) / gather(rho, j);
-    if (confinement) eta += confinement_pair_term(c, r, r2, volume, gather(omega_length, j) - wi);
-    if (viscosity) blend += viscosity_pair_term(c, r2, gather(v, j) - vi, volume);
+  for_each_lane_group(nb, i, [&](const LaneGroup& g) {
+    const Vec3Lanes r = xi - gather(x, g.j);
+    const Lanes r2 = pair_distance_squared(c.kernel, r, g.valid);
+    const Lanes volume = Lanes(c.mass) / gather(rho, g.j);
+    if (confinement) {
+      const Vec3Lanes term = confinement_pair_term(c, r, r2, volume, gather(omega_length, g.j) - wi);
+      accumulate(g, eta, [&](Vec3Lanes& t) { t += term; });
+    }
+    if (viscosity) {
+      const Vec3Lanes term = viscosity_pair_term(c, r2, gather(v, g.j) - vi, volume);
+      accumulate(g, blend, [&](Vec3Lanes& t) { t += term; });
+    }
   });
-  return VorticityViscositySums{lane_sum(eta), lane_sum(blend)};
+  Vec3 e[kParticles], b[kParticles];
+  lane_sums(eta, e);
+  lane_sums(blend, b);
+  for (uint32_t p = 0; p < kParticles; ++p) out[p] = VorticityViscositySums{e[p], b[p]};
+}
+
+// pass(i, out) for the particles begin .. end - 1, kParticles at a time,
+// writing particle i's result to out[i - begin]; where a run's last
+// particle has no partner, it is computed twice.
+template <class T, class Pass>
+inline void for_each_lane_particles(uint32_t begin, uint32_t end, T* out, Pass&& pass) {
+  for (uint32_t i = begin; i < end; i += kParticles) {
+    uint32_t ids[kParticles];
+    for (uint32_t p = 0; p < kParticles; ++p) ids[p] = i + p < end ? i + p : end - 1;
+    if constexpr (kParticles == 1) {
+      pass(ids, out + (i - begin));
+    } else {
+      T result[kParticles];
+      pass(ids, result);
+      for (uint32_t p = 0; p < kParticles && i + p < end; ++p) out[i + p - begin] = result[p];
+    }
+  }
 }
 
 // The points x[k .. k + 7] of x[0 .. count - 1], k < count: where fewer
@@ -187,28 +274,34 @@ __attribute__((flatten)) static void pass_fluid_kernel_sums(const PbfConstants& 
                                                             uint32_t end, const NeighborLists& nb, const Vec3* x,
                                                             float* out) {
   const PbfConstants c = constants;
-  for (uint32_t i = begin; i < end; ++i) out[i - begin] = fluid_kernel_sum_lanes(c, i, nb, x);
+  for_each_lane_particles(begin, end, out,
+                          [&](const uint32_t* i, float* o) { fluid_kernel_sums_lanes(c, i, nb, x, o); });
 }
 
 __attribute__((flatten)) static void pass_fluid_density_sums(const PbfConstants& constants, uint32_t begin,
                                                              uint32_t end, const NeighborLists& nb, const Vec3* x,
                                                              FluidDensitySums<float, Vec3>* out) {
   const PbfConstants c = constants;
-  for (uint32_t i = begin; i < end; ++i) out[i - begin] = fluid_density_sums_lanes(c, i, nb, x);
+  for_each_lane_particles(begin, end, out, [&](const uint32_t* i, FluidDensitySums<float, Vec3>* o) {
+    if (!fluid_density_sums_lanes<false>(c, i, nb, x, o)) fluid_density_sums_lanes<true>(c, i, nb, x, o);
+  });
 }
 
 __attribute__((flatten)) static void pass_fluid_position_corrections(const PbfConstants& constants, uint32_t begin,
                                                                      uint32_t end, const NeighborLists& nb,
                                                                      const Vec3* x, const float* lambda, Vec3* out) {
   const PbfConstants c = constants;
-  for (uint32_t i = begin; i < end; ++i) out[i - begin] = position_correction_lanes(c, i, nb, x, lambda);
+  for_each_lane_particles(begin, end, out, [&](const uint32_t* i, Vec3* o) {
+    if (!position_correction_lanes<false>(c, i, nb, x, lambda, o)) position_correction_lanes<true>(c, i, nb, x, lambda, o);
+  });
 }
 
 __attribute__((flatten)) static void pass_vorticities(const PbfConstants& constants, uint32_t begin, uint32_t end,
                                                       const NeighborLists& nb, const Vec3* x, const Vec3* v,
                                                       const float* rho, Vec3* out) {
   const PbfConstants c = constants;
-  for (uint32_t i = begin; i < end; ++i) out[i - begin] = vorticity_lanes(c, i, nb, x, v, rho);
+  for_each_lane_particles(begin, end, out,
+                          [&](const uint32_t* i, Vec3* o) { vorticities_lanes(c, i, nb, x, v, rho, o); });
 }
 
 __attribute__((flatten)) static void pass_vorticity_viscosity_sums(const PbfConstants& constants, uint32_t begin,
@@ -217,8 +310,9 @@ __attribute__((flatten)) static void pass_vorticity_viscosity_sums(const PbfCons
                                                                    const float* omega_length,
                                                                    VorticityViscositySums* out) {
   const PbfConstants c = constants;
-  for (uint32_t i = begin; i < end; ++i)
-    out[i - begin] = vorticity_viscosity_sums_lanes(c, i, nb, x, v, rho, omega_length);
+  for_each_lane_particles(begin, end, out, [&](const uint32_t* i, VorticityViscositySums* o) {
+    vorticity_viscosity_sums_lanes(c, i, nb, x, v, rho, omega_length, o);
+  });
 }
 
 __attribute__((flatten)) static void pass_walls_reach(const DensityWalls& walls, const Vec3* x, uint32_t count,
