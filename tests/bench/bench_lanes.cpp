@@ -36,6 +36,7 @@ struct Block {
   pbf::ProjectiveConstants projective;
   LaneVector<Vec3> x, v;
   std::vector<float> rho, lambda, omega_length;
+  std::vector<pbf::PointValue> x_lambda;  // as the Δp pass reads them
   std::vector<uint32_t> index, count;
   uint32_t stride = 56;
   double pairs = 0;
@@ -86,6 +87,7 @@ const Block& block() {
       s.lambda.push_back(1e-4f * unit(rng));
       s.omega_length.push_back(1.0f + unit(rng));
     }
+    for (size_t i = 0; i < s.x.size(); ++i) s.x_lambda.push_back(pbf::PointValue{s.x[i], s.lambda[i]});
     return s;
   }();
   return b;
@@ -137,7 +139,7 @@ void BM_PositionCorrection(benchmark::State& state) {
         return pbf::position_correction(b.c, i, nb, b.x.data(), b.lambda.data());
       },
       [](const Block& b, const Nb& nb, const Passes& l, uint32_t begin, uint32_t end, Vec3* out) {
-        l.fluid_position_corrections(b.c, begin, end, nb, b.x.data(), b.lambda.data(), out);
+        l.fluid_position_corrections(b.c, begin, end, nb, b.x_lambda.data(), out);
       });
 }
 

@@ -10,7 +10,17 @@
 #include <new>
 #include <vector>
 
+#include "core/hd.h"
+
 namespace pbf {
+
+// A point and one value of its particle (PBF's lambda), 16 bytes: the lanes
+// read both with one load (gather(const PointValue*, ...), backend/cpu/lanes.h).
+struct alignas(16) PointValue {
+  Vec3 p;
+  float value;
+};
+static_assert(sizeof(PointValue) == 16, "four packed floats");
 
 constexpr size_t kLaneVectorTail = 16;
 

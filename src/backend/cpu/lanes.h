@@ -23,6 +23,7 @@
 #include <immintrin.h>
 #endif
 
+#include "backend/cpu/lane_vector.h"  // PointValue
 #include "core/hd.h"
 
 #if !defined(PBF_LANE_TARGET) || !defined(PBF_LANE_BYTES)
@@ -406,6 +407,68 @@ inline Vec3Lanes gather(const Vec3* p, const LaneIndex& j) {
   return gather(p, j.j[0]);
 }
 #endif
+
+// The points and values of q[j] (PointValue: one aligned load of four
+// floats each, transposed into x, y, z and the value), in the lanes of
+// gather(const Vec3*, ...).
+struct Vec3ValueLanes {
+  Vec3Lanes p;
+  Lanes value;
+};
+
+inline Vec3ValueLanes gather(const PointValue* q, const LaneIndex& j) {
+  Vec3ValueLanes g;
+#if defined(__x86_64__) && PBF_LANE_BYTES == 64
+  __m512 v[4];
+  for (uint32_t k = 0; k < 4; ++k) {
+    __m512 a = _mm512_castps128_ps512(_mm_load_ps(&q[j.j[0][k]].p.x));
+    a = _mm512_insertf32x4(a, _mm_load_ps(&q[j.j[0][k + 4]].p.x), 1);
+    a = _mm512_insertf32x4(a, _mm_load_ps(&q[j.j[1][k]].p.x), 2);
+    v[k] = _mm512_insertf32x4(a, _mm_load_ps(&q[j.j[1][k + 4]].p.x), 3);
+  }
+  const __m512 xy01 = _mm512_unpacklo_ps(v[0], v[1]), zw01 = _mm512_unpackhi_ps(v[0], v[1]);
+  const __m512 xy23 = _mm512_unpacklo_ps(v[2], v[3]), zw23 = _mm512_unpackhi_ps(v[2], v[3]);
+  const __m512 x = _mm512_shuffle_ps(xy01, xy23, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m512 y = _mm512_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m512 z = _mm512_shuffle_ps(zw01, zw23, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m512 w = _mm512_shuffle_ps(zw01, zw23, _MM_SHUFFLE(3, 2, 3, 2));
+  __builtin_memcpy(&g.p.x, &x, sizeof x);
+  __builtin_memcpy(&g.p.y, &y, sizeof y);
+  __builtin_memcpy(&g.p.z, &z, sizeof z);
+  __builtin_memcpy(&g.value, &w, sizeof w);
+#elif defined(__x86_64__) && PBF_LANE_BYTES == 32
+  const uint32_t* index = j.j[0];
+  __m256 v[4];
+  for (uint32_t k = 0; k < 4; ++k)
+    v[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(&q[index[k]].p.x)), _mm_load_ps(&q[index[k + 4]].p.x),
+                                1);
+  const __m256 xy01 = _mm256_unpacklo_ps(v[0], v[1]), zw01 = _mm256_unpackhi_ps(v[0], v[1]);
+  const __m256 xy23 = _mm256_unpacklo_ps(v[2], v[3]), zw23 = _mm256_unpackhi_ps(v[2], v[3]);
+  g.p = vec3_lanes(_mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(1, 0, 1, 0)),
+                   _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 2, 3, 2)),
+                   _mm256_shuffle_ps(zw01, zw23, _MM_SHUFFLE(1, 0, 1, 0)));
+  const __m256 w = _mm256_shuffle_ps(zw01, zw23, _MM_SHUFFLE(3, 2, 3, 2));
+  __builtin_memcpy(&g.value, &w, sizeof w);
+#elif defined(__x86_64__) && PBF_LANE_BYTES == 16
+  const uint32_t* index = j.j[0];
+  for (uint32_t half = 0; half < 2; ++half) {
+    __m128 q0 = _mm_load_ps(&q[index[4 * half]].p.x), q1 = _mm_load_ps(&q[index[4 * half + 1]].p.x);
+    __m128 q2 = _mm_load_ps(&q[index[4 * half + 2]].p.x), q3 = _mm_load_ps(&q[index[4 * half + 3]].p.x);
+    _MM_TRANSPOSE4_PS(q0, q1, q2, q3);
+    __builtin_memcpy(&g.p.x.p[half], &q0, sizeof q0);
+    __builtin_memcpy(&g.p.y.p[half], &q1, sizeof q1);
+    __builtin_memcpy(&g.p.z.p[half], &q2, sizeof q2);
+    __builtin_memcpy(&g.value.p[half], &q3, sizeof q3);
+  }
+#else
+  for (uint32_t k = 0; k < kLanes; ++k) {
+    const PointValue& a = q[j.j[k / kGroup][k % kGroup]];
+    set_lane(g.p, k, a.p);
+    g.value.set(k, a.value);
+  }
+#endif
+  return g;
+}
 
 // The points p[0 .. kLanes - 1] (all their floats read).
 inline Vec3Lanes load_points(const Vec3* p) {

@@ -57,6 +57,12 @@ struct Scene {
   uint32_t stride = 0;
   uint32_t lone = 0;  // the particle with no neighbours (the last one has some: its point is read)
   NeighborLists lists() const { return NeighborLists::particle_major(index.data(), count.data(), stride); }
+  // Each particle's point and lambda, as the Δp pass reads them.
+  std::vector<pbf::PointValue> x_lambda() const {
+    std::vector<pbf::PointValue> q;
+    for (size_t i = 0; i < x.size(); ++i) q.push_back(pbf::PointValue{x[i], lambda[i]});
+    return q;
+  }
 };
 
 Scene make_scene(uint32_t seed, bool stride_of_eights = false) {
@@ -122,11 +128,12 @@ PassResults run_passes(const PbfLanePasses& lanes, const PbfConstants& c, const 
   r.corrections.assign(n, nan3);
   r.vorticities.assign(n, nan3);
   r.vorticity_viscosity.assign(n, pbf::VorticityViscositySums{nan3, nan3});
+  const std::vector<pbf::PointValue> x_lambda = s.x_lambda();
   for (uint32_t b = 0; b < n; b += run) {
     const uint32_t e = std::min(n, b + run);
     lanes.fluid_kernel_sums(c, b, e, nb, s.x.data(), r.kernel_sums.data() + b);
     lanes.fluid_density_sums(c, b, e, nb, s.x.data(), r.density_sums.data() + b);
-    lanes.fluid_position_corrections(c, b, e, nb, s.x.data(), s.lambda.data(), r.corrections.data() + b);
+    lanes.fluid_position_corrections(c, b, e, nb, x_lambda.data(), r.corrections.data() + b);
     lanes.vorticities(c, b, e, nb, s.x.data(), s.v.data(), s.rho.data(), r.vorticities.data() + b);
     lanes.vorticity_viscosity_sums(c, b, e, nb, s.x.data(), s.v.data(), s.rho.data(), s.omega_length.data(),
                                    r.vorticity_viscosity.data() + b);
@@ -254,6 +261,7 @@ TEST(PbfCpuLanePasses, AShortListTakesNothingFromItsPartnersGroups) {
   const NeighborLists nb = s.lists();
   const Vec3 want = pbf::position_correction(c, s.lone, nb, s.x.data(), s.lambda.data());
   ASSERT_TRUE(same_bits(want, Vec3{0.0f, 0.0f, 0.0f}));
+  const std::vector<pbf::PointValue> x_lambda = s.x_lambda();
   for (const LaneTarget target : pbf::lane_targets_here()) {
     SCOPED_TRACE(pbf::lane_target_name(target));
     const PbfLanePasses lanes = pbf::pbf_lane_passes(target);
@@ -261,13 +269,13 @@ TEST(PbfCpuLanePasses, AShortListTakesNothingFromItsPartnersGroups) {
     // many neighbours (its neighbours in the scene's order).
     for (const uint32_t begin : {s.lone - 1, s.lone}) {
       Vec3 out[2];
-      lanes.fluid_position_corrections(c, begin, begin + 2, nb, s.x.data(), s.lambda.data(), out);
+      lanes.fluid_position_corrections(c, begin, begin + 2, nb, x_lambda.data(), out);
       EXPECT_TRUE(same_bits(out[s.lone - begin], want)) << "run from " << begin;
       const uint32_t other = begin == s.lone ? s.lone + 1 : s.lone - 1;
       ASSERT_GT(s.count[other], 8u);
       Vec3 alone;
       pbf::pbf_lane_passes(LaneTarget::Baseline)
-          .fluid_position_corrections(c, other, other + 1, nb, s.x.data(), s.lambda.data(), &alone);
+          .fluid_position_corrections(c, other, other + 1, nb, x_lambda.data(), &alone);
       EXPECT_TRUE(same_bits(out[other - begin], alone)) << "partner " << other;
     }
   }

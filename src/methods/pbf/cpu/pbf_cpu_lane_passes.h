@@ -8,6 +8,7 @@
 
 #include "backend/cpu/cpu_neighbor_grid.h"  // kLaneGroup, pad_lane_group()
 #include "backend/cpu/lane_targets.h"
+#include "backend/cpu/lane_vector.h"  // PointValue
 #include "methods/pbf/pbf_equations.h"
 
 namespace pbf {
@@ -26,9 +27,11 @@ struct PbfLanePasses {
   // fluid_density_sums() of each particle of the run.
   void (*fluid_density_sums)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb,
                              const Vec3* x, FluidDensitySums<float, Vec3>* out);
-  // The fluid part of position_correction() of each particle of the run.
+  // The fluid part of position_correction() of each particle of the run,
+  // with each particle's point and lambda in x_lambda (one load per
+  // neighbour for both; aligned, as a LaneVector's or std::vector's are).
   void (*fluid_position_corrections)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb,
-                                     const Vec3* x, const float* lambda, Vec3* out);
+                                     const PointValue* x_lambda, Vec3* out);
   // vorticity() of each particle of the run.
   void (*vorticities)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb, const Vec3* x,
                       const Vec3* v, const float* rho, Vec3* out);

@@ -60,6 +60,16 @@ inline Vec3Lanes spread(const Vec3* v, const uint32_t* i) {
   return s;
 }
 
+inline Vec3ValueLanes spread(const PointValue* v, const uint32_t* i) {
+  Vec3ValueLanes s;
+  for (uint32_t p = 0; p < kParticles; ++p)
+    for (uint32_t l = 0; l < kGroup; ++l) {
+      set_lane(s.p, p * kGroup + l, v[i[p]].p);
+      s.value.set(p * kGroup + l, v[i[p]].value);
+    }
+  return s;
+}
+
 // f(group) for the neighbours of the particles i[0 .. kParticles - 1] in
 // groups of eight, a group of each particle at a time: where a list ends
 // within a group, the lanes past it hold the particle itself and are false
@@ -152,17 +162,16 @@ inline bool fluid_density_sums_lanes(const PbfConstants& c, const uint32_t* i, c
 
 template <bool kDrawn>
 inline bool position_correction_lanes(const PbfConstants& c, const uint32_t* i, const NeighborLists& nb,
-                                      const Vec3* x, const float* lambda, Vec3* out) {
-  const Vec3Lanes xi = spread(x, i);
-  const Lanes li = spread(lambda, i);
+                                      const PointValue* x_lambda, Vec3* out) {
+  const Vec3ValueLanes own = spread(x_lambda, i);
   Vec3Lanes dp{0.0f, 0.0f, 0.0f};
   LaneMask coincident = LaneMask::none();
   for_each_lane_group(nb, i, [&](const LaneGroup& g) {
-    const Vec3Lanes r = xi - gather(x, g.j);
+    const Vec3ValueLanes q = gather(x_lambda, g.j);  // the neighbours' points and lambdas, one load each
+    const Vec3Lanes r = own.p - q.p;
     const Lanes r2 = pair_distance_squared(c.kernel, r, g.valid);
     const Vec3Lanes grad = pair_gradient<kDrawn>(c.kernel, r, r2, g, i, coincident);
-    const Lanes lj = gather(lambda, g.j);
-    accumulate(g, dp, [&](Vec3Lanes& t) { t += correction_pair_term(c, r2, grad, li, lj); });
+    accumulate(g, dp, [&](Vec3Lanes& t) { t += correction_pair_term(c, r2, grad, own.value, q.value); });
   });
   lane_sums(dp, out);
   for (uint32_t p = 0; p < kParticles; ++p) out[p] = out[p] * c.mass_over_rho0;
@@ -289,10 +298,10 @@ __attribute__((flatten)) static void pass_fluid_density_sums(const PbfConstants&
 
 __attribute__((flatten)) static void pass_fluid_position_corrections(const PbfConstants& constants, uint32_t begin,
                                                                      uint32_t end, const NeighborLists& nb,
-                                                                     const Vec3* x, const float* lambda, Vec3* out) {
+                                                                     const PointValue* x_lambda, Vec3* out) {
   const PbfConstants c = constants;
   for_each_lane_particles(begin, end, out, [&](const uint32_t* i, Vec3* o) {
-    if (!position_correction_lanes<false>(c, i, nb, x, lambda, o)) position_correction_lanes<true>(c, i, nb, x, lambda, o);
+    if (!position_correction_lanes<false>(c, i, nb, x_lambda, o)) position_correction_lanes<true>(c, i, nb, x_lambda, o);
   });
 }
 

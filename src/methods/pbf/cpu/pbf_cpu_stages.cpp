@@ -4,6 +4,7 @@ namespace pbf {
 
 void PbfCpuStages::reserve(size_t n) {
   lambda_.reserve(n);
+  x_lambda_.reserve(n);
   omega_.reserve(n);
   omega_length_.reserve(n);
 }
@@ -11,6 +12,7 @@ void PbfCpuStages::reserve(size_t n) {
 void PbfCpuStages::fit() {
   const size_t n = device_.positions().size();
   if (lambda_.size() != n) lambda_.resize(n);
+  if (x_lambda_.size() != n) x_lambda_.resize(n);
   if (omega_.size() != n) omega_.resize(n);
   if (omega_length_.size() != n) omega_length_.resize(n);
 }
@@ -35,9 +37,11 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     uint8_t reach[CpuBackend::kRun];
     lanes_.fluid_density_sums(c, begin, end, nb, xp.data(), sums);
     lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
-    for (uint32_t i = begin; i < end; ++i)
+    for (uint32_t i = begin; i < end; ++i) {
       density_lambda(c, i, sums[i - begin], xp.data(), boundary, reach[i - begin] ? walls : no_walls, rho[i],
                      lambda_[i]);
+      x_lambda_[i] = PointValue{xp[i], lambda_[i]};
+    }
   });
   if (tolerance >= 0.0f && !x.empty()) {
     const double sum =
@@ -48,7 +52,7 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     // The fluid's part first, for the whole run, into out; then the boundary's part, then the
     // collisions. A run's pushes on obstacles go to its block's sink in that order (its samples'
     // pushes, particle by particle, then its collisions'): a fixed order, whatever the threads.
-    lanes_.fluid_position_corrections(c, begin, end, nb, xp.data(), lambda_.data(), out.data() + begin);
+    lanes_.fluid_position_corrections(c, begin, end, nb, x_lambda_.data(), out.data() + begin);
     uint8_t reach[CpuBackend::kRun], touch[CpuBackend::kRun];
     lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
     for (uint32_t i = begin; i < end; ++i)

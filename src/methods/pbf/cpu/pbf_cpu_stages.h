@@ -33,6 +33,7 @@ class PbfCpuStages final : public PbfStages {
   CpuBackend& device_;
   const PbfLanePasses lanes_;  // the sums over fluid neighbours, for this processor
   std::vector<float> lambda_;
+  std::vector<PointValue> x_lambda_;  // each particle's predicted position and lambda, for the Δp pass
   std::vector<Vec3> omega_;          // vorticity
   std::vector<float> omega_length_;  // |omega|
 };
