@@ -36,7 +36,7 @@ struct Block {
   pbf::ProjectiveConstants projective;
   LaneVector<Vec3> x, v;
   std::vector<float> rho, lambda, omega_length;
-  std::vector<pbf::PointValue> x_lambda;  // as the Δp pass reads them
+  std::vector<pbf::PointValue> x_lambda, v_volume;  // as the Δp and vorticity passes read them
   std::vector<uint32_t> index, count;
   uint32_t stride = 56;
   double pairs = 0;
@@ -87,7 +87,10 @@ const Block& block() {
       s.lambda.push_back(1e-4f * unit(rng));
       s.omega_length.push_back(1.0f + unit(rng));
     }
-    for (size_t i = 0; i < s.x.size(); ++i) s.x_lambda.push_back(pbf::PointValue{s.x[i], s.lambda[i]});
+    for (size_t i = 0; i < s.x.size(); ++i) {
+      s.x_lambda.push_back(pbf::PointValue{s.x[i], s.lambda[i]});
+      s.v_volume.push_back(pbf::PointValue{s.v[i], s.c.mass / s.rho[i]});
+    }
     return s;
   }();
   return b;
@@ -150,7 +153,7 @@ void BM_Vorticity(benchmark::State& state) {
         return pbf::vorticity(b.c, i, nb, b.x.data(), b.v.data(), b.rho.data());
       },
       [](const Block& b, const Nb& nb, const Passes& l, uint32_t begin, uint32_t end, Vec3* out) {
-        l.vorticities(b.c, begin, end, nb, b.x.data(), b.v.data(), b.rho.data(), out);
+        l.vorticities(b.c, begin, end, nb, b.x.data(), b.v_volume.data(), out);
       });
 }
 

@@ -57,10 +57,18 @@ struct Scene {
   uint32_t stride = 0;
   uint32_t lone = 0;  // the particle with no neighbours (the last one has some: its point is read)
   NeighborLists lists() const { return NeighborLists::particle_major(index.data(), count.data(), stride); }
-  // Each particle's point and lambda, as the Δp pass reads them.
-  std::vector<pbf::PointValue> x_lambda() const {
+  // Each particle's point and lambda, as the Δp pass reads them; point and
+  // |omega|, and velocity and volume m / rho, as the vorticity passes do.
+  std::vector<pbf::PointValue> x_lambda() const { return pack(x, lambda); }
+  std::vector<pbf::PointValue> x_omega() const { return pack(x, omega_length); }
+  std::vector<pbf::PointValue> v_volume(const PbfConstants& c) const {
+    std::vector<float> volume;
+    for (const float r : rho) volume.push_back(c.mass / r);
+    return pack(v, volume);
+  }
+  static std::vector<pbf::PointValue> pack(const LaneVector<Vec3>& p, const std::vector<float>& value) {
     std::vector<pbf::PointValue> q;
-    for (size_t i = 0; i < x.size(); ++i) q.push_back(pbf::PointValue{x[i], lambda[i]});
+    for (size_t i = 0; i < p.size(); ++i) q.push_back(pbf::PointValue{p[i], value[i]});
     return q;
   }
 };
@@ -128,14 +136,14 @@ PassResults run_passes(const PbfLanePasses& lanes, const PbfConstants& c, const 
   r.corrections.assign(n, nan3);
   r.vorticities.assign(n, nan3);
   r.vorticity_viscosity.assign(n, pbf::VorticityViscositySums{nan3, nan3});
-  const std::vector<pbf::PointValue> x_lambda = s.x_lambda();
+  const std::vector<pbf::PointValue> x_lambda = s.x_lambda(), x_omega = s.x_omega(), v_volume = s.v_volume(c);
   for (uint32_t b = 0; b < n; b += run) {
     const uint32_t e = std::min(n, b + run);
     lanes.fluid_kernel_sums(c, b, e, nb, s.x.data(), r.kernel_sums.data() + b);
     lanes.fluid_density_sums(c, b, e, nb, s.x.data(), r.density_sums.data() + b);
     lanes.fluid_position_corrections(c, b, e, nb, x_lambda.data(), r.corrections.data() + b);
-    lanes.vorticities(c, b, e, nb, s.x.data(), s.v.data(), s.rho.data(), r.vorticities.data() + b);
-    lanes.vorticity_viscosity_sums(c, b, e, nb, s.x.data(), s.v.data(), s.rho.data(), s.omega_length.data(),
+    lanes.vorticities(c, b, e, nb, s.x.data(), v_volume.data(), r.vorticities.data() + b);
+    lanes.vorticity_viscosity_sums(c, b, e, nb, x_omega.data(), v_volume.data(),
                                    r.vorticity_viscosity.data() + b);
   }
   return r;

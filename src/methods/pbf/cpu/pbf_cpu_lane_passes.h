@@ -32,12 +32,15 @@ struct PbfLanePasses {
   // neighbour for both; aligned, as a LaneVector's or std::vector's are).
   void (*fluid_position_corrections)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb,
                                      const PointValue* x_lambda, Vec3* out);
-  // vorticity() of each particle of the run.
+  // vorticity() of each particle of the run, with each particle's velocity
+  // and volume m / rho in v_volume.
   void (*vorticities)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb, const Vec3* x,
-                      const Vec3* v, const float* rho, Vec3* out);
-  // vorticity_viscosity_sums() of each particle of the run, with |omega| of every particle in omega_length.
+                      const PointValue* v_volume, Vec3* out);
+  // vorticity_viscosity_sums() of each particle of the run, with each
+  // particle's point and |omega| in x_omega (|omega| read only where
+  // c.vorticity > 0) and its velocity and volume m / rho in v_volume.
   void (*vorticity_viscosity_sums)(const PbfConstants& c, uint32_t begin, uint32_t end, const NeighborLists& nb,
-                                   const Vec3* x, const Vec3* v, const float* rho, const float* omega_length,
+                                   const PointValue* x_omega, const PointValue* v_volume,
                                    VorticityViscositySums* out);
   // For the points x[0 .. count - 1]: reach[k] = 1 where some plane of
   // `walls` adds density at x[k] (wall_q() not >= 1, boundary/wall_density.h),

@@ -192,42 +192,45 @@ inline void fluid_kernel_sums_lanes(const PbfConstants& c, const uint32_t* i, co
   for (uint32_t p = 0; p < kParticles; ++p) out[p] = sums[4 * p];
 }
 
-// vorticity() in lanes.
+// vorticity() in lanes, with each particle's velocity and volume m / rho
+// in v_volume (the same quotient as vorticity()'s, taken once per particle).
 inline void vorticities_lanes(const PbfConstants& c, const uint32_t* i, const NeighborLists& nb, const Vec3* x,
-                              const Vec3* v, const float* rho, Vec3* out) {
+                              const PointValue* v_volume, Vec3* out) {
   const Vec3Lanes xi = spread(x, i);
-  const Vec3Lanes vi = spread(v, i);
+  const Vec3Lanes vi = spread(v_volume, i).p;
   Vec3Lanes w{0.0f, 0.0f, 0.0f};
   for_each_lane_group(nb, i, [&](const LaneGroup& g) {
     const Vec3Lanes r = xi - gather(x, g.j);
-    const Lanes volume = Lanes(c.mass) / gather(rho, g.j);
-    const Vec3Lanes term = vorticity_pair_term(c, r, pair_distance_squared(c.kernel, r, g.valid),
-                                               gather(v, g.j) - vi, volume);
+    const Vec3ValueLanes vj = gather(v_volume, g.j);
+    const Vec3Lanes term =
+        vorticity_pair_term(c, r, pair_distance_squared(c.kernel, r, g.valid), vj.p - vi, vj.value);
     accumulate(g, w, [&](Vec3Lanes& t) { t += term; });
   });
   lane_sums(w, out);
 }
 
-// vorticity_viscosity_sums() in lanes, with |omega| of every particle in
-// `omega_length` (read only where c.vorticity > 0).
+// vorticity_viscosity_sums() in lanes, with each particle's point and
+// |omega| in x_omega (|omega| read only where c.vorticity > 0), and its
+// velocity and volume m / rho in v_volume.
 inline void vorticity_viscosity_sums_lanes(const PbfConstants& c, const uint32_t* i, const NeighborLists& nb,
-                                           const Vec3* x, const Vec3* v, const float* rho,
-                                           const float* omega_length, VorticityViscositySums* out) {
-  const Vec3Lanes xi = spread(x, i);
-  const Vec3Lanes vi = spread(v, i);
+                                           const PointValue* x_omega, const PointValue* v_volume,
+                                           VorticityViscositySums* out) {
+  const Vec3ValueLanes own = spread(x_omega, i);
+  const Vec3Lanes vi = spread(v_volume, i).p;
   const bool confinement = c.vorticity > 0.0f, viscosity = c.xsph > 0.0f;
-  const Lanes wi = confinement ? spread(omega_length, i) : Lanes(0.0f);
+  const Lanes wi = confinement ? own.value : Lanes(0.0f);
   Vec3Lanes eta{0.0f, 0.0f, 0.0f}, blend{0.0f, 0.0f, 0.0f};
   for_each_lane_group(nb, i, [&](const LaneGroup& g) {
-    const Vec3Lanes r = xi - gather(x, g.j);
+    const Vec3ValueLanes xj = gather(x_omega, g.j);
+    const Vec3ValueLanes vj = gather(v_volume, g.j);
+    const Vec3Lanes r = own.p - xj.p;
     const Lanes r2 = pair_distance_squared(c.kernel, r, g.valid);
-    const Lanes volume = Lanes(c.mass) / gather(rho, g.j);
     if (confinement) {
-      const Vec3Lanes term = confinement_pair_term(c, r, r2, volume, gather(omega_length, g.j) - wi);
+      const Vec3Lanes term = confinement_pair_term(c, r, r2, vj.value, xj.value - wi);
       accumulate(g, eta, [&](Vec3Lanes& t) { t += term; });
     }
     if (viscosity) {
-      const Vec3Lanes term = viscosity_pair_term(c, r2, gather(v, g.j) - vi, volume);
+      const Vec3Lanes term = viscosity_pair_term(c, r2, vj.p - vi, vj.value);
       accumulate(g, blend, [&](Vec3Lanes& t) { t += term; });
     }
   });
@@ -306,21 +309,21 @@ __attribute__((flatten)) static void pass_fluid_position_corrections(const PbfCo
 }
 
 __attribute__((flatten)) static void pass_vorticities(const PbfConstants& constants, uint32_t begin, uint32_t end,
-                                                      const NeighborLists& nb, const Vec3* x, const Vec3* v,
-                                                      const float* rho, Vec3* out) {
+                                                      const NeighborLists& nb, const Vec3* x,
+                                                      const PointValue* v_volume, Vec3* out) {
   const PbfConstants c = constants;
   for_each_lane_particles(begin, end, out,
-                          [&](const uint32_t* i, Vec3* o) { vorticities_lanes(c, i, nb, x, v, rho, o); });
+                          [&](const uint32_t* i, Vec3* o) { vorticities_lanes(c, i, nb, x, v_volume, o); });
 }
 
 __attribute__((flatten)) static void pass_vorticity_viscosity_sums(const PbfConstants& constants, uint32_t begin,
                                                                    uint32_t end, const NeighborLists& nb,
-                                                                   const Vec3* x, const Vec3* v, const float* rho,
-                                                                   const float* omega_length,
+                                                                   const PointValue* x_omega,
+                                                                   const PointValue* v_volume,
                                                                    VorticityViscositySums* out) {
   const PbfConstants c = constants;
   for_each_lane_particles(begin, end, out, [&](const uint32_t* i, VorticityViscositySums* o) {
-    vorticity_viscosity_sums_lanes(c, i, nb, x, v, rho, omega_length, o);
+    vorticity_viscosity_sums_lanes(c, i, nb, x_omega, v_volume, o);
   });
 }
 

@@ -4,17 +4,17 @@ namespace pbf {
 
 void PbfCpuStages::reserve(size_t n) {
   lambda_.reserve(n);
-  x_lambda_.reserve(n);
+  points_.reserve(n);
+  v_volume_.reserve(n);
   omega_.reserve(n);
-  omega_length_.reserve(n);
 }
 
 void PbfCpuStages::fit() {
   const size_t n = device_.positions().size();
   if (lambda_.size() != n) lambda_.resize(n);
-  if (x_lambda_.size() != n) x_lambda_.resize(n);
+  if (points_.size() != n) points_.resize(n);
+  if (v_volume_.size() != n) v_volume_.resize(n);
   if (omega_.size() != n) omega_.resize(n);
-  if (omega_length_.size() != n) omega_length_.resize(n);
 }
 
 void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) {
@@ -40,7 +40,7 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     for (uint32_t i = begin; i < end; ++i) {
       density_lambda(c, i, sums[i - begin], xp.data(), boundary, reach[i - begin] ? walls : no_walls, rho[i],
                      lambda_[i]);
-      x_lambda_[i] = PointValue{xp[i], lambda_[i]};
+      points_[i] = PointValue{xp[i], lambda_[i]};
     }
   });
   if (tolerance >= 0.0f && !x.empty()) {
@@ -52,7 +52,7 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     // The fluid's part first, for the whole run, into out; then the boundary's part, then the
     // collisions. A run's pushes on obstacles go to its block's sink in that order (its samples'
     // pushes, particle by particle, then its collisions'): a fixed order, whatever the threads.
-    lanes_.fluid_position_corrections(c, begin, end, nb, x_lambda_.data(), out.data() + begin);
+    lanes_.fluid_position_corrections(c, begin, end, nb, points_.data(), out.data() + begin);
     uint8_t reach[CpuBackend::kRun], touch[CpuBackend::kRun];
     lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
     for (uint32_t i = begin; i < end; ++i)
@@ -97,15 +97,23 @@ void PbfCpuStages::apply_vorticity_viscosity(const StepContext&, const PbfConsta
   LaneVector<Vec3>& out = device_.scratch();
   const std::vector<float>& rho = device_.densities();
   const NeighborLists nb = device_.neighbor_lists();
+  // Each particle's velocity with its volume, and its point, for the passes
+  // to read with one load each (the volume as vorticity() takes it).
+  device_.for_each_run([&](uint32_t begin, uint32_t end) {
+    for (uint32_t i = begin; i < end; ++i) {
+      v_volume_[i] = PointValue{v[i], c.mass / rho[i]};
+      points_[i] = PointValue{x[i], 0.0f};
+    }
+  });
   if (c.vorticity > 0.0f) {
     device_.for_each_run([&](uint32_t begin, uint32_t end) {
-      lanes_.vorticities(c, begin, end, nb, x.data(), v.data(), rho.data(), omega_.data() + begin);
-      for (uint32_t i = begin; i < end; ++i) omega_length_[i] = length(omega_[i]);
+      lanes_.vorticities(c, begin, end, nb, x.data(), v_volume_.data(), omega_.data() + begin);
+      for (uint32_t i = begin; i < end; ++i) points_[i].value = length(omega_[i]);  // |omega|
     });
   }
   device_.for_each_run([&](uint32_t begin, uint32_t end) {
     VorticityViscositySums sums[CpuBackend::kRun];
-    lanes_.vorticity_viscosity_sums(c, begin, end, nb, x.data(), v.data(), rho.data(), omega_length_.data(), sums);
+    lanes_.vorticity_viscosity_sums(c, begin, end, nb, points_.data(), v_volume_.data(), sums);
     for (uint32_t i = begin; i < end; ++i) out[i] = vorticity_viscosity(c, i, sums[i - begin], v.data(), omega_.data());
   });
   v.swap(out);

@@ -33,9 +33,12 @@ class PbfCpuStages final : public PbfStages {
   CpuBackend& device_;
   const PbfLanePasses lanes_;  // the sums over fluid neighbours, for this processor
   std::vector<float> lambda_;
-  std::vector<PointValue> x_lambda_;  // each particle's predicted position and lambda, for the Δp pass
-  std::vector<Vec3> omega_;          // vorticity
-  std::vector<float> omega_length_;  // |omega|
+  // Each particle's point with one value, read by the lane passes with one
+  // load: (x_p, lambda) in the density iterations, (x, |omega|) in the
+  // vorticity stage.
+  std::vector<PointValue> points_;
+  std::vector<PointValue> v_volume_;  // each particle's velocity and volume m / rho, in the vorticity stage
+  std::vector<Vec3> omega_;           // vorticity
 };
 
 }  // namespace pbf
