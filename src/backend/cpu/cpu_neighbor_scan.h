@@ -1,8 +1,8 @@
 // cpu_neighbor_scan.h - the CPU's neighbour scan of a run of particles into
 // their particle-major lists, per lane target (backend/cpu/lane_targets.h):
 // the baseline runs core/neighbor_scan.h's scan_neighbors(); the AVX2 copy
-// tests eight candidates at a time and gives the same lists, counts and
-// overflows.
+// tests eight candidates at a time, the AVX-512 copy sixteen, and both give
+// the same lists, counts and overflows.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +24,27 @@ typedef uint32_t (*NeighborScan)(const GridSpec& spec, const uint32_t* start, co
 // The scan of `target`; the baseline's runs the scalar scan_neighbors() particle by particle.
 NeighborScan neighbor_scan_for(LaneTarget target);
 
-// The AVX2 copy (cpu_neighbor_scan_avx2.cpp); where the library has none,
-// the baseline's.
+// The AVX2 copy (cpu_neighbor_scan_avx2.cpp) and the AVX-512 copy
+// (cpu_neighbor_scan_avx512.cpp); where the library has none, the baseline's.
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                 uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
                                 uint32_t* count);
+uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
+                                  uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
+                                  uint32_t* count);
+
+// The lists of the m particles first .. first + m - 1, which share the block
+// of cells lo .. hi (GridSpec::cell_block()), read once for all of them;
+// returns how many overflowed. Each copy in lanes has one.
+typedef uint32_t (*SharedBlockScan)(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
+                                    uint32_t first, uint32_t m, const int lo[3], const int hi[3], float radius,
+                                    uint32_t stride, uint32_t* index, uint32_t* count);
+
+// The particles begin .. end - 1 in runs that share a block of cells (most
+// of a cell's particles), up to `most` at a time, each run scanned by
+// `block`. Returns how many overflowed.
+uint32_t scan_in_shared_blocks(SharedBlockScan block, uint32_t most, const GridSpec& spec, const uint32_t* start,
+                               const Vec3* x, uint32_t n, uint32_t begin, uint32_t end, float radius,
+                               uint32_t stride, uint32_t* index, uint32_t* count);
 
 }  // namespace pbf

@@ -11,7 +11,8 @@ enum class LaneTarget {
   Baseline,  // what the library is compiled for (x86-64: SSE2)
   Avx2,      // x86-64 processors with AVX2, where the library was compiled with GCC
   Avx512,    // x86-64 processors with AVX-512 (F, VL, DQ, BW), where compiled with GCC: PBF's
-             // sums for two particles at once in 512-bit vectors; the other passes as Avx2
+             // sums for two particles at once in 512-bit vectors, the neighbour scan sixteen
+             // candidates at a time; Projective Fluids' passes as Avx2
 };
 
 // The fastest target compiled into the library that this processor runs.

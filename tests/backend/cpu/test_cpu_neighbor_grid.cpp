@@ -328,7 +328,8 @@ TEST(CpuNeighborGrid, SortAndListsAreTheSameWithOneOrFourThreads) {
 
 // The other tests scan with the copy this processor runs best; every copy
 // must give the baseline's (scalar) lists, counts and overflows exactly,
-// also where a list overflows within a group of eight candidates.
+// also where a list overflows within a group of eight candidates (AVX2) or
+// sixteen (AVX-512).
 TEST(CpuNeighborGrid, EveryLaneTargetGivesTheBaselinesListsCountsAndOverflows) {
   const float cell = 0.1f;
   const GridSpec g = make_spec(Vec3{-0.05f, 0, 0.02f}, cell, 8, 7, 9);
@@ -341,7 +342,7 @@ TEST(CpuNeighborGrid, EveryLaneTargetGivesTheBaselinesListsCountsAndOverflows) {
     for (pbf::LaneTarget target : pbf::lane_targets_here()) {
       CpuNeighborGrid grid(g, target);
       EXPECT_EQ(sort_in_arena(grid, x, 2), sort_in_arena(baseline, x, 2));
-      for (uint32_t stride : {0u, 1u, 4u, 7u, 8u, 9u, 10u, 17u, all, all + 9}) {
+      for (uint32_t stride : {0u, 1u, 4u, 7u, 8u, 9u, 10u, 15u, 16u, 17u, 31u, all, all + 9}) {
         for (float radius : {cell, 0.7f * cell}) {
           const std::string what = std::string(pbf::lane_target_name(target)) + " seed " + std::to_string(seed) +
                                    " stride " + std::to_string(stride) + " radius " + std::to_string(radius);
