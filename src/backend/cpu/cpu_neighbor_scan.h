@@ -33,18 +33,4 @@ uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, c
                                   uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
                                   uint32_t* count);
 
-// The lists of the m particles first .. first + m - 1, which share the block
-// of cells lo .. hi (GridSpec::cell_block()), read once for all of them;
-// returns how many overflowed. Each copy in lanes has one.
-typedef uint32_t (*SharedBlockScan)(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
-                                    uint32_t first, uint32_t m, const int lo[3], const int hi[3], float radius,
-                                    uint32_t stride, uint32_t* index, uint32_t* count);
-
-// The particles begin .. end - 1 in runs that share a block of cells (most
-// of a cell's particles), up to `most` at a time, each run scanned by
-// `block`. Returns how many overflowed.
-uint32_t scan_in_shared_blocks(SharedBlockScan block, uint32_t most, const GridSpec& spec, const uint32_t* start,
-                               const Vec3* x, uint32_t n, uint32_t begin, uint32_t end, float radius,
-                               uint32_t stride, uint32_t* index, uint32_t* count);
-
 }  // namespace pbf

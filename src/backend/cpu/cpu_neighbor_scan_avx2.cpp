@@ -23,6 +23,7 @@
 #define PBF_LANE_BYTES 32
 #define PBF_LANE_TARGET avx2
 #include "backend/cpu/lanes.h"
+#include "backend/cpu/cpu_neighbor_scan_blocks.h"
 
 namespace pbf {
 
@@ -125,8 +126,11 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                 uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
                                 uint32_t* count) {
-  return scan_in_shared_blocks(scan_shared_block, kScanShared, spec, start, x, n, begin, end, radius, stride, index,
-                               count);
+  return avx2::scan_in_shared_blocks(spec, x, begin, end, radius, kScanShared,
+                                     [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
+                                       return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, stride,
+                                                                index, count);
+                                     });
 }
 
 }  // namespace pbf

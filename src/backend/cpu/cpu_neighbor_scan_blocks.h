@@ -1,0 +1,47 @@
+// cpu_neighbor_scan_blocks.h - the run of the CPU's neighbour scans in lanes
+// (cpu_neighbor_scan_avx2.cpp, cpu_neighbor_scan_avx512.cpp): the particles
+// of a run in groups that share a block of cells, each group scanned at
+// once. Included after backend/cpu/lanes.h, in the target's namespace, so
+// that it is compiled for the target's instruction set (the baseline's
+// floorf() is a library call).
+#include <cstdint>
+
+#include "core/grid_spec.h"
+
+namespace pbf {
+namespace PBF_LANE_TARGET {
+
+// The particles begin .. end - 1 in groups that share a block of cells (most
+// of a cell's particles), up to `most` at a time: block(first, m, lo, hi)
+// scans the lists of the m particles from `first`, whose block is lo .. hi
+// (GridSpec::cell_block()), and returns how many overflowed. Returns the
+// total.
+template <class Block>
+inline uint32_t scan_in_shared_blocks(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, float radius,
+                                      uint32_t most, Block&& block) {
+  uint32_t overflows = 0;
+  int lo[3], hi[3];
+  if (begin < end) spec.cell_block(x[begin], radius, lo, hi);
+  for (uint32_t first = begin; first < end;) {
+    // The particles from `first` on whose block of cells is first's, up to
+    // `most` of them; the block of the next one.
+    uint32_t m = 1;
+    int next_lo[3] = {lo[0], lo[1], lo[2]}, next_hi[3] = {hi[0], hi[1], hi[2]};
+    for (; first + m < end; ++m) {
+      spec.cell_block(x[first + m], radius, next_lo, next_hi);
+      const bool same = next_lo[0] == lo[0] && next_lo[1] == lo[1] && next_lo[2] == lo[2] && next_hi[0] == hi[0] &&
+                        next_hi[1] == hi[1] && next_hi[2] == hi[2];
+      if (!same || m == most) break;
+    }
+    overflows += block(first, m, static_cast<const int*>(lo), static_cast<const int*>(hi));
+    first += m;
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = next_lo[a];
+      hi[a] = next_hi[a];
+    }
+  }
+  return overflows;
+}
+
+}  // namespace PBF_LANE_TARGET
+}  // namespace pbf
