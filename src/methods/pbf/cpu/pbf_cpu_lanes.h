@@ -17,8 +17,9 @@ namespace PBF_LANE_TARGET {
 // a group of eight of each: j.j[p] points to particle p's eight indices.
 // `valid` holds the lanes that hold a neighbour. A particle whose list ended
 // before this group has none valid and is not `active`: its sums must stay
-// as they were (an added zero could turn a -0 into +0, and a NaN of the
-// particle's own could reach them).
+// as they were, as with one particle, where no such group is summed (its
+// lanes' terms are not always zero: a NaN of the particle's own, such as
+// its lambda, times a zero gradient is NaN).
 struct LaneGroup {
   LaneIndex j;
   LaneMask valid, active;
