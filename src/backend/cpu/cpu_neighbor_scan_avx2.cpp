@@ -45,9 +45,6 @@ struct PackTable {
 };
 constexpr PackTable kPack;
 
-// The most particles one pass over a block's candidates serves.
-constexpr uint32_t kScanShared = 16;
-
 // The lists of the m particles first .. first + m - 1, which share the
 // block of cells lo .. hi: each row's candidates are read once, eight at a
 // time, and tested against every particle of the run that has room left.
@@ -58,7 +55,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
   using avx2::kLanes;
   const __m256 r2 = _mm256_set1_ps(radius * radius);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  uint32_t found[kScanShared] = {};
+  uint32_t found[avx2::kScanShared] = {};
   uint32_t open = (1u << m) - 1u;  // the particles whose lists have room (bit p: particle first + p)
   uint32_t overflows = 0;
   // The scan ends when every list is full, as the scalar scan stops at the
@@ -69,8 +66,8 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
       const uint32_t b = start[spec.linear(lo[0], y, z)];
       const uint32_t e = start[spec.linear(hi[0], y, z) + 1];
       for (uint32_t j = b; j < e && open != 0; j += kLanes) {
-        // Candidates j .. j + 7, read as one block where the array holds
-        // them all; past the row's end their lanes are dropped from the mask.
+        // Candidates j .. j + 7; past the row's end their lanes are dropped
+        // from the mask.
         const uint32_t filled = e - j < kLanes ? e - j : kLanes;
         avx2::Vec3Lanes xj;
         if (j + kLanes <= n) {
@@ -100,19 +97,15 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
           uint32_t* list = index + static_cast<size_t>(i) * stride;
           if (found[p] + kLanes <= stride) {
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(list + found[p]), packed);  // within i's slots
+            found[p] += k;
           } else {
             uint32_t tail[kLanes];
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(tail), packed);
-            const uint32_t fit = k < stride - found[p] ? k : stride - found[p];
-            if (fit > 0) std::memcpy(list + found[p], tail, fit * sizeof(uint32_t));  // a list of stride 0 may be null
-            if (fit < k) {  // as the scalar scan: stop at the first that does not fit
-              found[p] = stride;
+            if (!avx2::append_within_stride(tail, k, stride, list, found[p])) {
               open &= ~(1u << p);
               ++overflows;
-              continue;
             }
           }
-          found[p] += k;
         }
       }
     }
@@ -126,7 +119,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                 uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
                                 uint32_t* count) {
-  return avx2::scan_in_shared_blocks(spec, x, begin, end, radius, kScanShared,
+  return avx2::scan_in_shared_blocks(spec, x, begin, end, radius,
                                      [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
                                        return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, stride,
                                                                 index, count);

@@ -34,9 +34,6 @@ namespace pbf {
 
 namespace {
 
-// The most particles one pass over a block's candidates serves.
-constexpr uint32_t kScanShared = 16;
-
 // SharedBlockScan (cpu_neighbor_scan.h): each row's candidates are read once,
 // sixteen at a time, and tested against every particle of the run that has
 // room left.
@@ -46,7 +43,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
   using avx512::kLanes;
   const __m512 r2 = _mm512_set1_ps(radius * radius);
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  uint32_t found[kScanShared] = {};
+  uint32_t found[avx512::kScanShared] = {};
   uint32_t open = (1u << m) - 1u;  // the particles whose lists have room (bit p: particle first + p)
   uint32_t overflows = 0;
   // The scan ends when every list is full, as the scalar scan stops at the
@@ -58,8 +55,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
       const uint32_t e = start[spec.linear(hi[0], y, z) + 1];
       for (uint32_t j = b; j < e && open != 0; j += kLanes) {
         // Candidates j .. j + 15; past the row's end their lanes are dropped
-        // from the mask (the points read there are the row's last, or any
-        // point of the array: x is a LaneVector, as lanes.h's loads ask).
+        // from the mask.
         const uint32_t filled = e - j < kLanes ? e - j : kLanes;
         avx512::Vec3Lanes xj;
         if (j + kLanes <= n) {
@@ -85,19 +81,15 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
           uint32_t* list = index + static_cast<size_t>(i) * stride;
           if (found[p] + kLanes <= stride) {
             _mm512_storeu_si512(list + found[p], packed);  // within i's slots
+            found[p] += k;
           } else {
             uint32_t tail[kLanes];
             _mm512_storeu_si512(tail, packed);
-            const uint32_t fit = k < stride - found[p] ? k : stride - found[p];
-            if (fit > 0) std::memcpy(list + found[p], tail, fit * sizeof(uint32_t));  // a list of stride 0 may be null
-            if (fit < k) {  // as the scalar scan: stop at the first that does not fit
-              found[p] = stride;
+            if (!avx512::append_within_stride(tail, k, stride, list, found[p])) {
               open &= ~(1u << p);
               ++overflows;
-              continue;
             }
           }
-          found[p] += k;
         }
       }
     }
@@ -111,7 +103,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
 uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                   uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
                                   uint32_t* count) {
-  return avx512::scan_in_shared_blocks(spec, x, begin, end, radius, kScanShared,
+  return avx512::scan_in_shared_blocks(spec, x, begin, end, radius,
                                      [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
                                        return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, stride,
                                                                 index, count);

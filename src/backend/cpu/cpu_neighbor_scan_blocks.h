@@ -6,33 +6,48 @@
 // SSE2, each of cell_block()'s six floorf() is a dozen instructions and a
 // branch; with AVX, one rounding instruction).
 #include <cstdint>
+#include <cstring>
 
 #include "core/grid_spec.h"
 
 namespace pbf {
 namespace PBF_LANE_TARGET {
 
+// The most particles one pass over a block's candidates serves.
+constexpr uint32_t kScanShared = 16;
+
+// Appends the first k of the packed neighbours in `tail` to a list whose
+// `found` entries leave less than a group's room in its `stride` slots: as
+// many as fit. Returns false where some did not fit, as the scalar scan
+// stops at the first neighbour that does not fit; the list is then full.
+inline bool append_within_stride(const uint32_t* tail, uint32_t k, uint32_t stride, uint32_t* list, uint32_t& found) {
+  const uint32_t fit = k < stride - found ? k : stride - found;
+  if (fit > 0) std::memcpy(list + found, tail, fit * sizeof(uint32_t));  // a list of stride 0 may be null
+  found = fit < k ? stride : found + k;
+  return fit == k;
+}
+
 // The particles begin .. end - 1 in groups that share a block of cells (most
-// of a cell's particles), up to `most` at a time: block(first, m, lo, hi)
+// of a cell's particles), up to kScanShared at a time: block(first, m, lo, hi)
 // scans the lists of the m particles from `first`, whose block is lo .. hi
 // (GridSpec::cell_block()), and returns how many overflowed. Returns the
 // total.
 template <class Block>
 inline uint32_t scan_in_shared_blocks(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, float radius,
-                                      uint32_t most, Block&& block) {
+                                      Block&& block) {
   uint32_t overflows = 0;
   int lo[3], hi[3];
   if (begin < end) spec.cell_block(x[begin], radius, lo, hi);
   for (uint32_t first = begin; first < end;) {
     // The particles from `first` on whose block of cells is first's, up to
-    // `most` of them; the block of the next one.
+    // kScanShared of them; the block of the next one.
     uint32_t m = 1;
     int next_lo[3] = {lo[0], lo[1], lo[2]}, next_hi[3] = {hi[0], hi[1], hi[2]};
     for (; first + m < end; ++m) {
       spec.cell_block(x[first + m], radius, next_lo, next_hi);
       const bool same = next_lo[0] == lo[0] && next_lo[1] == lo[1] && next_lo[2] == lo[2] && next_hi[0] == hi[0] &&
                         next_hi[1] == hi[1] && next_hi[2] == hi[2];
-      if (!same || m == most) break;
+      if (!same || m == kScanShared) break;
     }
     overflows += block(first, m, static_cast<const int*>(lo), static_cast<const int*>(hi));
     first += m;
