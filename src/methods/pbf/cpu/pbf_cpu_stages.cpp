@@ -97,18 +97,20 @@ void PbfCpuStages::apply_vorticity_viscosity(const StepContext&, const PbfConsta
   LaneVector<Vec3>& out = device_.scratch();
   const std::vector<float>& rho = device_.densities();
   const NeighborLists nb = device_.neighbor_lists();
-  // Each particle's velocity with its volume, and its point, for the passes
-  // to read with one load each (the volume as vorticity() takes it).
+  // Each particle's velocity with its volume, and its point with |omega|,
+  // for the passes to read with one load each (the volume as vorticity()
+  // takes it; |omega| from the vorticity pass, unread without confinement).
+  const bool confinement = c.vorticity > 0.0f;
   device_.for_each_run([&](uint32_t begin, uint32_t end) {
     for (uint32_t i = begin; i < end; ++i) {
       v_volume_[i] = PointValue{v[i], c.mass / rho[i]};
-      points_[i] = PointValue{x[i], 0.0f};
+      if (!confinement) points_[i] = PointValue{x[i], 0.0f};
     }
   });
-  if (c.vorticity > 0.0f) {
+  if (confinement) {
     device_.for_each_run([&](uint32_t begin, uint32_t end) {
       lanes_.vorticities(c, begin, end, nb, x.data(), v_volume_.data(), omega_.data() + begin);
-      for (uint32_t i = begin; i < end; ++i) points_[i].value = length(omega_[i]);  // |omega|
+      for (uint32_t i = begin; i < end; ++i) points_[i] = PointValue{x[i], length(omega_[i])};
     });
   }
   device_.for_each_run([&](uint32_t begin, uint32_t end) {
