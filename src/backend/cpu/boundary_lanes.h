@@ -12,8 +12,24 @@
 namespace pbf {
 namespace PBF_LANE_TARGET {
 
+// add_boundary_sample() of kLanes samples to the sums, each group of eight
+// after the one before it (fold(), backend/cpu/lanes.h).
+template <class Kernel>
+inline void add_boundary_samples(const Kernel& k, const Vec3Lanes& r, Lanes r2, Lanes psi, Lanes& rho_sum,
+                                 Vec3Lanes& grad_sum) {
+  if constexpr (kParticles == 1) {
+    add_boundary_sample(k, r, r2, psi, rho_sum, grad_sum);
+  } else {
+    Lanes rho(0.0f);
+    Vec3Lanes grad{0.0f, 0.0f, 0.0f};
+    add_boundary_sample(k, r, r2, psi, rho, grad);
+    rho_sum = fold(rho_sum, rho);
+    grad_sum = fold(grad_sum, grad);
+  }
+}
+
 // The samples of the cell block around p are taken in the grid's order, row
-// after row, eight to a group whatever row they come from; the last group's
+// after row, eight to a group (kLanes to a vector) whatever row they come from; the last group's
 // lanes past the samples hold the first sample at the kernel radius (zero).
 // Same bits on every instruction set (lanes.h).
 template <class Kernel>
@@ -29,7 +45,7 @@ inline void boundary_density_gradient_lanes(const Kernel& k, const BoundarySampl
   const auto add_group = [&](LaneMask valid) {
     const Vec3Lanes r = p - gather(b.x, group);
     const Lanes r2 = select(valid, length_squared(r), Lanes(k.h2()));
-    add_boundary_sample(k, r, r2, gather(b.psi, group), rho_sum, grad_sum);
+    add_boundary_samples(k, r, r2, gather(b.psi, group), rho_sum, grad_sum);
   };
   const LaneMask all = LaneMask::below(0, kLanes);
   for_each_sample_row(b, p, k.radius(), [&](uint32_t first, uint32_t last) {
@@ -112,7 +128,7 @@ inline void near_samples_density_gradient(const Kernel& k, const NearSamples& ne
     const LaneMask valid = LaneMask::below(g, near.count);
     const Vec3Lanes r = p - Vec3Lanes{load(near.x[0] + g), load(near.x[1] + g), load(near.x[2] + g)};
     const Lanes r2 = select(valid, length_squared(r), Lanes(k.h2()));
-    add_boundary_sample(k, r, r2, load(near.psi + g), rho_sum, grad_sum);
+    add_boundary_samples(k, r, r2, load(near.psi + g), rho_sum, grad_sum);
   }
   rho = lane_sum(rho_sum);
   grad = lane_sum(grad_sum);

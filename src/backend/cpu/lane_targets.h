@@ -12,7 +12,7 @@ enum class LaneTarget {
   Avx2,      // x86-64 processors with AVX2, where the library was compiled with GCC
   Avx512,    // x86-64 processors with AVX-512 (F, VL, DQ, BW), where compiled with GCC: PBF's
              // sums for two particles at once in 512-bit vectors, the neighbour scan sixteen
-             // candidates at a time; Projective Fluids' passes as Avx2
+             // candidates at a time, Projective Fluids' projection sixteen members at a time
 };
 
 // The fastest target compiled into the library that this processor runs.

@@ -318,14 +318,41 @@ inline void lane_sums(const Vec3Lanes& a, Vec3 out[kParticles]) {
   for (uint32_t p = 0; p < kParticles; ++p) out[p] = Vec3{s[4 * p], s[4 * p + 1], s[4 * p + 2]};
 }
 
-#if PBF_LANE_PARTICLES == 1
-// The sum of a point's lanes (one particle's).
+// The sum of a point's lanes: with two groups to a vector, the first
+// group's (where fold() gathered one item's sums).
 inline Vec3 lane_sum(const Vec3Lanes& a) {
-  Vec3 s[1];
+  Vec3 s[kParticles];
   lane_sums(a, s);
   return s[0];
 }
+
+// Sums over the members of one item taken kLanes at a time (a Projective
+// Fluids constraint's members, the boundary samples near a point): the
+// eight-lane copies add each group of eight members' terms to an eight-lane
+// sum, one group after the other. With two groups to a vector, fold() adds
+// the first group's terms and then the second's to lanes 0-7 of the sum,
+// in that order, so that lane_sum() of those lanes gives the eight-lane
+// copies' bits; lanes 8-15 of the sum are never read. With one group it is
+// the sum's own addition.
+inline Lanes fold(Lanes sum, Lanes terms) {
+#if PBF_LANE_PARTICLES == 1
+  return sum + terms;
+#else
+  Lanes upper;  // lanes 8-15 of the terms in lanes 0-7
+#if defined(__x86_64__) && PBF_LANE_BYTES == 64
+  __m512 v;
+  __builtin_memcpy(&v, &terms, sizeof v);
+  v = _mm512_shuffle_f32x4(v, v, _MM_SHUFFLE(1, 0, 3, 2));
+  __builtin_memcpy(&upper, &v, sizeof v);
+#else
+  for (uint32_t l = 0; l < kLanes; ++l) upper.set(l, terms[(l + kGroup) % kLanes]);
 #endif
+  return (sum + terms) + upper;
+#endif
+}
+inline Vec3Lanes fold(const Vec3Lanes& sum, const Vec3Lanes& terms) {
+  return Vec3Lanes{fold(sum.x, terms.x), fold(sum.y, terms.y), fold(sum.z, terms.z)};
+}
 
 // Where the neighbour indices of each particle's group are: j[p] points to
 // particle p's eight.

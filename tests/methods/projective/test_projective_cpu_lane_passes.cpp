@@ -201,18 +201,30 @@ TEST(ProjectiveCpuLanePasses, MembersOnTheFloorAreNotPushedIntoIt) {
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+// Each copy against the baseline's, both ways of summing the samples'
+// density: the AVX-512 copy takes sixteen members and samples at a time and
+// folds them into eight lanes (backend/cpu/lanes.h, fold()).
 TEST(ProjectiveCpuLanePasses, EveryCopyGivesTheSameBits) {
   if (!pbf::lane_target_runs_here(LaneTarget::Avx2))
     GTEST_SKIP() << "this processor runs only the baseline copy (no AVX2, or a library built without it)";
   const ProjectiveConstants c = constants();
-  const Scene s = make_scene(11);
   const ProjectiveLanePasses a = pbf::projective_lane_passes(LaneTarget::Baseline);
-  const ProjectiveLanePasses b = pbf::projective_lane_passes(LaneTarget::Avx2);
-  for (uint32_t i = 0; i < s.x.size(); ++i) {
-    const Projected pa = project(c, s, i, &a), pb = project(c, s, i, &b);
-    EXPECT_EQ(pa.p.steps, pb.p.steps) << i;
-    EXPECT_TRUE(same_bits(pa.p.remaining, pb.p.remaining) && same_bits(pa.p.step_sum, pb.p.step_sum)) << i;
-    EXPECT_EQ(std::memcmp(pa.d.data(), pb.d.data(), pa.d.size() * sizeof(Vec3)), 0) << i;
+  for (const float sample_spacing : {0.05f, 0.01f}) {
+    SCOPED_TRACE(sample_spacing == 0.05f ? "sparse samples" : "dense samples");
+    const Scene s = make_scene(11, sample_spacing);
+    for (const LaneTarget target : pbf::lane_targets_here()) {
+      if (target == LaneTarget::Baseline) continue;
+      SCOPED_TRACE(pbf::lane_target_name(target));
+      const ProjectiveLanePasses b = pbf::projective_lane_passes(target);
+      for (uint32_t i = 0; i < s.x.size(); ++i) {
+        const Projected pa = project(c, s, i, &a), pb = project(c, s, i, &b);
+        EXPECT_EQ(pa.p.steps, pb.p.steps) << i;
+        EXPECT_TRUE(same_bits(pa.p.remaining, pb.p.remaining) && same_bits(pa.p.step_sum, pb.p.step_sum) &&
+                    same_bits(pa.p.density, pb.p.density) && same_bits(pa.p.compression, pb.p.compression))
+            << i;
+        EXPECT_EQ(std::memcmp(pa.d.data(), pb.d.data(), pa.d.size() * sizeof(Vec3)), 0) << i;
+      }
+    }
   }
 }
 

@@ -11,9 +11,8 @@ namespace pbf {
 ProjectiveLanePasses projective_lane_passes_baseline() { return baseline::lane_passes(); }
 
 ProjectiveLanePasses projective_lane_passes(LaneTarget target) {
-  // AVX-512 has no copy of its own here: AVX2's.
-  if ((target == LaneTarget::Avx2 || target == LaneTarget::Avx512) && lane_target_runs_here(LaneTarget::Avx2))
-    return projective_lane_passes_avx2();
+  if (target == LaneTarget::Avx512 && lane_target_runs_here(LaneTarget::Avx512)) return projective_lane_passes_avx512();
+  if (target == LaneTarget::Avx2 && lane_target_runs_here(LaneTarget::Avx2)) return projective_lane_passes_avx2();
   return projective_lane_passes_baseline();
 }
 

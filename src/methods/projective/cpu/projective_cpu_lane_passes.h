@@ -24,5 +24,6 @@ ProjectiveLanePasses projective_lane_passes(LaneTarget target);
 // Each target's copy, one file each.
 ProjectiveLanePasses projective_lane_passes_baseline();
 ProjectiveLanePasses projective_lane_passes_avx2();
+ProjectiveLanePasses projective_lane_passes_avx512();
 
 }  // namespace pbf

@@ -1,10 +1,11 @@
 // projective_cpu_lanes.h - Projective Fluids' local step on the CPU, eight
-// members of a constraint at a time (backend/cpu/lanes.h), with the parts of
-// projective_equations.h that the one-neighbour loop there is made of: the
-// same equations, with the sums over the members taken in eight lanes and
-// then added in a fixed order. Included by projective_cpu_lane_passes*.cpp,
-// once per instruction set, after backend/cpu/lanes.h. The boundary samples'
-// density is summed in lanes too (backend/cpu/boundary_lanes.h).
+// members of a constraint at a time (sixteen on AVX-512, folded into eight
+// lanes: backend/cpu/lanes.h), with the parts of projective_equations.h
+// that the one-neighbour loop there is made of: the same equations, with the
+// sums over the members taken in eight lanes and then added in a fixed
+// order. Included by projective_cpu_lane_passes*.cpp, once per instruction
+// set, after backend/cpu/lanes.h. The boundary samples' density is summed in
+// lanes too (backend/cpu/boundary_lanes.h).
 #include <cstdint>
 
 #include "backend/cpu/boundary_lanes.h"
@@ -18,17 +19,36 @@ namespace PBF_LANE_TARGET {
 // C API's largest max_neighbors. Longer lists take the one-neighbour loop.
 constexpr uint32_t kProjectionMembers = 1024;
 
-// A constraint's members in columns of eight lanes, coordinate by
+// A constraint's members in columns of kLanes lanes, coordinate by
 // coordinate: their positions x_j, their displacements, and their
 // directions u_j of the last Newton step. Lanes past the last member hold
-// particle i with no displacement; `walls` has bit l of group g set where
-// member 8 g + l rests on a plane (ProjectionWalls::touching).
+// particle i with no displacement; `walls` has bit l of vector g set where
+// member kLanes g + l rests on a plane (ProjectionWalls::touching).
 struct ProjectionMembers {
-  alignas(32) float x[3][kProjectionMembers];
-  alignas(32) float d[3][kProjectionMembers];
-  alignas(32) float u[3][kProjectionMembers];
-  uint8_t walls[kProjectionMembers / kLanes];
+  alignas(64) float x[3][kProjectionMembers];
+  alignas(64) float d[3][kProjectionMembers];
+  alignas(64) float u[3][kProjectionMembers];
+  uint32_t walls[kProjectionMembers / kLanes];
 };
+static_assert(kLanes <= 32, "a vector's walls in 32 bits");
+
+// The sums of one Newton step over kLanes members: add(t) adds their terms
+// to t, which with eight lanes is the step's sums themselves; with sixteen
+// (two groups of eight to a vector) the terms are summed apart and folded
+// into the sums one group after the other (backend/cpu/lanes.h), as the
+// eight-lane copies add their groups.
+template <class Add>
+inline void add_members(ProjectionSums<Lanes, Vec3Lanes>& sums, Add&& add) {
+  if constexpr (kParticles == 1) {
+    add(sums);
+  } else {
+    ProjectionSums<Lanes, Vec3Lanes> t{Lanes(0.0f), Vec3Lanes{0.0f, 0.0f, 0.0f}, Lanes(0.0f)};
+    add(t);
+    sums.constraint = fold(sums.constraint, t.constraint);
+    sums.grad = fold(sums.grad, t.grad);
+    sums.grad2 = fold(sums.grad2, t.grad2);
+  }
+}
 
 inline Vec3Lanes load3(const float (*a)[kProjectionMembers], uint32_t k) {
   return Vec3Lanes{load(a[0] + k), load(a[1] + k), load(a[2] + k)};
@@ -82,7 +102,7 @@ inline Projection project_density_constraint_lanes(const ProjectiveConstants& c,
     if (walls.touching != nullptr)
       for (uint32_t l = 0; l < kLanes && g * kLanes + l < n; ++l)
         bits |= (walls.touching[list[g * kLanes + l]] != 0 ? 1u : 0u) << l;
-    m.walls[g] = static_cast<uint8_t>(bits);
+    m.walls[g] = bits;
   }
   const bool scan = boundary_scan(boundary, i);
   // From the second Newton step on, the samples near particle i are summed
@@ -113,10 +133,12 @@ inline Projection project_density_constraint_lanes(const ProjectiveConstants& c,
       if (any(coincident))
         for (uint32_t l = 0; l < kLanes; ++l)
           if (coincident[l]) set_lane(gradient, l, cubic_pair_gradient(c.kernel, lane(r, l), 0.0f, i, list[k + l]));
-      Vec3Lanes u = add_projection_pair(c, r2, gradient, sums);
-      if (const uint32_t resting = m.walls[k / kLanes]) u = along_walls_lanes(walls, resting, xj, u);
-      store3(m.u, k, u);
-      sums.grad2 += length_squared(u);
+      add_members(sums, [&](ProjectionSums<Lanes, Vec3Lanes>& t) {
+        Vec3Lanes u = add_projection_pair(c, r2, gradient, t);
+        if (const uint32_t resting = m.walls[k / kLanes]) u = along_walls_lanes(walls, resting, xj, u);
+        store3(m.u, k, u);
+        t.grad2 += length_squared(u);
+      });
     }
     float s;
     if (!projection_newton_step(c, i, xi, walls, step, constraint + lane_sum(sums.constraint),
