@@ -16,6 +16,7 @@ constexpr size_t kGrain = 1024;
 CpuNeighborGrid::CpuNeighborGrid(const GridSpec& spec, LaneTarget scan)
     : spec_(spec),
       scan_(neighbor_scan_for(scan)),
+      cell_indices_(cell_indices_for(scan)),
       cells_(static_cast<size_t>(spec.cell_count())),
       cursor_(new std::atomic<uint32_t>[cells_ + 1]),
       cell_start_(cells_ + 2, 0u) {}
@@ -30,12 +31,22 @@ void CpuNeighborGrid::sort_into(const Vec3* positions, size_t n, uint32_t* order
   tbb::parallel_for(tbb::blocked_range<size_t>(0, buckets, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) cursor[c].store(0u, std::memory_order_relaxed);
   });
+  // Particles come mostly in the cell order of the last sort, so that runs
+  // of them share a cell: one atomic addition per run.
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain), [&](const tbb::blocked_range<size_t>& r) {
+    cell_indices_(spec_, positions, static_cast<uint32_t>(r.begin()), static_cast<uint32_t>(r.end()), set_aside,
+                  cell_of);
+    uint32_t run_cell = 0, run = 0;
     for (size_t i = r.begin(); i < r.end(); ++i) {
-      const uint32_t c = set_aside ? spec_.bucket_index(positions[i]) : spec_.cell_index(positions[i]);
-      cell_of[i] = c;
-      cursor[c].fetch_add(1u, std::memory_order_relaxed);
+      const uint32_t c = cell_of[i];
+      if (c != run_cell) {
+        if (run > 0) cursor[run_cell].fetch_add(run, std::memory_order_relaxed);
+        run_cell = c;
+        run = 0;
+      }
+      ++run;
     }
+    if (run > 0) cursor[run_cell].fetch_add(run, std::memory_order_relaxed);
   });
   // Exclusive prefix sum of the counts gives each bucket's first place.
   uint32_t* start = cell_start_.data();
@@ -55,9 +66,16 @@ void CpuNeighborGrid::sort_into(const Vec3* positions, size_t n, uint32_t* order
   tbb::parallel_for(tbb::blocked_range<size_t>(0, buckets, 4 * kGrain), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c < r.end(); ++c) cursor[c].store(start[c], std::memory_order_relaxed);
   });
+  // A run of particles in one cell takes its places with one atomic
+  // addition, and fills them in ascending order.
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t i = r.begin(); i < r.end(); ++i)
-      order[cursor[cell_of[i]].fetch_add(1u, std::memory_order_relaxed)] = static_cast<uint32_t>(i);
+    for (size_t i = r.begin(); i < r.end();) {
+      const uint32_t c = cell_of[i];
+      size_t end = i + 1;
+      while (end < r.end() && cell_of[end] == c) ++end;
+      uint32_t place = cursor[c].fetch_add(static_cast<uint32_t>(end - i), std::memory_order_relaxed);
+      for (; i < end; ++i) order[place++] = static_cast<uint32_t>(i);
+    }
   });
   // The scatter's order within a cell depends on thread timing; sorting each
   // cell's few indices restores a deterministic (stable) order.

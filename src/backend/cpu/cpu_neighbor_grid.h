@@ -75,6 +75,7 @@ class CpuNeighborGrid {
 
   GridSpec spec_;
   NeighborScan scan_;
+  CellIndices cell_indices_;
   size_t cells_;
   std::unique_ptr<std::atomic<uint32_t>[]> cursor_;  // cells_ + 1 entries (the set-aside bucket last)
   std::vector<uint32_t> cell_start_;                 // cells_ + 2 entries

@@ -19,7 +19,18 @@ uint32_t scan_neighbor_run_baseline(const GridSpec& spec, const uint32_t* start,
   return overflows;
 }
 
+void cell_indices_baseline(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, bool set_aside,
+                           uint32_t* cell) {
+  for (uint32_t i = begin; i < end; ++i) cell[i] = set_aside ? spec.bucket_index(x[i]) : spec.cell_index(x[i]);
+}
+
 }  // namespace
+
+CellIndices cell_indices_for(LaneTarget target) {
+  if ((target == LaneTarget::Avx2 || target == LaneTarget::Avx512) && lane_target_runs_here(LaneTarget::Avx2))
+    return cell_indices_avx2;
+  return cell_indices_baseline;
+}
 
 NeighborScan neighbor_scan_for(LaneTarget target) {
   if (target == LaneTarget::Avx512 && lane_target_runs_here(LaneTarget::Avx512)) return scan_neighbor_run_avx512;

@@ -24,6 +24,16 @@ typedef uint32_t (*NeighborScan)(const GridSpec& spec, const uint32_t* start, co
 // The scan of `target`; the baseline's runs the scalar scan_neighbors() particle by particle.
 NeighborScan neighbor_scan_for(LaneTarget target);
 
+// For the grid's sort: cell[i] = spec.cell_index(x[i]) for i in begin ..
+// end - 1, or spec.bucket_index(x[i]) with set_aside. The copies differ in
+// speed only: where AVX2 runs, each floorf is one rounding instruction
+// (SSE2 has none: a dozen instructions and a branch).
+typedef void (*CellIndices)(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, bool set_aside,
+                            uint32_t* cell);
+
+// The copy for `target` (AVX-512 processors take AVX2's).
+CellIndices cell_indices_for(LaneTarget target);
+
 // The AVX2 copy (cpu_neighbor_scan_avx2.cpp) and the AVX-512 copy
 // (cpu_neighbor_scan_avx512.cpp); where the library has none, the baseline's.
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
@@ -32,5 +42,7 @@ uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, con
 uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                   uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
                                   uint32_t* count);
+void cell_indices_avx2(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, bool set_aside,
+                       uint32_t* cell);
 
 }  // namespace pbf

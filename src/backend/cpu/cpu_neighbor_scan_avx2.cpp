@@ -126,6 +126,15 @@ uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, con
                                      });
 }
 
+__attribute__((flatten)) void cell_indices_avx2(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end,
+                                                bool set_aside, uint32_t* cell) {
+  if (set_aside) {
+    for (uint32_t i = begin; i < end; ++i) cell[i] = spec.bucket_index(x[i]);
+  } else {
+    for (uint32_t i = begin; i < end; ++i) cell[i] = spec.cell_index(x[i]);
+  }
+}
+
 }  // namespace pbf
 
 #pragma GCC pop_options
@@ -138,6 +147,11 @@ uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, con
                                 uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
                                 uint32_t* count) {
   return neighbor_scan_for(LaneTarget::Baseline)(spec, start, x, n, begin, end, radius, stride, index, count);
+}
+
+void cell_indices_avx2(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, bool set_aside,
+                       uint32_t* cell) {
+  cell_indices_for(LaneTarget::Baseline)(spec, x, begin, end, set_aside, cell);
 }
 
 }  // namespace pbf
