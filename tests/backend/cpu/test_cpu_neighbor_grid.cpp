@@ -362,6 +362,44 @@ TEST(CpuNeighborGrid, EveryLaneTargetGivesTheBaselinesListsCountsAndOverflows) {
   }
 }
 
+// The cells of the sort come from each target's copy (cell_indices_for()):
+// with points far outside the box (set aside), NaN and points on cell
+// boundaries, every copy gives the baseline's order and cell starts.
+TEST(CpuNeighborGrid, EveryLaneTargetSortsAndSetsAsideAsTheBaseline) {
+  const float cell = 0.1f;
+  const GridSpec g = make_spec(Vec3{-0.05f, 0, 0.02f}, cell, 8, 7, 9);
+  LaneVector<Vec3> x = make_cloud(43u, 3000, g, cell);
+  for (int k = 0; k < 40; ++k) x.push_back(Vec3{-5.0f + 0.25f * k, 0.3f, 50.0f - k});  // far on some axis
+  x.push_back(Vec3{std::nanf(""), 0.1f, 0.1f});
+  x.push_back(Vec3{0.1f, std::nanf(""), std::nanf("")});
+  const size_t cells = static_cast<size_t>(g.cell_count());
+  for (const bool set_aside : {false, true}) {
+    CpuNeighborGrid baseline(g, pbf::LaneTarget::Baseline);
+    std::vector<uint32_t> want(x.size());
+    tbb::task_arena arena(2);
+    arena.execute([&] {
+      if (set_aside)
+        baseline.sort_setting_aside(x.data(), x.size(), want.data());
+      else
+        baseline.sort(x.data(), x.size(), want.data());
+    });
+    const std::vector<uint32_t> want_start(baseline.cell_start(), baseline.cell_start() + cells + 2);
+    for (pbf::LaneTarget target : pbf::lane_targets_here()) {
+      SCOPED_TRACE(std::string(pbf::lane_target_name(target)) + (set_aside ? ", setting aside" : ""));
+      CpuNeighborGrid grid(g, target);
+      std::vector<uint32_t> got(x.size());
+      arena.execute([&] {
+        if (set_aside)
+          grid.sort_setting_aside(x.data(), x.size(), got.data());
+        else
+          grid.sort(x.data(), x.size(), got.data());
+      });
+      EXPECT_EQ(got, want);
+      EXPECT_EQ(std::vector<uint32_t>(grid.cell_start(), grid.cell_start() + cells + 2), want_start);
+    }
+  }
+}
+
 TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmall) {
   const float cell = 0.1f;
   const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 8, 8, 8);
