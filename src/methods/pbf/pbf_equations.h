@@ -199,16 +199,19 @@ PBF_HD FluidDensitySums<float, Vec3> fluid_density_sums(const PbfConstants& c, u
 // (1/rho0) sum_b psi_b grad W_ib; the samples do not move, so they add no
 // gradient of their own to the denominator. Plane walls (wall_density.h)
 // add their density and gradient the same way.
-PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const FluidDensitySums<float, Vec3>& fluid,
-                           const Vec3* x, const BoundarySamples& boundary, const DensityWalls& walls, float& rho_out,
-                           float& lambda_out) {
-  const Vec3 xi = x[i];
+//
+// density_lambda_given_boundary() takes the samples' density rho_b and
+// gradient grad_b at x_i as boundary_density_gradient() gave them where
+// `near` (a backend may keep them for boundary_correction_given() at the
+// same point); without, the samples are not summed.
+PBF_HD void density_lambda_given_boundary(const PbfConstants& c, const FluidDensitySums<float, Vec3>& fluid, Vec3 xi,
+                                          bool near, float rho_b, Vec3 grad_b, const DensityWalls& walls,
+                                          float& rho_out, float& lambda_out) {
   Vec3 grad_i = fluid.grad;
-  float rho_b = 0.0f;
-  if (boundary_scan(boundary, i)) {
-    Vec3 grad_b;
-    boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
+  if (near) {
     grad_i += grad_b * c.inv_rest_density;
+  } else {
+    rho_b = 0.0f;
   }
   float rho_w;
   Vec3 grad_w;
@@ -223,6 +226,17 @@ PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const FluidDensity
   if (c.unilateral) constraint = compressed;
   rho_out = rho;
   lambda_out = -constraint / (fluid.grad2 + length_squared(grad_i) + c.cfm);
+}
+
+PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const FluidDensitySums<float, Vec3>& fluid,
+                           const Vec3* x, const BoundarySamples& boundary, const DensityWalls& walls, float& rho_out,
+                           float& lambda_out) {
+  const Vec3 xi = x[i];
+  const bool near = boundary_scan(boundary, i);
+  float rho_b = 0.0f;
+  Vec3 grad_b{0.0f, 0.0f, 0.0f};
+  if (near) boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
+  density_lambda_given_boundary(c, fluid, xi, near, rho_b, grad_b, walls, rho_out, lambda_out);
 }
 
 PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,
@@ -274,21 +288,33 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
 // wall has no lambda of its own and does not move, so the pair is not
 // symmetrised and gets no s_corr. The part each obstacle's samples give goes
 // to `push` (core/obstacle.h).
+//
+// boundary_correction_given() takes the samples' gradient sum_b psi_b
+// grad W_ib at x_i as boundary_density_gradient() gave it where `near` (the
+// CPU keeps the one that density_lambda_given_boundary() took at the same
+// point); without, the samples are not summed.
+template <class Push>
+PBF_HD Vec3 boundary_correction_given(const PbfConstants& c, Vec3 xi, float lambda_i, bool near, Vec3 grad_b,
+                                      const BoundarySamples& boundary, const DensityWalls& walls, Push& push) {
+  float rho_w;
+  Vec3 grad;
+  wall_density_gradient<false>(walls, xi, rho_w, grad);
+  const float scale = lambda_i * c.inv_rest_density;
+  if (near) {
+    grad += grad_b;
+    if (Push::kActive) boundary_push(c.kernel, boundary, xi, scale, push);
+  }
+  return grad * scale;
+}
+
 template <class Push>
 PBF_HD Vec3 boundary_correction(const PbfConstants& c, uint32_t i, const Vec3* x, const float* lambda,
                                 const BoundarySamples& boundary, const DensityWalls& walls, Push& push) {
-  float rho_w;
-  Vec3 grad;
-  wall_density_gradient<false>(walls, x[i], rho_w, grad);
-  const float scale = lambda[i] * c.inv_rest_density;
-  if (boundary_scan(boundary, i)) {
-    float rho_b;
-    Vec3 grad_b;
-    boundary_density_gradient(c.kernel, boundary, x[i], rho_b, grad_b);
-    grad += grad_b;
-    if (Push::kActive) boundary_push(c.kernel, boundary, x[i], scale, push);
-  }
-  return grad * scale;
+  const bool near = boundary_scan(boundary, i);
+  float rho_b = 0.0f;
+  Vec3 grad_b{0.0f, 0.0f, 0.0f};
+  if (near) boundary_density_gradient(c.kernel, boundary, x[i], rho_b, grad_b);
+  return boundary_correction_given(c, x[i], lambda[i], near, grad_b, boundary, walls, push);
 }
 
 // Position correction with static boundary samples and plane walls: the

@@ -32,14 +32,24 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
   // The planes are tested for a run's particles at once (most are far from
   // every plane); those no plane reaches skip them, with the same result.
   const DensityWalls no_walls = without_planes(walls);
+  // The boundary samples' gradient at a particle near them is kept in `out`
+  // (free until the correction's stage, which reads it there: the particle
+  // has not moved).
   device_.for_each_run([&](uint32_t begin, uint32_t end) {
     FluidDensitySums<float, Vec3> sums[CpuBackend::kRun];
     uint8_t reach[CpuBackend::kRun];
     lanes_.fluid_density_sums(c, begin, end, nb, xp.data(), sums);
     lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
     for (uint32_t i = begin; i < end; ++i) {
-      density_lambda(c, i, sums[i - begin], xp.data(), boundary, reach[i - begin] ? walls : no_walls, rho[i],
-                     lambda_[i]);
+      const bool near = boundary_scan(boundary, i);
+      float rho_b = 0.0f;
+      Vec3 grad_b{0.0f, 0.0f, 0.0f};
+      if (near) {
+        boundary_density_gradient(c.kernel, boundary, xp[i], rho_b, grad_b);
+        out[i] = grad_b;
+      }
+      density_lambda_given_boundary(c, sums[i - begin], xp[i], near, rho_b, grad_b,
+                                    reach[i - begin] ? walls : no_walls, rho[i], lambda_[i]);
       points_[i] = PointValue{xp[i], lambda_[i]};
     }
   });
@@ -49,15 +59,19 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     state.converged = static_cast<float>(sum / static_cast<double>(x.size())) <= tolerance;  // as the CUDA gate
   }
   device_.for_each_run_pushing(ctx, [&](uint32_t begin, uint32_t end, const auto& push) {
-    // The fluid's part first, for the whole run, into out; then the boundary's part, then the
-    // collisions. A run's pushes on obstacles go to its block's sink in that order (its samples'
+    // The fluid's part first, for the whole run, into dp; then the boundary's part (from the
+    // samples' gradient that the lambda stage kept in out), then the collisions. A run's pushes on obstacles go to its block's sink in that order (its samples'
     // pushes, particle by particle, then its collisions'): a fixed order, whatever the threads.
-    lanes_.fluid_position_corrections(c, begin, end, nb, points_.data(), out.data() + begin);
+    Vec3 dp[CpuBackend::kRun];
+    lanes_.fluid_position_corrections(c, begin, end, nb, points_.data(), dp);
     uint8_t reach[CpuBackend::kRun], touch[CpuBackend::kRun];
     lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
-    for (uint32_t i = begin; i < end; ++i)
-      out[i] = xp[i] + (out[i] + boundary_correction(c, i, xp.data(), lambda_.data(), boundary,
-                                                     reach[i - begin] ? walls : no_walls, push));
+    for (uint32_t i = begin; i < end; ++i) {
+      const bool near = boundary_scan(boundary, i);
+      out[i] = xp[i] + (dp[i - begin] + boundary_correction_given(c, xp[i], lambda_[i], near,
+                                                                  near ? out[i] : Vec3{0.0f, 0.0f, 0.0f}, boundary,
+                                                                  reach[i - begin] ? walls : no_walls, push));
+    }
     lanes_.planes_touch(c, ctx.planes, ctx.plane_count, out.data() + begin, end - begin, touch);
     for (uint32_t i = begin; i < end; ++i)
       out[i] = collide(c, ctx.planes, touch[i - begin] ? ctx.plane_count : 0u, obstacles, ctx.obstacle_count, out[i],
