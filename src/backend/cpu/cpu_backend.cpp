@@ -298,7 +298,9 @@ void CpuBackend::find_neighbors(const StepContext&) {
   const BoundarySamples boundary = boundary_samples();
   if (boundary.count == 0) return;
   const float reach = kBoundaryNearReach * config_.kernel_radius;
-  for_each_particle([&](uint32_t i) { boundary_near_[i] = boundary_within(boundary, xp_[i], reach) ? 1u : 0u; });
+  const BoundaryNear near = boundary_near_for(best_lane_target());
+  for_each_run(
+      [&](uint32_t begin, uint32_t end) { near(boundary, xp_.data(), begin, end, reach, boundary_near_.data()); });
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #include "backend/cpu/cpu_neighbor_scan.h"
 
+#include "boundary/boundary_equations.h"
 #include "core/neighbor_scan.h"
 
 namespace pbf {
@@ -24,7 +25,18 @@ void cell_indices_baseline(const GridSpec& spec, const Vec3* x, uint32_t begin, 
   for (uint32_t i = begin; i < end; ++i) cell[i] = set_aside ? spec.bucket_index(x[i]) : spec.cell_index(x[i]);
 }
 
+void boundary_near_baseline(const BoundarySamples& b, const Vec3* x, uint32_t begin, uint32_t end, float reach,
+                            uint8_t* near) {
+  for (uint32_t i = begin; i < end; ++i) near[i] = boundary_within(b, x[i], reach) ? 1u : 0u;
+}
+
 }  // namespace
+
+BoundaryNear boundary_near_for(LaneTarget target) {
+  if ((target == LaneTarget::Avx2 || target == LaneTarget::Avx512) && lane_target_runs_here(LaneTarget::Avx2))
+    return boundary_near_avx2;
+  return boundary_near_baseline;
+}
 
 CellIndices cell_indices_for(LaneTarget target) {
   if ((target == LaneTarget::Avx2 || target == LaneTarget::Avx512) && lane_target_runs_here(LaneTarget::Avx2))

@@ -34,6 +34,17 @@ typedef void (*CellIndices)(const GridSpec& spec, const Vec3* x, uint32_t begin,
 // The copy for `target` (AVX-512 processors take AVX2's).
 CellIndices cell_indices_for(LaneTarget target);
 
+struct BoundarySamples;  // boundary/boundary_equations.h
+
+// near[i] = 1 where boundary_within(b, x[i], reach) (some boundary sample
+// within reach of x[i]), else 0, for i in begin .. end - 1; as
+// CellIndices, the copies differ in speed only.
+typedef void (*BoundaryNear)(const BoundarySamples& b, const Vec3* x, uint32_t begin, uint32_t end, float reach,
+                             uint8_t* near);
+
+// The copy for `target` (AVX-512 processors take AVX2's).
+BoundaryNear boundary_near_for(LaneTarget target);
+
 // The AVX2 copy (cpu_neighbor_scan_avx2.cpp) and the AVX-512 copy
 // (cpu_neighbor_scan_avx512.cpp); where the library has none, the baseline's.
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
@@ -44,5 +55,7 @@ uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, c
                                   uint32_t* count);
 void cell_indices_avx2(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, bool set_aside,
                        uint32_t* cell);
+void boundary_near_avx2(const BoundarySamples& b, const Vec3* x, uint32_t begin, uint32_t end, float reach,
+                        uint8_t* near);
 
 }  // namespace pbf

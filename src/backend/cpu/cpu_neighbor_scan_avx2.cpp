@@ -9,6 +9,7 @@
 // below the target pragma is compiled for AVX2.
 #include "backend/cpu/cpu_neighbor_scan.h"
 
+#include "boundary/boundary_equations.h"
 #include "core/neighbor_scan.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -135,6 +136,11 @@ __attribute__((flatten)) void cell_indices_avx2(const GridSpec& spec, const Vec3
   }
 }
 
+__attribute__((flatten)) void boundary_near_avx2(const BoundarySamples& b, const Vec3* x, uint32_t begin,
+                                                 uint32_t end, float reach, uint8_t* near) {
+  for (uint32_t i = begin; i < end; ++i) near[i] = boundary_within(b, x[i], reach) ? 1u : 0u;
+}
+
 }  // namespace pbf
 
 #pragma GCC pop_options
@@ -152,6 +158,11 @@ uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, con
 void cell_indices_avx2(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, bool set_aside,
                        uint32_t* cell) {
   cell_indices_for(LaneTarget::Baseline)(spec, x, begin, end, set_aside, cell);
+}
+
+void boundary_near_avx2(const BoundarySamples& b, const Vec3* x, uint32_t begin, uint32_t end, float reach,
+                        uint8_t* near) {
+  boundary_near_for(LaneTarget::Baseline)(b, x, begin, end, reach, near);
 }
 
 }  // namespace pbf

@@ -2,17 +2,21 @@
 // (methods/pbf/cpu/pbf_cpu_lane_passes.h): each copy, one per instruction set
 // the library holds and this processor runs, against the one-neighbour loops
 // of pbf_equations.h (the CUDA backend's), and the copies against each other
-// bit for bit.
+// bit for bit; and each copy's boundary sums and flags of the points near
+// boundary samples against the one-sample loops.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/cpu_neighbor_grid.h"
+#include "backend/cpu/cpu_neighbor_scan.h"
 #include "backend/cpu/lane_targets.h"
 #include "backend/cpu/lane_vector.h"
 #include "core/config.h"
@@ -366,6 +370,86 @@ TEST(PbfCpuLanePasses, PlaneTestsFlagExactlyThePointsAPlaneActsOn) {
   EXPECT_LT(reached, n - 4);
   EXPECT_GT(touched, 4u);
   EXPECT_LT(touched, n - 4);
+}
+
+// A CPU backend holding a wall of boundary samples in the plane x = 0.
+std::unique_ptr<pbf::CpuBackend> sample_wall() {
+  pbf::SolverConfig config;
+  config.particle_spacing = kSpacing;
+  config.kernel_radius = kRadius;
+  config.rest_density = 1000.0f;
+  config.max_particles = 16;
+  config.max_neighbors = 64;
+  config.domain_min = Vec3{-1.0f, -1.0f, -1.0f};
+  config.domain_max = Vec3{2.0f, 2.0f, 2.0f};
+  config.thread_count = 1;
+  auto samples = std::make_unique<pbf::CpuBackend>(config);
+  std::vector<Vec3> wall;
+  for (int k = 0; k <= 20; ++k)
+    for (int j = 0; j <= 16; ++j) wall.push_back(Vec3{0.0f, 0.025f * j, 0.025f * k});
+  samples->set_boundary_particles(wall.data(), nullptr, nullptr, wall.size(), pbf::DensityKernel::Poly6);
+  return samples;
+}
+
+// Points on, near and far from the wall of sample_wall() and between its cells.
+std::vector<Vec3> points_about_the_wall() {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> unit(-0.3f, 0.6f);
+  std::vector<Vec3> p;
+  for (int n = 0; n < 400; ++n) p.push_back(Vec3{0.5f * unit(rng), unit(rng), unit(rng)});
+  return p;
+}
+
+// Each copy's boundary_density_gradient() is the one-sample loop compiled
+// for its instruction set: the same bits.
+TEST(PbfCpuLanePasses, EveryCopySumsTheBoundarySamplesAsTheOneSampleLoop) {
+  const auto samples = sample_wall();
+  pbf::BoundarySamples b = samples->boundary_samples();
+  b.near = nullptr;
+  const pbf::KernelConstants k = pbf::KernelConstants::make(kRadius);
+  const std::vector<Vec3> points = points_about_the_wall();
+  uint32_t touched = 0;
+  for (size_t n = 0; n < points.size(); ++n) {
+    const Vec3 p = points[n];
+    float want_rho;
+    Vec3 want_grad;
+    pbf::boundary_density_gradient(k, b, p, want_rho, want_grad);
+    touched += want_rho > 0.0f ? 1u : 0u;
+    for (const LaneTarget target : pbf::lane_targets_here()) {
+      float rho;
+      Vec3 grad;
+      pbf::pbf_lane_passes(target).boundary_density_gradient(k, b, p, rho, grad);
+      EXPECT_EQ(std::memcmp(&rho, &want_rho, sizeof rho), 0) << pbf::lane_target_name(target) << " point " << n;
+      EXPECT_EQ(std::memcmp(&grad, &want_grad, sizeof grad), 0) << pbf::lane_target_name(target) << " point " << n;
+    }
+  }
+  EXPECT_GT(touched, 100u);
+}
+
+// The neighbour search's flags of the particles near samples
+// (backend/cpu/cpu_neighbor_scan.h, boundary_near_for()): every copy gives
+// boundary_within()'s.
+TEST(PbfCpuLanePasses, EveryCopyFlagsThePointsNearTheSamplesAsTheOneSampleLoop) {
+  const auto samples = sample_wall();
+  const pbf::BoundarySamples b = samples->boundary_samples();
+  const LaneVector<Vec3> points = [] {
+    const std::vector<Vec3> p = points_about_the_wall();
+    return LaneVector<Vec3>(p.begin(), p.end());
+  }();
+  const float reach = pbf::kBoundaryNearReach * kRadius;
+  std::vector<uint8_t> want(points.size());
+  uint32_t near = 0;
+  for (size_t n = 0; n < points.size(); ++n) {
+    want[n] = pbf::boundary_within(b, points[n], reach) ? 1u : 0u;
+    near += want[n];
+  }
+  EXPECT_GT(near, 100u);
+  EXPECT_LT(near, points.size());
+  for (const LaneTarget target : pbf::lane_targets_here()) {
+    std::vector<uint8_t> got(points.size(), 7u);
+    pbf::boundary_near_for(target)(b, points.data(), 0, static_cast<uint32_t>(points.size()), reach, got.data());
+    EXPECT_EQ(got, want) << pbf::lane_target_name(target);
+  }
 }
 
 TEST(PbfCpuLanePasses, TheBestTargetRunsHere) {

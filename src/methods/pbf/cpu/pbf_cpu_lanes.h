@@ -330,6 +330,11 @@ __attribute__((flatten)) static void pass_vorticity_viscosity_sums(const PbfCons
   });
 }
 
+__attribute__((flatten)) static void pass_boundary_density_gradient(const KernelConstants& k, const BoundarySamples& b,
+                                                                    Vec3 p, float& rho, Vec3& grad) {
+  boundary_density_gradient(k, b, p, rho, grad);
+}
+
 __attribute__((flatten)) static void pass_walls_reach(const DensityWalls& walls, const Vec3* x, uint32_t count,
                                                       uint8_t* reach) {
   flag_points(x, count, reach, [&](const Vec3Lanes& p) {
@@ -357,7 +362,8 @@ __attribute__((flatten)) static void pass_planes_touch(const MotionConstants& c,
 
 static PbfLanePasses lane_passes() {
   return PbfLanePasses{pass_fluid_kernel_sums, pass_fluid_density_sums, pass_fluid_position_corrections,
-                       pass_vorticities, pass_vorticity_viscosity_sums, pass_walls_reach, pass_planes_touch};
+                       pass_vorticities, pass_vorticity_viscosity_sums, pass_boundary_density_gradient,
+                       pass_walls_reach, pass_planes_touch};
 }
 
 }  // namespace PBF_LANE_TARGET

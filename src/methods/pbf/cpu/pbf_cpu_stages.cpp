@@ -45,7 +45,7 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
       float rho_b = 0.0f;
       Vec3 grad_b{0.0f, 0.0f, 0.0f};
       if (near) {
-        boundary_density_gradient(c.kernel, boundary, xp[i], rho_b, grad_b);
+        lanes_.boundary_density_gradient(c.kernel, boundary, xp[i], rho_b, grad_b);
         out[i] = grad_b;
       }
       density_lambda_given_boundary(c, sums[i - begin], xp[i], near, rho_b, grad_b,
@@ -60,8 +60,9 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
   }
   device_.for_each_run_pushing(ctx, [&](uint32_t begin, uint32_t end, const auto& push) {
     // The fluid's part first, for the whole run, into dp; then the boundary's part (from the
-    // samples' gradient that the lambda stage kept in out), then the collisions. A run's pushes on obstacles go to its block's sink in that order (its samples'
-    // pushes, particle by particle, then its collisions'): a fixed order, whatever the threads.
+    // samples' gradient that the lambda stage kept in out), then the collisions. A run's pushes
+    // on obstacles go to its block's sink in that order (its samples' pushes, particle by
+    // particle, then its collisions'): a fixed order, whatever the threads.
     Vec3 dp[CpuBackend::kRun];
     lanes_.fluid_position_corrections(c, begin, end, nb, points_.data(), dp);
     uint8_t reach[CpuBackend::kRun], touch[CpuBackend::kRun];
