@@ -2,7 +2,9 @@
 // their particle-major lists, per lane target (backend/cpu/lane_targets.h):
 // the baseline runs core/neighbor_scan.h's scan_neighbors(); the AVX2 copy
 // tests eight candidates at a time, the AVX-512 copy sixteen, and both give
-// the same lists, counts and overflows.
+// the same lists, counts and overflows. Beside it, per target too, the
+// grid sort's cell of each particle and the flags of the particles near
+// boundary samples.
 #pragma once
 
 #include <cstdint>
