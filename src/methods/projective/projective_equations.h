@@ -331,6 +331,44 @@ PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborL
   residual = members > 0 ? (s[l] - x[l]) * c.inertia + pull * c.stiffness : Vec3{0.0f, 0.0f, 0.0f};
 }
 
+// The constraints' displacements kept by the particle that receives them:
+// received[l * slots] is constraint l's d_0 (particle l's own), and
+// received[l * slots + 1 + k] what the constraint of l's k-th neighbour i
+// gives l, where i's list holds l. A global row then reads one particle's
+// slots in a row, where the layout by constraint (global_row()'s d) takes
+// one value from each neighbour's constraint. receive_displacements()
+// writes constraint i's displacements d[0 .. count] there, with `back` as
+// fill_back_slots() gives it (no two constraints write one slot).
+PBF_HD void receive_displacements(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
+                                  const uint32_t* back, const Vec3* d, Vec3* received) {
+  received[static_cast<size_t>(i) * c.slots] = d[0];
+  nb.for_each_slot(i, [&](uint32_t k, uint32_t j) {
+    const uint32_t slot = back[nb.slot_index(i, k)];
+    if (slot != 0xFFFFFFFFu) received[static_cast<size_t>(j) * c.slots + 1 + slot] = d[1 + k];
+  });
+}
+
+// global_row() from the displacements as receive_displacements() keeps
+// them: the same terms added in the same order, so the same row.
+PBF_HD void global_row_received(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,
+                                const uint32_t* back, const Vec3* s, const Vec3* x, const Vec3* received,
+                                const uint8_t* active, Vec3& residual, float& diagonal) {
+  const Vec3* row = received + static_cast<size_t>(l) * c.slots;
+  Vec3 pull{0.0f, 0.0f, 0.0f};
+  uint32_t members = 0;
+  if (active[l]) {
+    pull = row[0];
+    members = 1;
+  }
+  nb.for_each_slot(l, [&](uint32_t k, uint32_t i) {
+    if (!active[i] || back[nb.slot_index(l, k)] == 0xFFFFFFFFu) return;
+    ++members;
+    pull += row[1 + k];
+  });
+  diagonal = c.inertia + c.stiffness * c.rest_members;
+  residual = members > 0 ? (s[l] - x[l]) * c.inertia + pull * c.stiffness : Vec3{0.0f, 0.0f, 0.0f};
+}
+
 // The global step's correction of particle l from its row of eq. 5
 // (global_row()): A is diagonal, so A delta = r is solved row by row,
 // delta_l = r_l / A_ll, exact up to float round-off (a relative residual of
@@ -366,6 +404,18 @@ PBF_HD void obstacle_sample_push(const ProjectiveConstants& c, const BoundarySam
 // over it in the same pass. `step_sum` (per constraint, the local step's
 // Projection::step_sum) gives the obstacles' samples' part of the motion to
 // `push` (obstacle_sample_push()).
+// global_step_position_from_row() takes particle l's row as given
+// (global_row(), or global_row_received() on the CPU).
+template <class Push>
+PBF_HD Vec3 global_step_position_from_row(const ProjectiveConstants& c, uint32_t l, Vec3 residual, float diagonal,
+                                          const BoundarySamples& boundary, const Vec3* x, const uint8_t* active,
+                                          const float* step_sum, Vec3 previous, float omega, Push& push) {
+  if (Push::kActive && active[l] && boundary_scan(boundary, l))
+    obstacle_sample_push(c, boundary, x[l], step_sum[l], diagonal, omega, push);
+  const Vec3 solved = x[l] + global_correction(residual, diagonal);
+  return previous + (solved - previous) * omega;
+}
+
 template <class Push>
 PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,
                                  const uint32_t* back, const BoundarySamples& boundary, const Vec3* s, const Vec3* x,
@@ -374,10 +424,8 @@ PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const
   Vec3 residual;
   float diagonal;
   global_row(c, l, nb, back, s, x, d, active, residual, diagonal);
-  if (Push::kActive && active[l] && boundary_scan(boundary, l))
-    obstacle_sample_push(c, boundary, x[l], step_sum[l], diagonal, omega, push);
-  const Vec3 solved = x[l] + global_correction(residual, diagonal);
-  return previous + (solved - previous) * omega;
+  return global_step_position_from_row(c, l, residual, diagonal, boundary, x, active, step_sum, previous, omega,
+                                       push);
 }
 
 PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,

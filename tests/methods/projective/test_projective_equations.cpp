@@ -207,6 +207,22 @@ TEST(ProjectiveLocalStep, BackSlotsAreTheSlotsTheSearchFinds) {
     EXPECT_EQ(std::memcmp(&searched, &looked_up, sizeof(Vec3)), 0) << l;
     EXPECT_EQ(diagonal_searched, diagonal_looked_up) << l;
   }
+  // The displacements kept by the particles that receive them (the CPU's
+  // layout) give every row bit for bit; a slot no constraint writes (its
+  // list does not hold the particle) is not read.
+  std::vector<Vec3> received(d.size(), Vec3{std::nanf(""), 0.0f, 0.0f});
+  for (uint32_t i = 0; i < x.size(); ++i)
+    pbf::receive_displacements(c, i, nb.view(), back.data(), d.data() + static_cast<size_t>(i) * c.slots,
+                               received.data());
+  for (uint32_t l = 0; l < x.size(); ++l) {
+    Vec3 want, got;
+    float diagonal_want, diagonal_got;
+    pbf::global_row(c, l, nb.view(), back.data(), s.data(), x.data(), d.data(), active.data(), want, diagonal_want);
+    pbf::global_row_received(c, l, nb.view(), back.data(), s.data(), x.data(), received.data(), active.data(), got,
+                             diagonal_got);
+    EXPECT_EQ(std::memcmp(&want, &got, sizeof(Vec3)), 0) << l;
+    EXPECT_EQ(diagonal_want, diagonal_got) << l;
+  }
 }
 
 template <class A, class B>
@@ -275,14 +291,15 @@ TEST_F(ProjectiveGlobalStep, SolutionSatisfiesTheGlobalSystem) {
   const ProjectiveConstants& c = c_;
   const NeighborLists nb = backend_->neighbor_lists();
   const auto& s = stages_->target();
-  const auto& d = stages_->displacements();
+  const auto& received = stages_->displacements();  // by the particle that receives them
+  const auto& back = stages_->back_slots();
   const auto& active = stages_->active();
   double r0 = 0.0, rn = 0.0;
   for (uint32_t l = 0; l < before_.size(); ++l) {
     Vec3 row;
     float diagonal;
-    pbf::global_row(c, l, nb, nullptr, s.data(), before_.data(), d.data(), active.data(), row,
-                    diagonal);
+    pbf::global_row_received(c, l, nb, back.data(), s.data(), before_.data(), received.data(), active.data(), row,
+                             diagonal);
     const Vec3 rest = row - (after_[l] - before_[l]) * diagonal;
     r0 += pbf::length_squared(row);
     rn += pbf::length_squared(rest);

@@ -2,10 +2,21 @@
 
 #include <algorithm>
 
+#include "core/error.h"
+
 namespace pbf {
+
+namespace {
+// The most members a constraint holds here: the C API's largest
+// max_neighbors (the solver's automatic one is at most 840). The local step
+// projects a constraint into a buffer of this many on the stack.
+constexpr uint32_t kMaxMembers = 1024;
+}  // namespace
 
 void ProjectiveCpuStages::reserve(size_t n) {
   const size_t stride = device_.config().max_neighbors;
+  if (stride > kMaxMembers)
+    throw Error(Status::InvalidArgument, "max_neighbors: Projective Fluids on the CPU holds at most 1024 neighbours");
   for (auto* a : {&s_, &prev_}) a->reserve(n);
   compression_.reserve(n);
   step_sum_.reserve(n);
@@ -53,9 +64,13 @@ void ProjectiveCpuStages::local_step(const StepContext& ctx, const ProjectiveCon
   const ProjectionWalls walls{ctx.planes, ctx.plane_count, contact, touching_.data()};
   const BoundarySamples boundary = device_.boundary_samples();
   const DensityWalls solid = projective_density_walls(c, ctx.planes, ctx.plane_count, ctx.density_planes_first);
+  // Each constraint's displacements go to the particles that receive them
+  // (receive_displacements()), so that the global step reads each
+  // particle's in a row.
   device_.for_each_particle([&](uint32_t i) {
-    const Projection p = lanes_.project_density_constraint(c, i, nb, boundary, solid, walls, xp.data(),
-                                                    disp_.data() + static_cast<size_t>(i) * c.slots);
+    Vec3 d[kMaxMembers + 1];
+    const Projection p = lanes_.project_density_constraint(c, i, nb, boundary, solid, walls, xp.data(), d);
+    if (p.steps > 0) receive_displacements(c, i, nb, back_.data(), d, disp_.data());
     compression_[i] = p.compression;
     step_sum_[i] = p.step_sum;
     active_[i] = p.steps > 0 ? 1 : 0;
@@ -82,8 +97,12 @@ void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveCo
   const Obstacle* obstacles = device_.obstacles_for(ctx);
   // One pass: the system is diagonal, and a particle's row reads only its own iterate.
   device_.for_each_particle_pushing(ctx, [&](uint32_t l, const auto& push) {
-    const Vec3 moved = global_step_position(c, l, nb, back_.data(), boundary, s_.data(), xp.data(),
-                                            disp_.data(), active_.data(), step_sum_.data(), prev_[l], omega, push);
+    Vec3 residual;
+    float diagonal;
+    global_row_received(c, l, nb, back_.data(), s_.data(), xp.data(), disp_.data(), active_.data(), residual,
+                        diagonal);
+    const Vec3 moved = global_step_position_from_row(c, l, residual, diagonal, boundary, xp.data(), active_.data(),
+                                                     step_sum_.data(), prev_[l], omega, push);
     prev_[l] = xp[l];
     xp[l] = collide(ctx.motion, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x[l], push);
   });

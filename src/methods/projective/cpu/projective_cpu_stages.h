@@ -26,9 +26,13 @@ class ProjectiveCpuStages final : public ProjectiveStages {
   void global_step(const StepContext& ctx, const ProjectiveConstants& c, float omega) override;
   void update_velocities(const StepContext& ctx, const ProjectiveConstants& c) override;
 
-  // The inertial target, constraint displacements and active flags, in cell order (for tests).
+  // The inertial target, the constraints' displacements as their members
+  // receive them (receive_displacements()), each particle's places in its
+  // neighbours' lists (fill_back_slots()) and the active flags, in cell
+  // order (for tests).
   const std::vector<Vec3>& target() const { return s_; }
   const std::vector<Vec3>& displacements() const { return disp_; }
+  const std::vector<uint32_t>& back_slots() const { return back_; }
   const std::vector<uint8_t>& active() const { return active_; }
 
  private:
@@ -38,8 +42,9 @@ class ProjectiveCpuStages final : public ProjectiveStages {
   CpuBackend& device_;
   const ProjectiveLanePasses lanes_;  // the local step, for this processor
   // Inertial target s, previous iterate (Chebyshev), each constraint's
-  // compression and displacements (max_neighbors + 1 slots per constraint),
-  // and per neighbour slot the particle's place in that neighbour's list
+  // compression, the displacements by the particle that receives them
+  // (max_neighbors + 1 slots per particle: receive_displacements()), and
+  // per neighbour slot the particle's place in that neighbour's list
   // (fill_back_slots(), once per substep).
   std::vector<Vec3> s_, prev_, disp_;
   std::vector<uint32_t> back_;
