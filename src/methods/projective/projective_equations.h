@@ -404,8 +404,10 @@ PBF_HD void obstacle_sample_push(const ProjectiveConstants& c, const BoundarySam
 // over it in the same pass. `step_sum` (per constraint, the local step's
 // Projection::step_sum) gives the obstacles' samples' part of the motion to
 // `push` (obstacle_sample_push()).
+//
 // global_step_position_from_row() takes particle l's row as given
-// (global_row(), or global_row_received() on the CPU).
+// (global_row(), or global_row_received() on the CPU); global_step_position()
+// takes it from global_row().
 template <class Push>
 PBF_HD Vec3 global_step_position_from_row(const ProjectiveConstants& c, uint32_t l, Vec3 residual, float diagonal,
                                           const BoundarySamples& boundary, const Vec3* x, const uint8_t* active,
