@@ -201,18 +201,13 @@ PBF_HD FluidDensitySums<float, Vec3> fluid_density_sums(const PbfConstants& c, u
 // add their density and gradient the same way.
 //
 // density_lambda_given_boundary() takes the samples' density rho_b and
-// gradient grad_b at x_i as boundary_density_gradient() gave them where
-// `near` (a backend may keep them for boundary_correction_given() at the
-// same point); without, the samples are not summed.
+// gradient grad_b at x_i as boundary_density_gradient() gave them, zero
+// where no sample is near (a backend may keep grad_b for
+// boundary_correction_given() at the same point).
 PBF_HD void density_lambda_given_boundary(const PbfConstants& c, const FluidDensitySums<float, Vec3>& fluid, Vec3 xi,
-                                          bool near, float rho_b, Vec3 grad_b, const DensityWalls& walls,
-                                          float& rho_out, float& lambda_out) {
-  Vec3 grad_i = fluid.grad;
-  if (near) {
-    grad_i += grad_b * c.inv_rest_density;
-  } else {
-    rho_b = 0.0f;
-  }
+                                          float rho_b, Vec3 grad_b, const DensityWalls& walls, float& rho_out,
+                                          float& lambda_out) {
+  Vec3 grad_i = fluid.grad + grad_b * c.inv_rest_density;
   float rho_w;
   Vec3 grad_w;
   wall_density_gradient<false>(walls, xi, rho_w, grad_w);
@@ -232,11 +227,10 @@ PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const FluidDensity
                            const Vec3* x, const BoundarySamples& boundary, const DensityWalls& walls, float& rho_out,
                            float& lambda_out) {
   const Vec3 xi = x[i];
-  const bool near = boundary_scan(boundary, i);
   float rho_b = 0.0f;
   Vec3 grad_b{0.0f, 0.0f, 0.0f};
-  if (near) boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
-  density_lambda_given_boundary(c, fluid, xi, near, rho_b, grad_b, walls, rho_out, lambda_out);
+  if (boundary_scan(boundary, i)) boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
+  density_lambda_given_boundary(c, fluid, xi, rho_b, grad_b, walls, rho_out, lambda_out);
 }
 
 PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const NeighborLists& nb, const Vec3* x,

@@ -11,11 +11,13 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
 #include "core/config.h"
+#include "core/error.h"
 #include "methods/projective/cpu/projective_cpu_stages.h"
 #include "methods/projective/projective_equations.h"
 
@@ -230,6 +232,26 @@ float max_distance(const A& a, const B& b) {
   float most = 0.0f;
   for (size_t l = 0; l < a.size(); ++l) most = std::max(most, pbf::length(a[l] - b[l]));
   return most;
+}
+
+// The CPU's local step projects a constraint on the stack, into room for
+// the C API's largest max_neighbors (1024); lists longer than that are
+// refused when the stages are made, not overrun.
+TEST(ProjectiveLocalStep, TheCpuStagesRefuseListsLongerThanTheirRoom) {
+  SolverConfig config = make_config();
+  config.max_particles = 64;
+  config.max_neighbors = 1024;
+  pbf::CpuBackend fits(config);
+  EXPECT_NO_THROW(pbf::ProjectiveCpuStages{fits});
+  config.max_neighbors = 1032;
+  pbf::CpuBackend too_long(config);
+  try {
+    pbf::ProjectiveCpuStages stages(too_long);
+    ADD_FAILURE() << "no error";
+  } catch (const pbf::Error& e) {
+    EXPECT_EQ(e.status(), pbf::Status::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("max_neighbors"), std::string::npos) << e.what();
+  }
 }
 
 // The CPU backend's stages on a squeezed cube in the middle of a large

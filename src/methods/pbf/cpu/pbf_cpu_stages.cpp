@@ -48,8 +48,8 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
         lanes_.boundary_density_gradient(c.kernel, boundary, xp[i], rho_b, grad_b);
         out[i] = grad_b;
       }
-      density_lambda_given_boundary(c, sums[i - begin], xp[i], near, rho_b, grad_b,
-                                    reach[i - begin] ? walls : no_walls, rho[i], lambda_[i]);
+      density_lambda_given_boundary(c, sums[i - begin], xp[i], rho_b, grad_b, reach[i - begin] ? walls : no_walls,
+                                    rho[i], lambda_[i]);
       points_[i] = PointValue{xp[i], lambda_[i]};
     }
   });

@@ -8,15 +8,18 @@ namespace pbf {
 
 namespace {
 // The most members a constraint holds here: the C API's largest
-// max_neighbors (the solver's automatic one is at most 840). The local step
-// projects a constraint into a buffer of this many on the stack.
+// max_neighbors (the solver's automatic one is at most 840).
 constexpr uint32_t kMaxMembers = 1024;
 }  // namespace
 
+ProjectiveCpuStages::ProjectiveCpuStages(CpuBackend& device, LaneTarget lanes)
+    : device_(device), lanes_(projective_lane_passes(lanes)) {
+  if (device.config().max_neighbors > kMaxMembers)
+    throw Error(Status::InvalidArgument, "max_neighbors: Projective Fluids on the CPU holds at most 1024 neighbours");
+}
+
 void ProjectiveCpuStages::reserve(size_t n) {
   const size_t stride = device_.config().max_neighbors;
-  if (stride > kMaxMembers)
-    throw Error(Status::InvalidArgument, "max_neighbors: Projective Fluids on the CPU holds at most 1024 neighbours");
   for (auto* a : {&s_, &prev_}) a->reserve(n);
   compression_.reserve(n);
   step_sum_.reserve(n);

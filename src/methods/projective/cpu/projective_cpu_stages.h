@@ -17,8 +17,10 @@ class ProjectiveCpuStages final : public ProjectiveStages {
  public:
   // `lanes`: the instruction set of the local step's lane loops (a test may
   // choose one; every copy gives the same bits).
-  explicit ProjectiveCpuStages(CpuBackend& device, LaneTarget lanes = best_lane_target())
-      : device_(device), lanes_(projective_lane_passes(lanes)) {}
+  // Throws where the device's lists hold more than 1024 neighbours (the C
+  // API's largest max_neighbors): the local step projects a constraint
+  // into a buffer of that many on the stack.
+  explicit ProjectiveCpuStages(CpuBackend& device, LaneTarget lanes = best_lane_target());
 
   void reserve(size_t n) override;
   void begin(const StepContext& ctx, const ProjectiveConstants& c) override;
