@@ -3,16 +3,16 @@
 namespace pbf {
 
 void PbfCpuStages::reserve(size_t n) {
-  lambda_.reserve(n);
   points_.reserve(n);
+  reach_.reserve(n);
   v_volume_.reserve(n);
   omega_.reserve(n);
 }
 
 void PbfCpuStages::fit() {
   const size_t n = device_.positions().size();
-  if (lambda_.size() != n) lambda_.resize(n);
   if (points_.size() != n) points_.resize(n);
+  if (reach_.size() != n) reach_.resize(n);
   if (v_volume_.size() != n) v_volume_.resize(n);
   if (omega_.size() != n) omega_.resize(n);
 }
@@ -37,7 +37,7 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
   // has not moved).
   device_.for_each_run([&](uint32_t begin, uint32_t end) {
     FluidDensitySums<float, Vec3> sums[CpuBackend::kRun];
-    uint8_t reach[CpuBackend::kRun];
+    uint8_t* reach = reach_.data() + begin;
     lanes_.fluid_density_sums(c, begin, end, nb, xp.data(), sums);
     lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
     for (uint32_t i = begin; i < end; ++i) {
@@ -48,9 +48,10 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
         lanes_.boundary_density_gradient(c.kernel, boundary, xp[i], rho_b, grad_b);
         out[i] = grad_b;
       }
+      float lambda;
       density_lambda_given_boundary(c, sums[i - begin], xp[i], rho_b, grad_b, reach[i - begin] ? walls : no_walls,
-                                    rho[i], lambda_[i]);
-      points_[i] = PointValue{xp[i], lambda_[i]};
+                                    rho[i], lambda);
+      points_[i] = PointValue{xp[i], lambda};
     }
   });
   if (tolerance >= 0.0f && !x.empty()) {
@@ -65,11 +66,12 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     // particle, then its collisions'): a fixed order, whatever the threads.
     Vec3 dp[CpuBackend::kRun];
     lanes_.fluid_position_corrections(c, begin, end, nb, points_.data(), dp);
-    uint8_t reach[CpuBackend::kRun], touch[CpuBackend::kRun];
-    lanes_.walls_reach(walls, xp.data() + begin, end - begin, reach);
+    const uint8_t* reach = reach_.data() + begin;  // the lambda stage's, at the same points
+    uint8_t touch[CpuBackend::kRun];
     for (uint32_t i = begin; i < end; ++i) {
       const bool near = boundary_scan(boundary, i);
-      out[i] = xp[i] + (dp[i - begin] + boundary_correction_given(c, xp[i], lambda_[i], near,
+      const PointValue& own = points_[i];  // x_p and lambda
+      out[i] = own.p + (dp[i - begin] + boundary_correction_given(c, own.p, own.value, near,
                                                                   near ? out[i] : Vec3{0.0f, 0.0f, 0.0f}, boundary,
                                                                   reach[i - begin] ? walls : no_walls, push));
     }

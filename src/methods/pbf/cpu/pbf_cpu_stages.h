@@ -1,6 +1,7 @@
 // pbf_cpu_stages.h - Position Based Fluids' stages on the CPU backend: each a
 // parallel loop over the device's particles (cell order) that writes only its
-// own particle. Keeps the per-substep arrays of its own (lambda, vorticity).
+// own particle. Keeps the per-substep arrays of its own (the points with
+// lambda, vorticity).
 // The sums over fluid neighbours run eight neighbours at a time
 // (pbf_cpu_lane_passes.h).
 #pragma once
@@ -23,20 +24,19 @@ class PbfCpuStages final : public PbfStages {
   void update_velocities(const StepContext& ctx, const PbfConstants& c) override;
   void apply_vorticity_viscosity(const StepContext& ctx, const PbfConstants& c) override;
 
-  // The last iteration's lambda of each particle, in cell order (for tests).
-  const std::vector<float>& lambdas() const { return lambda_; }
-
  private:
   // Sizes the stages' arrays to the device's particles (no allocation after reserve()).
   void fit();
 
   CpuBackend& device_;
   const PbfLanePasses lanes_;  // the sums over fluid neighbours, for this processor
-  std::vector<float> lambda_;
   // Each particle's point with one value, read by the lane passes with one
-  // load: (x_p, lambda) in the density iterations, (x, |omega|) in the
-  // vorticity stage.
+  // load: (x_p, lambda) in the density iterations (the correction's stage
+  // reads its own particle's there too), (x, |omega|) in the vorticity stage.
   std::vector<PointValue> points_;
+  // Whether a density plane reaches each particle's x_p (walls_reach()), from
+  // the lambda stage for the correction's.
+  std::vector<uint8_t> reach_;
   std::vector<PointValue> v_volume_;  // each particle's velocity and volume m / rho, in the vorticity stage
   std::vector<Vec3> omega_;           // vorticity
 };
