@@ -365,6 +365,40 @@ TEST(PbfEquations, ArtificialPressureAloneIsRepulsive) {
   EXPECT_EQ(pbf::length_squared(none), 0.0f);
 }
 
+TEST(PbfEquations, ArtificialPressureGivesNoSubnormalFloats) {
+  // Near the kernel's edge (W(r) / W(dq))^4 runs into subnormal floats, which
+  // x86 processors multiply in microcode, many times slower. s_corr is zero
+  // where that power would be under 2^-64, and unchanged elsewhere. The scan
+  // of pairs from 0.9 h to h finds subnormal terms without the cut (so it
+  // reaches them) and none with it.
+  const SolverConfig config = make_config();
+  const PbfConstants c = pbf::make_pbf_constants(config, params_with(true, 0.1f), kDt);
+  PbfConstants uncut = c;
+  uncut.scorr_w_min = 0.0f;
+  const float h2 = c.kernel.h2;
+  int subnormal_uncut = 0, cut = 0, kept = 0;
+  for (int k = 0; k <= 4000; ++k) {
+    const float gap = std::pow(10.0f, -1.0f - 7.0f * static_cast<float>(k) / 4000.0f);  // 1e-1 .. 1e-8
+    const float r2 = h2 * (1.0f - gap);
+    if (!(r2 < h2)) continue;
+    const float s = pbf::artificial_pressure(c, r2);
+    EXPECT_NE(std::fpclassify(s), FP_SUBNORMAL) << "r2 = " << r2;
+    if (std::fpclassify(pbf::artificial_pressure(uncut, r2)) == FP_SUBNORMAL) ++subnormal_uncut;
+    const float w = pbf::poly6(c.kernel, r2) * c.scorr_inv_wdq;
+    if (w < c.scorr_w_min) {
+      EXPECT_EQ(s, 0.0f) << "r2 = " << r2;
+      ++cut;
+    } else {
+      EXPECT_EQ(s, -c.scorr_scale * ((w * w) * (w * w))) << "r2 = " << r2;
+      ++kept;
+    }
+  }
+  EXPECT_GT(subnormal_uncut, 0) << "the scan reaches the pairs whose terms are subnormal without the cut";
+  EXPECT_GT(cut, 0);
+  EXPECT_GT(kept, 0);
+  EXPECT_EQ(c.scorr_w_min, std::ldexp(1.0f, -16)) << "2^(-64 / n) with n = 4";
+}
+
 TEST(PbfEquations, PositionCorrectionsSumToZero) {
   // Each pair term (lambda_i + lambda_j + s_corr) grad W(x_i - x_j) is
   // antisymmetric in i and j, so the corrections conserve linear momentum.
