@@ -44,14 +44,14 @@ void CpuBackend::resize(size_t n) {
   // Reserve everything first: if an allocation fails, every array still has
   // its old size and the solver its old state. Afterwards nothing allocates,
   // here or in any later step with at most n particles.
-  for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_}) a->reserve(n);
+  for (auto* a : {&x_, &v_, &xp_, &scratch_}) a->reserve(n);
   rho_.reserve(n);
   for (auto* a : {&id_, &order_, &id_scratch_, &nb_count_}) a->reserve(n);
   boundary_near_.reserve(n);
   nb_index_.reserve(n * static_cast<size_t>(stride_));
   grid_.reserve(n);
   fit_pushes(n, obstacles_.size());
-  for (auto* a : {&x_, &v_, &xp_, &scratch_a_, &scratch_b_}) a->resize(n);
+  for (auto* a : {&x_, &v_, &xp_, &scratch_}) a->resize(n);
   rho_.resize(n);
   id_.resize(n);
   order_.resize(n);
@@ -279,12 +279,14 @@ void CpuBackend::build_grid(const StepContext& ctx) {
   const size_t n = x_.size();
   arena_.execute([&] {
     grid_.sort(xp_.data(), n, order_.data());
-    gather(order_, x_, scratch_a_, n);
-    x_.swap(scratch_a_);
-    gather(order_, v_, scratch_a_, n);
-    v_.swap(scratch_a_);
-    gather(order_, xp_, scratch_a_, n);
-    xp_.swap(scratch_a_);
+    // Each array of points into the stages' scratch, which holds nothing
+    // between substeps, and swapped with it.
+    gather(order_, x_, scratch_, n);
+    x_.swap(scratch_);
+    gather(order_, v_, scratch_, n);
+    v_.swap(scratch_);
+    gather(order_, xp_, scratch_, n);
+    xp_.swap(scratch_);
     gather(order_, id_, id_scratch_, n);
     id_.swap(id_scratch_);
   });

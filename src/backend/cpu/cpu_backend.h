@@ -51,11 +51,12 @@ class CpuBackend final : public Backend {
   // --- what the methods' CPU stages work on; every array in cell order ---
   const SolverConfig& config() const { return config_; }
   // Positions x, velocities v, predicted positions x* and densities, n each;
-  // scratch() is n spare vectors that a stage may fill and swap with x* or v.
+  // scratch() is n spare vectors that a stage may fill and swap with x* or v;
+  // what it holds does not last past the stage (build_grid() reorders through it).
   LaneVector<Vec3>& positions() { return x_; }
   LaneVector<Vec3>& velocities() { return v_; }
   LaneVector<Vec3>& predicted_positions() { return xp_; }
-  LaneVector<Vec3>& scratch() { return scratch_b_; }
+  LaneVector<Vec3>& scratch() { return scratch_; }
   std::vector<float>& densities() { return rho_; }
   const LaneVector<Vec3>& predicted_positions() const { return xp_; }
   const std::vector<float>& densities() const { return rho_; }
@@ -192,7 +193,7 @@ class CpuBackend final : public Backend {
 
   // The arrays that the lanes read points from are LaneVectors (lane_vector.h).
   LaneVector<Vec3> x_, v_, xp_;             // positions, velocities, predicted positions
-  LaneVector<Vec3> scratch_a_, scratch_b_;  // double buffers (reordering; the methods' Jacobi updates)
+  LaneVector<Vec3> scratch_;                // spare points (reordering; the methods' Jacobi updates)
   std::vector<float> rho_;
   std::vector<uint32_t> id_;            // place -> user index
   std::vector<uint32_t> order_, id_scratch_;
