@@ -6,7 +6,6 @@ void PbfCpuStages::reserve(size_t n) {
   points_.reserve(n);
   reach_.reserve(n);
   v_volume_.reserve(n);
-  omega_.reserve(n);
 }
 
 void PbfCpuStages::fit() {
@@ -14,7 +13,6 @@ void PbfCpuStages::fit() {
   if (points_.size() != n) points_.resize(n);
   if (reach_.size() != n) reach_.resize(n);
   if (v_volume_.size() != n) v_volume_.resize(n);
-  if (omega_.size() != n) omega_.resize(n);
 }
 
 void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) {
@@ -124,16 +122,19 @@ void PbfCpuStages::apply_vorticity_viscosity(const StepContext&, const PbfConsta
       if (!confinement) points_[i] = PointValue{x[i], 0.0f};
     }
   });
+  // Each particle's vorticity goes to `out`, where the last pass reads it
+  // (only its own particle's, which it then overwrites with the velocity).
+  Vec3* omega = out.data();
   if (confinement) {
     device_.for_each_run([&](uint32_t begin, uint32_t end) {
-      lanes_.vorticities(c, begin, end, nb, x.data(), v_volume_.data(), omega_.data() + begin);
-      for (uint32_t i = begin; i < end; ++i) points_[i] = PointValue{x[i], length(omega_[i])};
+      lanes_.vorticities(c, begin, end, nb, x.data(), v_volume_.data(), omega + begin);
+      for (uint32_t i = begin; i < end; ++i) points_[i] = PointValue{x[i], length(omega[i])};
     });
   }
   device_.for_each_run([&](uint32_t begin, uint32_t end) {
     VorticityViscositySums sums[CpuBackend::kRun];
     lanes_.vorticity_viscosity_sums(c, begin, end, nb, points_.data(), v_volume_.data(), sums);
-    for (uint32_t i = begin; i < end; ++i) out[i] = vorticity_viscosity(c, i, sums[i - begin], v.data(), omega_.data());
+    for (uint32_t i = begin; i < end; ++i) out[i] = vorticity_viscosity(c, i, sums[i - begin], v.data(), omega);
   });
   v.swap(out);
 }

@@ -1,7 +1,8 @@
 // pbf_cpu_stages.h - Position Based Fluids' stages on the CPU backend: each a
 // parallel loop over the device's particles (cell order) that writes only its
-// own particle. Keeps the per-substep arrays of its own (the points with
-// lambda, vorticity).
+// own particle. Keeps the per-substep arrays of its own (the points with a
+// value, the velocities with volumes); the vorticity lives in the device's
+// scratch for its stage.
 // The sums over fluid neighbours run eight neighbours at a time
 // (pbf_cpu_lane_passes.h).
 #pragma once
@@ -38,7 +39,6 @@ class PbfCpuStages final : public PbfStages {
   // the lambda stage for the correction's.
   std::vector<uint8_t> reach_;
   std::vector<PointValue> v_volume_;  // each particle's velocity and volume m / rho, in the vorticity stage
-  std::vector<Vec3> omega_;           // vorticity
 };
 
 }  // namespace pbf
