@@ -46,7 +46,7 @@ void CpuBackend::resize(size_t n) {
   // here or in any later step with at most n particles.
   for (auto* a : {&x_, &v_, &xp_, &scratch_}) a->reserve(n);
   rho_.reserve(n);
-  for (auto* a : {&id_, &order_, &id_scratch_, &nb_count_}) a->reserve(n);
+  for (auto* a : {&id_, &order_, &nb_count_}) a->reserve(n);
   boundary_near_.reserve(n);
   nb_index_.reserve(n * static_cast<size_t>(stride_));
   grid_.reserve(n);
@@ -55,7 +55,6 @@ void CpuBackend::resize(size_t n) {
   rho_.resize(n);
   id_.resize(n);
   order_.resize(n);
-  id_scratch_.resize(n);
   nb_count_.assign(n, 0u);
   boundary_near_.assign(n, 1u);
   nb_index_.resize(n * static_cast<size_t>(stride_));
@@ -287,8 +286,12 @@ void CpuBackend::build_grid(const StepContext& ctx) {
     v_.swap(scratch_);
     gather(order_, xp_, scratch_, n);
     xp_.swap(scratch_);
-    gather(order_, id_, id_scratch_, n);
-    id_.swap(id_scratch_);
+    // The user indices last, in place of the order, which no one reads after
+    // the gathers: order[k] becomes id[order[k]], and the two arrays swap.
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 2048), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t k = r.begin(); k < r.end(); ++k) order_[k] = id_[order_[k]];
+    });
+    id_.swap(order_);
   });
 }
 

@@ -196,7 +196,7 @@ class CpuBackend final : public Backend {
   LaneVector<Vec3> scratch_;                // spare points (reordering; the methods' Jacobi updates)
   std::vector<float> rho_;
   std::vector<uint32_t> id_;            // place -> user index
-  std::vector<uint32_t> order_, id_scratch_;
+  std::vector<uint32_t> order_;         // the grid's sort: place -> the place before (then spare)
   std::vector<uint32_t> nb_index_, nb_count_;
   std::vector<float> mapped_[3];        // user-order copies lent by map(), by Field
   std::vector<std::vector<float>> field_values_;  // obstacle fields' samples
