@@ -311,24 +311,43 @@ PBF_HD void fill_back_slots(const NeighborLists& nb, uint32_t l, uint32_t* back)
 // it: the layer along a sampled wall rose and stirred a tank at rest, and
 // the force read from a submerged box came out 23 % above its buoyancy
 // (docs/PHYSICS.md §7).
-PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb, const uint32_t* back,
-                       const Vec3* s, const Vec3* x, const Vec3* d, const uint8_t* active, Vec3& residual,
-                       float& diagonal) {
+//
+// global_row_from() sums the row wherever the displacements are kept: `own`
+// is constraint l's displacement of l, and given(k, i) that of the
+// constraint of l's k-th neighbour i, or null where i's list does not hold
+// l. global_row() reads them by constraint (`d`, as project_density_constraint()
+// writes them); global_row_received() by receiver.
+template <class Given>
+PBF_HD void global_row_from(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb, const Vec3* s,
+                            const Vec3* x, const uint8_t* active, const Vec3* own, Given&& given, Vec3& residual,
+                            float& diagonal) {
   Vec3 pull{0.0f, 0.0f, 0.0f};
   uint32_t members = 0;
   if (active[l]) {
-    pull = d[static_cast<size_t>(l) * c.slots];
+    pull = *own;
     members = 1;
   }
   nb.for_each_slot(l, [&](uint32_t k, uint32_t i) {
     if (!active[i]) return;
-    const uint32_t slot = back ? back[nb.slot_index(l, k)] : nb.slot_of(i, l);
-    if (slot == 0xFFFFFFFFu) return;
+    const Vec3* d_i = given(k, i);
+    if (d_i == nullptr) return;
     ++members;
-    pull += d[static_cast<size_t>(i) * c.slots + 1 + slot];
+    pull += *d_i;
   });
   diagonal = c.inertia + c.stiffness * c.rest_members;
   residual = members > 0 ? (s[l] - x[l]) * c.inertia + pull * c.stiffness : Vec3{0.0f, 0.0f, 0.0f};
+}
+
+PBF_HD void global_row(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb, const uint32_t* back,
+                       const Vec3* s, const Vec3* x, const Vec3* d, const uint8_t* active, Vec3& residual,
+                       float& diagonal) {
+  global_row_from(
+      c, l, nb, s, x, active, d + static_cast<size_t>(l) * c.slots,
+      [&](uint32_t k, uint32_t i) -> const Vec3* {
+        const uint32_t slot = back ? back[nb.slot_index(l, k)] : nb.slot_of(i, l);
+        return slot == 0xFFFFFFFFu ? nullptr : d + static_cast<size_t>(i) * c.slots + 1 + slot;
+      },
+      residual, diagonal);
 }
 
 // The constraints' displacements kept by the particle that receives them:
@@ -354,19 +373,12 @@ PBF_HD void global_row_received(const ProjectiveConstants& c, uint32_t l, const 
                                 const uint32_t* back, const Vec3* s, const Vec3* x, const Vec3* received,
                                 const uint8_t* active, Vec3& residual, float& diagonal) {
   const Vec3* row = received + static_cast<size_t>(l) * c.slots;
-  Vec3 pull{0.0f, 0.0f, 0.0f};
-  uint32_t members = 0;
-  if (active[l]) {
-    pull = row[0];
-    members = 1;
-  }
-  nb.for_each_slot(l, [&](uint32_t k, uint32_t i) {
-    if (!active[i] || back[nb.slot_index(l, k)] == 0xFFFFFFFFu) return;
-    ++members;
-    pull += row[1 + k];
-  });
-  diagonal = c.inertia + c.stiffness * c.rest_members;
-  residual = members > 0 ? (s[l] - x[l]) * c.inertia + pull * c.stiffness : Vec3{0.0f, 0.0f, 0.0f};
+  global_row_from(
+      c, l, nb, s, x, active, row,
+      [&](uint32_t k, uint32_t) -> const Vec3* {
+        return back[nb.slot_index(l, k)] == 0xFFFFFFFFu ? nullptr : row + 1 + k;
+      },
+      residual, diagonal);
 }
 
 // The global step's correction of particle l from its row of eq. 5
