@@ -119,6 +119,14 @@ PBF_HD T plane_distance(const Plane& plane, T px, T py, T pz) {
   return ((T(n.x) * px + T(n.y) * py) + T(n.z) * pz) + T(plane.offset);
 }
 
+// The particles inside a particle's kernel sphere at rest density (itself
+// included): the volume of the sphere over a particle's. The automatic
+// max_neighbors keeps room for 60 % more (splashes landing).
+inline double particles_in_kernel_at_rest(float kernel_radius, float particle_spacing) {
+  const double ratio = static_cast<double>(kernel_radius) / particle_spacing;
+  return 4.0 / 3.0 * 3.14159265358979 * ratio * ratio * ratio;
+}
+
 // The compression max(rho / rho0 - 1, 0) of a density, given 1 / rho0: the
 // density error the statistics and the density tolerance count (a lighter
 // free-surface particle is not wrong). A NaN density stays NaN, so that the

@@ -30,8 +30,7 @@ SolverConfig resolve_config(const SolverConfig& requested) {
   if (c.max_neighbors == 0) {
     // Neighbours inside the kernel sphere at rest, with room for 60 %
     // compression (splashes landing), rounded up to a multiple of 8.
-    const double ratio = c.kernel_radius / c.particle_spacing;
-    const double at_rest = 4.0 / 3.0 * 3.14159265358979 * ratio * ratio * ratio;
+    const double at_rest = particles_in_kernel_at_rest(c.kernel_radius, c.particle_spacing);
     c.max_neighbors = static_cast<uint32_t>(std::ceil(at_rest * 1.6 / 8.0)) * 8u;
     if (c.max_neighbors < 16) c.max_neighbors = 16;
   }

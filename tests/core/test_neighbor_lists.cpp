@@ -1,8 +1,8 @@
-// Unit tests of the neighbour lists' two layouts (core/neighbor_lists.h) and
-// of the one neighbour scan that fills them (core/neighbor_scan.h): the CPU
-// backend's particle-major lists and the CUDA backend's slot-major lists must
-// hold the same neighbours, in the same order, and give the equations the
-// same answers bit for bit.
+// Unit tests of the neighbour lists' layouts (core/neighbor_lists.h) and of
+// the one neighbour scan that fills them (core/neighbor_scan.h): particle-
+// major lists, the CPU backend's split ones and the CUDA backend's slot-major
+// lists must hold the same neighbours, in the same order, and give the
+// equations the same answers bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -107,37 +107,53 @@ TEST(NeighborLists, BothLayoutsHoldTheBruteForceNeighboursInAscendingOrder) {
   }
 }
 
+// The particle-major lists with their first `head` slots apart from the rest
+// (NeighborLists::particle_major_split()'s layout), copied slot by slot.
+std::vector<uint32_t> split(const Filled& f, uint32_t stride, uint32_t head) {
+  const size_t n = f.count.size();
+  std::vector<uint32_t> out(n * stride, 0xDEADBEEFu);
+  for (size_t i = 0; i < n; ++i)
+    for (uint32_t k = 0; k < f.count[i]; ++k)
+      out[k < head ? i * head + k : n * head + i * (stride - head) + (k - head)] = f.index[i * stride + k];
+  return out;
+}
+
 TEST(NeighborLists, TheLayoutsAgreeOnEveryAccessorAndOverflowAlike) {
   const GridSpec g = make_grid();
   const SortedCloud c = make_cloud(g, 7, 1200);
   for (uint32_t stride : {8u, 200u}) {  // 8: most lists overflow and stop at 8
     const Filled a = fill(g, c, kCell, stride, false), b = fill(g, c, kCell, stride, true);
-    const NeighborLists pm = view(a, stride, false), sm = view(b, stride, true);
+    const size_t n = c.x.size();
+    const uint32_t head = stride == 8u ? 8u : 16u;  // most lists of stride 200 run past 16
+    const std::vector<uint32_t> parted = split(a, stride, head);
+    const NeighborLists pm = view(a, stride, false), sm = view(b, stride, true),
+                        ps = NeighborLists::particle_major_split(parted.data(), a.count.data(), stride, head, n);
     EXPECT_EQ(a.overflows, b.overflows);
     if (stride == 8u) EXPECT_GT(a.overflows, 100u);
-    const size_t n = c.x.size();
-    EXPECT_EQ(pm.slot_capacity(n), n * stride);
-    EXPECT_EQ(sm.slot_capacity(n), n * stride);
-    std::set<size_t> used;
-    for (uint32_t i = 0; i < n; ++i) {
-      ASSERT_EQ(pm.size(i), sm.size(i)) << "i " << i;
-      ASSERT_EQ(neighbours_of(pm, i), neighbours_of(sm, i)) << "i " << i;
-      std::vector<uint32_t> slots;
-      sm.for_each_slot(i, [&](uint32_t k, uint32_t j) {
-        slots.push_back(k);
-        EXPECT_EQ(sm.at(i, k), j);
-        EXPECT_EQ(pm.at(i, k), j);
-        EXPECT_EQ(sm.slot_of(i, j), k);
-        EXPECT_EQ(pm.slot_of(i, j), k);
-        EXPECT_EQ(b.index[sm.slot_index(i, k)], j);
-        EXPECT_LT(sm.slot_index(i, k), sm.slot_capacity(n));
-        EXPECT_TRUE(used.insert(sm.slot_index(i, k)).second) << "slot (" << i << ", " << k << ") is another's";
-      });
-      for (uint32_t k = 0; k < slots.size(); ++k) ASSERT_EQ(slots[k], k);
-      // i itself is never its own neighbour: no slot.
-      EXPECT_EQ(sm.slot_of(i, i), 0xFFFFFFFFu);
-      EXPECT_EQ(pm.slot_of(i, i), 0xFFFFFFFFu);
+    size_t past_head = 0;
+    for (const NeighborLists* nb : {&pm, &sm, &ps}) {
+      const uint32_t* index = nb == &pm ? a.index.data() : nb == &sm ? b.index.data() : parted.data();
+      EXPECT_EQ(nb->slot_capacity(n), n * stride);
+      std::set<size_t> used;
+      for (uint32_t i = 0; i < n; ++i) {
+        ASSERT_EQ(nb->size(i), pm.size(i)) << "i " << i;
+        ASSERT_EQ(neighbours_of(*nb, i), neighbours_of(pm, i)) << "i " << i;
+        std::vector<uint32_t> slots;
+        nb->for_each_slot(i, [&](uint32_t k, uint32_t j) {
+          slots.push_back(k);
+          EXPECT_EQ(nb->at(i, k), j);
+          EXPECT_EQ(nb->slot_of(i, j), k);
+          EXPECT_EQ(index[nb->slot_index(i, k)], j);
+          EXPECT_LT(nb->slot_index(i, k), nb->slot_capacity(n));
+          EXPECT_TRUE(used.insert(nb->slot_index(i, k)).second) << "slot (" << i << ", " << k << ") is another's";
+          if (nb == &ps && k >= head) ++past_head;
+        });
+        for (uint32_t k = 0; k < slots.size(); ++k) ASSERT_EQ(slots[k], k);
+        // i itself is never its own neighbour: no slot.
+        EXPECT_EQ(nb->slot_of(i, i), 0xFFFFFFFFu);
+      }
     }
+    if (stride == 200u) EXPECT_GT(past_head, n) << "the split lists' tails are tested";
   }
 }
 

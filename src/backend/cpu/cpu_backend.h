@@ -61,7 +61,9 @@ class CpuBackend final : public Backend {
   const LaneVector<Vec3>& predicted_positions() const { return xp_; }
   const std::vector<float>& densities() const { return rho_; }
   const std::vector<uint32_t>& user_ids() const { return id_; }
-  NeighborLists neighbor_lists() const { return NeighborLists::particle_major(nb_index_.data(), nb_count_.data(), stride_); }
+  NeighborLists neighbor_lists() const {
+    return NeighborLists::particle_major_split(nb_index_.data(), nb_count_.data(), stride_, head_, x_.size());
+  }
   // The boundary samples in cell order, with their pseudo-masses (count 0 when there are none).
   BoundarySamples boundary_samples() const;
   // The obstacles with the poses of the substep `ctx` describes.
@@ -186,6 +188,7 @@ class CpuBackend final : public Backend {
 
   SolverConfig config_;
   uint32_t stride_;
+  uint32_t head_;  // the slots of each list kept apart from the rest (NeighborLists::particle_major_split())
   CpuWorkerLease workers_;  // before arena_: outlives it, so the last solver can stop the workers
   mutable tbb::task_arena arena_;
   CpuNeighborGrid grid_;

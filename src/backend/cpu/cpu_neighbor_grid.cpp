@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
+
 namespace pbf {
 
 namespace {
 constexpr size_t kGrain = 1024;
-}
+}  // namespace
 
 CpuNeighborGrid::CpuNeighborGrid(const GridSpec& spec, LaneTarget scan)
     : spec_(spec),
@@ -87,16 +89,18 @@ void CpuNeighborGrid::sort_into(const Vec3* positions, size_t n, uint32_t* order
   });
 }
 
-uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, uint32_t stride,
+uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, uint32_t stride, uint32_t head,
                                          uint32_t* index, uint32_t* count) const {
+  if (stride > kMaxListSlots || head > stride || (head != stride && head % kLaneGroup != 0))
+    throw Error(Status::Internal, "CpuNeighborGrid::find_neighbors: lists of more than 1024 slots, or a head of "
+                                  "neither the stride nor a multiple of eight within it");
   const uint32_t* start = cell_start_.data();
+  const ListRows rows{index, index + n * head, head, stride};  // NeighborLists::particle_major_split()'s layout
   std::atomic<uint32_t> overflows{0};
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& range) {
     const uint32_t begin = static_cast<uint32_t>(range.begin()), end = static_cast<uint32_t>(range.end());
-    const uint32_t local_overflows = scan_(spec_, start, x, static_cast<uint32_t>(n), begin, end, radius, stride,
-                                           index, count);
-    for (uint32_t i = begin; i < end; ++i) pad_lane_group(i, count[i], stride, index + size_t(i) * stride);
-    overflows.fetch_add(local_overflows, std::memory_order_relaxed);
+    overflows.fetch_add(scan_(spec_, start, x, static_cast<uint32_t>(n), begin, end, radius, rows, count),
+                        std::memory_order_relaxed);
   });
   return overflows.load();
 }

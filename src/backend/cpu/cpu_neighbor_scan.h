@@ -14,14 +14,34 @@
 
 namespace pbf {
 
+// The most slots a list may have here: the C API's largest max_neighbors
+// (the solver's automatic one is at most 840).
+constexpr uint32_t kMaxListSlots = 1024;
+
+// Where the scans write the lists: particle i's first `head` slots at
+// head_of(i), its slots past them at tail_of(i), `stride` in all
+// (NeighborLists::particle_major_split()'s layout; head = stride: one row
+// per particle). head is a multiple of eight or the stride, stride at most
+// kMaxListSlots.
+struct ListRows {
+  uint32_t* head_rows;
+  uint32_t* tail_rows;
+  uint32_t head, stride;
+  uint32_t* head_of(uint32_t i) const { return head_rows + static_cast<size_t>(i) * head; }
+  uint32_t* tail_of(uint32_t i) const { return tail_rows + static_cast<size_t>(i) * (stride - head); }
+  // Slot k of particle i.
+  uint32_t& slot(uint32_t i, uint32_t k) const { return k < head ? head_of(i)[k] : tail_of(i)[k - head]; }
+};
+
 // The lists of the particles begin .. end - 1, where x holds the n sorted
-// positions: particle i's list at index + i * stride and its length in
-// count[i], each as scan_neighbors(spec, start, x, i, radius, stride, list, 1,
-// overflow) gives them. Returns how many overflowed (had more neighbours
-// than `stride`).
+// positions: particle i's list in `rows` and its length in count[i], each as
+// scan_neighbors(spec, start, x, i, radius, stride, list, 1, overflow)
+// gives them, padded for the lane loops (pad_lane_group(),
+// cpu_neighbor_grid.h): the slots from its end to the next multiple of
+// eight within the stride hold i. Returns how many overflowed (had more
+// neighbours than `stride`).
 typedef uint32_t (*NeighborScan)(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
-                                 uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
-                                 uint32_t* count);
+                                 uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count);
 
 // The scan of `target`; the baseline's runs the scalar scan_neighbors() particle by particle.
 NeighborScan neighbor_scan_for(LaneTarget target);
@@ -50,11 +70,9 @@ BoundaryNear boundary_near_for(LaneTarget target);
 // The AVX2 copy (cpu_neighbor_scan_avx2.cpp) and the AVX-512 copy
 // (cpu_neighbor_scan_avx512.cpp); where the library has none, the baseline's.
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
-                                uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
-                                uint32_t* count);
+                                uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count);
 uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
-                                  uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
-                                  uint32_t* count);
+                                  uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count);
 void cell_indices_avx2(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, bool set_aside,
                        uint32_t* cell);
 void boundary_near_avx2(const BoundarySamples& b, const Vec3* x, uint32_t begin, uint32_t end, float reach,

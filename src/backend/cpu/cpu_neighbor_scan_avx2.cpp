@@ -4,7 +4,9 @@
 // so pairs at the radius are decided alike), and the lanes that are
 // neighbours packed to the front with one permutation and appended in order.
 // The particles of a cell share their block of cells: each group of eight
-// candidates is read once for all of them (up to kScanShared at a time).
+// candidates is read once for all of them (up to kScanShared at a time),
+// whose lists are collected in rows on the stack and then copied out to
+// their head and tail rows (ListRows) whole.
 // The shared headers come first, compiled for the baseline; only the code
 // below the target pragma is compiled for AVX2.
 #include "backend/cpu/cpu_neighbor_scan.h"
@@ -51,8 +53,9 @@ constexpr PackTable kPack;
 // time, and tested against every particle of the run that has room left.
 // Returns how many overflowed.
 uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n, uint32_t first,
-                           uint32_t m, const int lo[3], const int hi[3], float radius, uint32_t stride,
-                           uint32_t* index, uint32_t* count) {
+                           uint32_t m, const int lo[3], const int hi[3], float radius, const ListRows& rows,
+                           uint32_t* local, uint32_t* count) {
+  const uint32_t stride = rows.stride, step = avx2::scan_row_step(rows);
   using avx2::kLanes;
   const __m256 r2 = _mm256_set1_ps(radius * radius);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -95,35 +98,37 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
           const __m256i order = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(kPack.lanes[bits])));
           const __m256i packed = _mm256_permutevar8x32_epi32(places, order);
           const uint32_t k = static_cast<uint32_t>(__builtin_popcount(bits));
-          uint32_t* list = index + static_cast<size_t>(i) * stride;
-          if (found[p] + kLanes <= stride) {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(list + found[p]), packed);  // within i's slots
+          // Stored whole into the row on the stack (which has a group's room past
+          // the stride), with no branch on where the list ends.
+          uint32_t* row = local + p * step + found[p];
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), packed);
+          if (found[p] + k <= stride) {
             found[p] += k;
           } else {
-            uint32_t tail[kLanes];
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(tail), packed);
-            if (!avx2::append_within_stride(tail, k, stride, list, found[p])) {
-              open &= ~(1u << p);
-              ++overflows;
-            }
+            found[p] = stride;
+            open &= ~(1u << p);
+            ++overflows;
           }
         }
       }
     }
   }
-  for (uint32_t p = 0; p < m; ++p) count[first + p] = found[p];
+  for (uint32_t p = 0; p < m; ++p) {
+    count[first + p] = found[p];
+    avx2::put_list(local + p * step, found[p], rows, first + p);
+  }
   return overflows;
 }
 
 }  // namespace
 
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
-                                uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
-                                uint32_t* count) {
+                                uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count) {
+  alignas(64) uint32_t local[avx2::kScanRowSlots];
   return avx2::scan_in_shared_blocks(spec, x, begin, end, radius,
                                      [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
-                                       return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, stride,
-                                                                index, count);
+                                       return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, rows,
+                                                                local, count);
                                      });
 }
 
@@ -150,9 +155,8 @@ __attribute__((flatten)) void boundary_near_avx2(const BoundarySamples& b, const
 namespace pbf {
 
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
-                                uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
-                                uint32_t* count) {
-  return neighbor_scan_for(LaneTarget::Baseline)(spec, start, x, n, begin, end, radius, stride, index, count);
+                                uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count) {
+  return neighbor_scan_for(LaneTarget::Baseline)(spec, start, x, n, begin, end, radius, rows, count);
 }
 
 void cell_indices_avx2(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, bool set_aside,

@@ -38,8 +38,9 @@ namespace {
 // sixteen at a time, and tested against every particle of the run that has
 // room left.
 uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n, uint32_t first,
-                           uint32_t m, const int lo[3], const int hi[3], float radius, uint32_t stride,
-                           uint32_t* index, uint32_t* count) {
+                           uint32_t m, const int lo[3], const int hi[3], float radius, const ListRows& rows,
+                           uint32_t* local, uint32_t* count) {
+  const uint32_t stride = rows.stride, step = avx512::scan_row_step(rows);
   using avx512::kLanes;
   const __m512 r2 = _mm512_set1_ps(radius * radius);
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -78,35 +79,37 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
           if (i - j < kLanes) bits &= ~(1u << (i - j));
           const __m512i packed = _mm512_maskz_compress_epi32(static_cast<__mmask16>(bits), places);
           const uint32_t k = static_cast<uint32_t>(__builtin_popcount(bits));
-          uint32_t* list = index + static_cast<size_t>(i) * stride;
-          if (found[p] + kLanes <= stride) {
-            _mm512_storeu_si512(list + found[p], packed);  // within i's slots
+          // Stored whole into the row on the stack (which has a group's room past
+          // the stride), with no branch on where the list ends.
+          uint32_t* row = local + p * step + found[p];
+          _mm512_storeu_si512(row, packed);
+          if (found[p] + k <= stride) {
             found[p] += k;
           } else {
-            uint32_t tail[kLanes];
-            _mm512_storeu_si512(tail, packed);
-            if (!avx512::append_within_stride(tail, k, stride, list, found[p])) {
-              open &= ~(1u << p);
-              ++overflows;
-            }
+            found[p] = stride;
+            open &= ~(1u << p);
+            ++overflows;
           }
         }
       }
     }
   }
-  for (uint32_t p = 0; p < m; ++p) count[first + p] = found[p];
+  for (uint32_t p = 0; p < m; ++p) {
+    count[first + p] = found[p];
+    avx512::put_list(local + p * step, found[p], rows, first + p);
+  }
   return overflows;
 }
 
 }  // namespace
 
 uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
-                                  uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
-                                  uint32_t* count) {
+                                  uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count) {
+  alignas(64) uint32_t local[avx512::kScanRowSlots];
   return avx512::scan_in_shared_blocks(spec, x, begin, end, radius,
                                      [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
-                                       return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, stride,
-                                                                index, count);
+                                       return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, rows,
+                                                                local, count);
                                      });
 }
 
@@ -120,9 +123,8 @@ uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, c
 namespace pbf {
 
 uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
-                                  uint32_t begin, uint32_t end, float radius, uint32_t stride, uint32_t* index,
-                                  uint32_t* count) {
-  return scan_neighbor_run_avx2(spec, start, x, n, begin, end, radius, stride, index, count);
+                                  uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count) {
+  return scan_neighbor_run_avx2(spec, start, x, n, begin, end, radius, rows, count);
 }
 
 }  // namespace pbf

@@ -5,9 +5,11 @@
 // that it is compiled for the target's instruction set (for the baseline,
 // SSE2, each of cell_block()'s six floorf() is a dozen instructions and a
 // branch; with AVX, one rounding instruction).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
+#include "backend/cpu/cpu_neighbor_scan.h"
 #include "core/grid_spec.h"
 
 namespace pbf {
@@ -16,15 +18,35 @@ namespace PBF_LANE_TARGET {
 // The most particles one pass over a block's candidates serves.
 constexpr uint32_t kScanShared = 16;
 
-// Appends the first k of the packed neighbours in `tail` to a list whose
-// `found` entries leave less than a group's room in its `stride` slots: as
-// many as fit. Returns false where some did not fit, as the scalar scan
-// stops at the first neighbour that does not fit; the list is then full.
-inline bool append_within_stride(const uint32_t* tail, uint32_t k, uint32_t stride, uint32_t* list, uint32_t& found) {
-  const uint32_t fit = k < stride - found ? k : stride - found;
-  if (fit > 0) std::memcpy(list + found, tail, fit * sizeof(uint32_t));  // a list of stride 0 may be null
-  found = fit < k ? stride : found + k;
-  return fit == k;
+// The rows the scans collect lists in, on the stack, for kScanShared
+// particles at a time: `stride` slots each, and a group of sixteen more, so
+// that a group of packed neighbours is stored whole wherever the list ends.
+constexpr uint32_t kScanRowSlots = kScanShared * (kMaxListSlots + 16);
+inline uint32_t scan_row_step(const ListRows& rows) { return rows.stride + 16; }
+
+// to[0 .. k - 1] = from[0 .. k - 1], sixteen, then eight at a time.
+inline void copy_slots(const uint32_t* from, uint32_t k, uint32_t* to) {
+  uint32_t s = 0;
+  for (; s + 16 <= k; s += 16)
+    for (uint32_t l = 0; l < 16; ++l) to[s + l] = from[s + l];
+  if (s + 8 <= k) {
+    for (uint32_t l = 0; l < 8; ++l) to[s + l] = from[s + l];
+    s += 8;
+  }
+  for (; s < k; ++s) to[s] = from[s];
+}
+
+// Pads particle i's list of `count` neighbours, collected in `row` (of
+// scan_row_step() slots), for the lane loops (pad_lane_group()), and copies
+// it to i's head and tail rows, a group of eight at a time. The head row is
+// copied whole, whatever the list fills of it: the same number of groups
+// for every particle, which the processor predicts (the slots past the
+// padded end are never read).
+inline void put_list(uint32_t* row, uint32_t count, const ListRows& rows, uint32_t i) {
+  for (uint32_t l = 0; l < 8; ++l) row[count + l] = i;
+  copy_slots(row, rows.head, rows.head_of(i));
+  const uint32_t filled = std::min(rows.stride, (count + 7) / 8 * 8);
+  if (filled > rows.head) copy_slots(row + rows.head, filled - rows.head, rows.tail_of(i));
 }
 
 // The particles begin .. end - 1 in groups that share a block of cells (most

@@ -16,6 +16,7 @@
 
 #include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cpu/lane_vector.h"
+#include "core/neighbor_lists.h"
 #include "core/grid_spec.h"
 
 namespace {
@@ -38,12 +39,17 @@ GridSpec make_spec(Vec3 origin, float cell, int nx, int ny, int nz) {
 }
 
 struct Lists {
-  std::vector<uint32_t> index;  // n * stride
+  std::vector<uint32_t> index;  // n * stride, in NeighborLists::particle_major_split()'s layout
   std::vector<uint32_t> count;  // n
-  uint32_t stride = 0;
+  uint32_t stride = 0, head = 0;
   uint32_t overflows = 0;
+  pbf::NeighborLists view() const {
+    return pbf::NeighborLists::particle_major_split(index.data(), count.data(), stride, head, count.size());
+  }
   std::vector<uint32_t> of(size_t i) const {
-    return std::vector<uint32_t>(index.begin() + i * stride, index.begin() + i * stride + count[i]);
+    std::vector<uint32_t> out;
+    view().for_each(static_cast<uint32_t>(i), [&](uint32_t j) { out.push_back(j); });
+    return out;
   }
 };
 
@@ -54,15 +60,18 @@ std::vector<uint32_t> sort_in_arena(CpuNeighborGrid& grid, const LaneVector<Vec3
   return order;
 }
 
+// The lists in head and tail rows where head < stride (a multiple of eight).
 Lists find_in_arena(const CpuNeighborGrid& grid, const LaneVector<Vec3>& sorted, float radius, uint32_t stride,
-                    int threads) {
+                    int threads, uint32_t head = UINT32_MAX) {
   Lists l;
   l.stride = stride;
+  l.head = std::min(head, stride);
   l.index.assign(sorted.size() * stride, UINT32_MAX);
   l.count.assign(sorted.size(), UINT32_MAX);
   tbb::task_arena arena(threads);
   arena.execute([&] {
-    l.overflows = grid.find_neighbors(sorted.data(), sorted.size(), radius, stride, l.index.data(), l.count.data());
+    l.overflows = grid.find_neighbors(sorted.data(), sorted.size(), radius, stride, l.head, l.index.data(),
+                                     l.count.data());
   });
   return l;
 }
@@ -70,9 +79,10 @@ Lists find_in_arena(const CpuNeighborGrid& grid, const LaneVector<Vec3>& sorted,
 // The slots after each list's end, up to the next multiple of eight that
 // the stride holds, name the particle itself (pad_lane_group()).
 void expect_padded(const Lists& l, const std::string& what) {
-  for (size_t i = 0; i < l.count.size(); ++i)
+  const pbf::NeighborLists nb = l.view();
+  for (uint32_t i = 0; i < l.count.size(); ++i)
     for (uint32_t k = l.count[i]; k % pbf::kLaneGroup != 0 && k < l.stride; ++k)
-      ASSERT_EQ(l.index[i * l.stride + k], i) << what << " particle " << i << " slot " << k;
+      ASSERT_EQ(l.index[nb.slot_index(i, k)], i) << what << " particle " << i << " slot " << k;
 }
 
 LaneVector<Vec3> gather(const LaneVector<Vec3>& x, const std::vector<uint32_t>& order) {
@@ -344,14 +354,20 @@ TEST(CpuNeighborGrid, EveryLaneTargetGivesTheBaselinesListsCountsAndOverflows) {
       EXPECT_EQ(sort_in_arena(grid, x, 2), sort_in_arena(baseline, x, 2));
       for (uint32_t stride : {0u, 1u, 4u, 7u, 8u, 9u, 10u, 15u, 16u, 17u, 31u, all, all + 9}) {
         for (float radius : {cell, 0.7f * cell}) {
-          const std::string what = std::string(pbf::lane_target_name(target)) + " seed " + std::to_string(seed) +
-                                   " stride " + std::to_string(stride) + " radius " + std::to_string(radius);
-          const Lists want = find_in_arena(baseline, sorted, radius, stride, 2);
-          const Lists got = find_in_arena(grid, sorted, radius, stride, 2);
-          EXPECT_EQ(got.overflows, want.overflows) << what;
-          ASSERT_EQ(got.count, want.count) << what;
-          for (size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(got.of(i), want.of(i)) << what << " particle " << i;
-          expect_padded(got, what);
+          // One row per particle, and (where the stride has room) the first
+          // eight or sixteen slots apart from the rest.
+          for (uint32_t head : {stride, 8u, 16u}) {
+            if (head > stride) continue;
+            const std::string what = std::string(pbf::lane_target_name(target)) + " seed " + std::to_string(seed) +
+                                     " stride " + std::to_string(stride) + " head " + std::to_string(head) +
+                                     " radius " + std::to_string(radius);
+            const Lists want = find_in_arena(baseline, sorted, radius, stride, 2);
+            const Lists got = find_in_arena(grid, sorted, radius, stride, 2, head);
+            EXPECT_EQ(got.overflows, want.overflows) << what;
+            ASSERT_EQ(got.count, want.count) << what;
+            for (size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(got.of(i), want.of(i)) << what << " particle " << i;
+            expect_padded(got, what);
+          }
         }
       }
       if (target == pbf::LaneTarget::Baseline) continue;

@@ -48,19 +48,29 @@ PbfConstants constants(float artificial_pressure_n = 4.0f) {
   return pbf::make_pbf_constants(config, p, 1.0f / 240.0f);
 }
 
+// How a scene keeps its lists: one row per particle, of a stride that is not
+// a multiple of eight (the last group of the longest lists copied) or is
+// (every last group read from the list); or split as the CPU backend's, the
+// first eight slots of each particle in one row and the rest in another
+// (NeighborLists::particle_major_split()), of the stride that is not.
+enum class Layout { OtherStride, StrideOfEights, Split };
+const char* layout_name(Layout l) {
+  return l == Layout::OtherStride ? "other stride" : l == Layout::StrideOfEights ? "stride of eights" : "split";
+}
+
 // A jittered, compressed block with neighbour counts from 0 to beyond 16, so
 // that lists end everywhere within a group of eight, a few particles put on
 // top of another (coincident pairs), and one left alone. The lists are
-// padded as the CPU backend pads them (pad_lane_group()), with a stride that
-// is a multiple of eight (every last group read from the list) or not (the
-// last group of the longest lists copied).
+// padded as the CPU backend pads them (pad_lane_group()).
 struct Scene {
   LaneVector<Vec3> x, v, omega;
   std::vector<float> rho, lambda, omega_length;
   std::vector<uint32_t> index, count;
-  uint32_t stride = 0;
+  uint32_t stride = 0, head = 0;
   uint32_t lone = 0;  // the particle with no neighbours (the last one has some: its point is read)
-  NeighborLists lists() const { return NeighborLists::particle_major(index.data(), count.data(), stride); }
+  NeighborLists lists() const {
+    return NeighborLists::particle_major_split(index.data(), count.data(), stride, head, count.size());
+  }
   // Each particle's point and lambda, as the Δp pass reads them; point and
   // |omega|, and velocity and volume m / rho, as the vorticity passes do.
   std::vector<pbf::PointValue> x_lambda() const { return pack(x, lambda); }
@@ -77,7 +87,7 @@ struct Scene {
   }
 };
 
-Scene make_scene(uint32_t seed, bool stride_of_eights = false) {
+Scene make_scene(uint32_t seed, Layout layout = Layout::OtherStride) {
   Scene s;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> jitter(-0.3f * kSpacing, 0.3f * kSpacing), unit(-1.0f, 1.0f);
@@ -97,15 +107,16 @@ Scene make_scene(uint32_t seed, bool stride_of_eights = false) {
     s.rho.push_back(1000.0f * (1.0f + 0.1f * unit(rng)));
     s.lambda.push_back(1e-3f * unit(rng));
   }
-  s.stride = static_cast<uint32_t>(stride_of_eights ? (n + 7) / 8 * 8 : n);
+  s.stride = static_cast<uint32_t>(layout == Layout::StrideOfEights ? (n + 7) / 8 * 8 : n);
+  s.head = layout == Layout::Split ? 8u : s.stride;
   s.index.assign(n * s.stride, UINT32_MAX);
   s.count.assign(n, 0u);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      if (j != i && pbf::length_squared(s.x[i] - s.x[j]) < kRadius * kRadius)
-        s.index[i * s.stride + s.count[i]++] = static_cast<uint32_t>(j);
-  for (size_t i = 0; i < n; ++i)
-    pbf::pad_lane_group(static_cast<uint32_t>(i), s.count[i], s.stride, &s.index[i * s.stride]);
+  const pbf::ListRows rows{s.index.data(), s.index.data() + n * s.head, s.head, s.stride};
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t j = 0; j < n; ++j)
+      if (j != i && pbf::length_squared(s.x[i] - s.x[j]) < kRadius * kRadius) rows.slot(i, s.count[i]++) = j;
+    pbf::pad_lane_group(i, s.count[i], rows);
+  }
   // No room past the last point but the LaneVector's tail, which the lanes read (AddressSanitizer checks).
   s.x.shrink_to_fit();
   s.v.shrink_to_fit();
@@ -172,10 +183,10 @@ TEST(PbfCpuLanePasses, TheSceneCoversEveryPlaceWhereAListEnds) {
 
 TEST(PbfCpuLanePasses, EachCopyAgreesWithTheOneNeighbourLoops) {
   for (const float n_scorr : {4.0f, 3.0f}) {  // n = 4 multiplies; other n call powf
-    for (const bool stride_of_eights : {false, true}) {
-      SCOPED_TRACE(stride_of_eights ? "stride of eights" : "other stride");
+    for (const Layout layout : {Layout::OtherStride, Layout::StrideOfEights, Layout::Split}) {
+      SCOPED_TRACE(layout_name(layout));
       const PbfConstants c = constants(n_scorr);
-      const Scene s = make_scene(7, stride_of_eights);
+      const Scene s = make_scene(7, layout);
       const NeighborLists nb = s.lists();
       for (const LaneTarget target : pbf::lane_targets_here()) {
         SCOPED_TRACE(pbf::lane_target_name(target));
@@ -251,12 +262,30 @@ TEST(PbfCpuLanePasses, EveryCopyGivesTheSameBits) {
   if (here.size() < 2)
     GTEST_SKIP() << "this processor runs only the baseline copy (no AVX2, or a library built without it)";
   const PbfConstants c = constants();
-  for (const bool stride_of_eights : {false, true}) {
-    const Scene s = make_scene(11, stride_of_eights);
+  for (const Layout layout : {Layout::OtherStride, Layout::StrideOfEights, Layout::Split}) {
+    SCOPED_TRACE(layout_name(layout));
+    const Scene s = make_scene(11, layout);
     const PassResults baseline = run_passes(pbf::pbf_lane_passes(LaneTarget::Baseline), c, s, 64);
     for (const LaneTarget target : here) {
       SCOPED_TRACE(pbf::lane_target_name(target));
       expect_same_bits(run_passes(pbf::pbf_lane_passes(target), c, s, 64), baseline);
+    }
+  }
+}
+
+// The same neighbours in the same order give the same bits in every layout:
+// where a list's slots lie changes no sum.
+TEST(PbfCpuLanePasses, EveryLayoutGivesTheSameBits) {
+  const PbfConstants c = constants();
+  const Scene plain = make_scene(17, Layout::OtherStride);
+  for (const Layout layout : {Layout::StrideOfEights, Layout::Split}) {
+    SCOPED_TRACE(layout_name(layout));
+    const Scene s = make_scene(17, layout);
+    ASSERT_EQ(s.count, plain.count);
+    for (const LaneTarget target : pbf::lane_targets_here()) {
+      SCOPED_TRACE(pbf::lane_target_name(target));
+      const PbfLanePasses lanes = pbf::pbf_lane_passes(target);
+      expect_same_bits(run_passes(lanes, c, s, 64), run_passes(lanes, c, plain, 64));
     }
   }
 }

@@ -66,8 +66,10 @@ struct Scene {
   std::vector<uint32_t> index, count;
   std::vector<uint8_t> touching;
   pbf::Plane floor{};
-  uint32_t stride = 128;
-  NeighborLists lists() const { return NeighborLists::particle_major(index.data(), count.data(), stride); }
+  uint32_t stride = 128, head = 128;  // head < stride: split as the CPU backend's lists (split_lists())
+  NeighborLists lists() const {
+    return NeighborLists::particle_major_split(index.data(), count.data(), stride, head, count.size());
+  }
   pbf::ProjectionWalls walls() const {
     return pbf::ProjectionWalls{&floor, 1u, pbf::wall_contact_distance(kParticleRadius), touching.data()};
   }
@@ -102,6 +104,18 @@ Scene make_scene(uint32_t seed, float sample_spacing = 0.05f) {
         s.index[i * s.stride + s.count[i]++] = static_cast<uint32_t>(j);
   }
   return s;
+}
+
+// The scene's lists with their first `head` slots apart from the rest, as
+// the CPU backend keeps them (NeighborLists::particle_major_split()).
+void split_lists(Scene& s, uint32_t head) {
+  const size_t n = s.count.size();
+  std::vector<uint32_t> parted(n * s.stride, 0u);
+  const pbf::ListRows rows{parted.data(), parted.data() + n * head, head, s.stride};
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t k = 0; k < s.count[i]; ++k) rows.slot(i, k) = s.index[i * s.stride + k];
+  s.index.swap(parted);
+  s.head = head;
 }
 
 struct Projected {
@@ -225,6 +239,36 @@ TEST(ProjectiveCpuLanePasses, EveryCopyGivesTheSameBits) {
         EXPECT_EQ(std::memcmp(pa.d.data(), pb.d.data(), pa.d.size() * sizeof(Vec3)), 0) << i;
       }
     }
+  }
+}
+
+// Where a list's slots lie changes nothing: the lists split as the CPU
+// backend's give the bits of one row per particle, in every copy.
+TEST(ProjectiveCpuLanePasses, SplitListsGiveTheSameBits) {
+  const ProjectiveConstants c = constants();
+  Scene s = make_scene(19);
+  std::vector<std::vector<Projected>> plain;
+  for (const LaneTarget target : pbf::lane_targets_here()) {
+    const ProjectiveLanePasses lanes = pbf::projective_lane_passes(target);
+    plain.emplace_back();
+    for (uint32_t i = 0; i < s.x.size(); ++i) plain.back().push_back(project(c, s, i, &lanes));
+  }
+  split_lists(s, 8);
+  ASSERT_GT(*std::max_element(s.count.begin(), s.count.end()), 16u) << "lists run into their tails";
+  size_t t = 0;
+  for (const LaneTarget target : pbf::lane_targets_here()) {
+    SCOPED_TRACE(pbf::lane_target_name(target));
+    const ProjectiveLanePasses lanes = pbf::projective_lane_passes(target);
+    for (uint32_t i = 0; i < s.x.size(); ++i) {
+      const Projected& pa = plain[t][i];
+      const Projected pb = project(c, s, i, &lanes);
+      EXPECT_EQ(pa.p.steps, pb.p.steps) << i;
+      EXPECT_TRUE(same_bits(pa.p.remaining, pb.p.remaining) && same_bits(pa.p.step_sum, pb.p.step_sum) &&
+                  same_bits(pa.p.density, pb.p.density) && same_bits(pa.p.compression, pb.p.compression))
+          << i;
+      EXPECT_EQ(std::memcmp(pa.d.data(), pb.d.data(), pa.d.size() * sizeof(Vec3)), 0) << i;
+    }
+    ++t;
   }
 }
 

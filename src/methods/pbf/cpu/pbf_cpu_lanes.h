@@ -74,21 +74,24 @@ inline Vec3ValueLanes spread(const PointValue* v, const uint32_t* i) {
 // f(group) for the neighbours of the particles i[0 .. kParticles - 1] in
 // groups of eight, a group of each particle at a time: where a list ends
 // within a group, the lanes past it hold the particle itself and are false
-// in `valid`. The lists must be particle-major and padded (the CPU backend's:
-// CpuNeighborGrid::find_neighbors(), pad_lane_group()): a last group that the
-// stride holds whole is read from the list like the full ones, with no copy
-// and no branch on where the list ends (about 4 % of the reference scene's
-// step); only a group that would run past the stride (one not a multiple of
-// eight) is copied. Each particle's groups come in the order of its list,
-// as with one particle at a time.
+// in `valid`. The lists must be particle-major, split or not, with a head of
+// whole groups, and padded (the CPU backend's: CpuNeighborGrid::
+// find_neighbors(), pad_lane_group()): a last group that the head or the
+// tail row holds whole is read from the list like the full ones, with no
+// copy and no branch on where the list ends (about 4 % of the reference
+// scene's step); only a group that would run past the stride (one not a
+// multiple of eight) is copied. Each particle's groups come in the order of
+// its list, as with one particle at a time.
 static_assert(kGroup == kLaneGroup, "the lists are padded to the lanes' groups");
 template <class F>
 inline void for_each_lane_group(const NeighborLists& nb, const uint32_t* i, F&& f) {
   const uint32_t* list[kParticles];
+  const uint32_t* tail[kParticles];
   uint32_t n[kParticles];
   uint32_t most = 0;
   for (uint32_t p = 0; p < kParticles; ++p) {
-    list[p] = nb.index + i[p] * nb.particle_step;
+    list[p] = nb.head_row(i[p]);
+    tail[p] = nb.tail_row(i[p]);
     n[p] = nb.count[i[p]];
     most = n[p] > most ? n[p] : most;
   }
@@ -99,10 +102,11 @@ inline void for_each_lane_group(const NeighborLists& nb, const uint32_t* i, F&& 
     LaneGroup g;
     g.valid = kParticles == 1 ? LaneMask::below(k, n[0]) : LaneMask::below_each(k, ends);
     for (uint32_t p = 0; p < kParticles; ++p) {
+      const uint32_t* group = k < nb.head ? list[p] + k : tail[p] + (k - nb.head);
       if (k + kGroup <= nb.stride && k < n[p]) {
-        g.j.j[p] = list[p] + k;
+        g.j.j[p] = group;
       } else {
-        for (uint32_t l = 0; l < kGroup; ++l) copy[p][l] = k + l < n[p] ? list[p][k + l] : i[p];
+        for (uint32_t l = 0; l < kGroup; ++l) copy[p][l] = k + l < n[p] ? group[l] : i[p];
         g.j.j[p] = copy[p];
       }
     }

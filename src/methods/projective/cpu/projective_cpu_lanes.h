@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "backend/cpu/boundary_lanes.h"
+#include "backend/cpu/cpu_neighbor_scan.h"  // kMaxListSlots
 #include "methods/projective/cpu/projective_cpu_lane_passes.h"
 #include "methods/projective/projective_equations.h"
 
@@ -16,8 +17,10 @@ namespace pbf {
 namespace PBF_LANE_TARGET {
 
 // The most members (neighbours) of one constraint the lane loop holds: the
-// C API's largest max_neighbors. Longer lists take the one-neighbour loop.
+// most a CPU list keeps (the C API's largest max_neighbors). Longer lists
+// would take the one-neighbour loop.
 constexpr uint32_t kProjectionMembers = 1024;
+static_assert(kMaxListSlots <= kProjectionMembers, "the lane loop holds every neighbour a list keeps");
 
 // A constraint's members in columns of kLanes lanes, coordinate by
 // coordinate: their positions x_j, their displacements, and their
@@ -80,29 +83,35 @@ inline Vec3Lanes along_walls_lanes(const ProjectionWalls& w, uint32_t resting, c
   return u;
 }
 
-// project_density_constraint() with its sums over the members in lanes. The
-// lists must be particle-major (the CPU backend's layout).
+// project_density_constraint() with its sums over the members in lanes.
 inline Projection project_density_constraint_lanes(const ProjectiveConstants& c, uint32_t i, const NeighborLists& nb,
                                                    const BoundarySamples& boundary, const DensityWalls& solid,
                                                    const ProjectionWalls& walls, const Vec3* x, Vec3* d) {
   const uint32_t n = nb.size(i);
   if (n > kProjectionMembers) return project_density_constraint(c, i, nb, boundary, solid, walls, x, d);
-  const uint32_t* list = nb.index + i * nb.particle_step;
   const Vec3 xi = x[i];
   const uint32_t padded = (n + kLanes - 1) / kLanes * kLanes;
   ProjectionMembers m;
-  for (uint32_t k = 0; k < padded; ++k) {
-    const Vec3 xj = k < n ? x[list[k]] : xi;
+  // The members' points in columns, and per group of lanes the members that rest on a wall (a group's
+  // bits gathered in a register, stored once the group is whole).
+  uint32_t bits = 0;
+  const uint8_t* touching = walls.touching;
+  nb.for_each_slot(i, [&](uint32_t k, uint32_t j) {
+    const Vec3 xj = x[j];
     m.x[0][k] = xj.x;
     m.x[1][k] = xj.y;
     m.x[2][k] = xj.z;
-  }
-  for (uint32_t g = 0; g < padded / kLanes; ++g) {
-    uint32_t bits = 0;
-    if (walls.touching != nullptr)
-      for (uint32_t l = 0; l < kLanes && g * kLanes + l < n; ++l)
-        bits |= (walls.touching[list[g * kLanes + l]] != 0 ? 1u : 0u) << l;
-    m.walls[g] = bits;
+    if (touching != nullptr) bits |= (touching[j] != 0 ? 1u : 0u) << (k % kLanes);
+    if (k % kLanes == kLanes - 1) {
+      m.walls[k / kLanes] = bits;
+      bits = 0;
+    }
+  });
+  if (n % kLanes != 0) m.walls[n / kLanes] = bits;
+  for (uint32_t k = n; k < padded; ++k) {
+    m.x[0][k] = xi.x;
+    m.x[1][k] = xi.y;
+    m.x[2][k] = xi.z;
   }
   const bool scan = boundary_scan(boundary, i);
   // From the second Newton step on, the samples near particle i are summed
@@ -132,7 +141,7 @@ inline Projection project_density_constraint_lanes(const ProjectiveConstants& c,
       const LaneMask coincident = (r2 == Lanes(0.0f)) & valid;
       if (any(coincident))
         for (uint32_t l = 0; l < kLanes; ++l)
-          if (coincident[l]) set_lane(gradient, l, cubic_pair_gradient(c.kernel, lane(r, l), 0.0f, i, list[k + l]));
+          if (coincident[l]) set_lane(gradient, l, cubic_pair_gradient(c.kernel, lane(r, l), 0.0f, i, nb.at(i, k + l)));
       add_members(sums, [&](ProjectionSums<Lanes, Vec3Lanes>& t) {
         Vec3Lanes u = add_projection_pair(c, r2, gradient, t);
         if (const uint32_t resting = m.walls[k / kLanes]) u = along_walls_lanes(walls, resting, xj, u);

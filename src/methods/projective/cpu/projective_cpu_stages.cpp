@@ -2,21 +2,10 @@
 
 #include <algorithm>
 
-#include "core/error.h"
-
 namespace pbf {
 
-namespace {
-// The most members a constraint holds here: the C API's largest
-// max_neighbors (the solver's automatic one is at most 840).
-constexpr uint32_t kMaxMembers = 1024;
-}  // namespace
-
 ProjectiveCpuStages::ProjectiveCpuStages(CpuBackend& device, LaneTarget lanes)
-    : device_(device), lanes_(projective_lane_passes(lanes)) {
-  if (device.config().max_neighbors > kMaxMembers)
-    throw Error(Status::InvalidArgument, "max_neighbors: Projective Fluids on the CPU holds at most 1024 neighbours");
-}
+    : device_(device), lanes_(projective_lane_passes(lanes)) {}
 
 void ProjectiveCpuStages::reserve(size_t n) {
   const size_t stride = device_.config().max_neighbors;
@@ -71,7 +60,7 @@ void ProjectiveCpuStages::local_step(const StepContext& ctx, const ProjectiveCon
   // (receive_displacements()), so that the global step reads each
   // particle's in a row.
   device_.for_each_particle([&](uint32_t i) {
-    Vec3 d[kMaxMembers + 1];
+    Vec3 d[kMaxListSlots + 1];  // the constraint's particle and its neighbours
     const Projection p = lanes_.project_density_constraint(c, i, nb, boundary, solid, walls, xp.data(), d);
     if (p.steps > 0) receive_displacements(c, i, nb, back_.data(), d, disp_.data());
     compression_[i] = p.compression;
