@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Checks run_validation.py's reading and measuring against pbf-sim as built: both dam breaks run
 for two frames at a coarse resolution, and the harness must read the particles where the scene put
-them (the front at the column's face, the column at its height, dry gauges); its crossing times and
-fitted delays are checked on made-up curves. A change to pbf-sim's PLY files or scene format that
+them (the front at the column's face, the column at its height, dry gauges); its crossing times,
+fitted delays and the column's error are checked on made-up curves. A change to pbf-sim's PLY files or scene format that
 the harness would misread fails here, not in the next validation.
 
     python3 tests/validation/test_harness.py PBF_SIM WORK_DIR
@@ -91,6 +91,20 @@ def main():
     check(abs(delay - 0.3) < 1e-9 and error < 1e-3, "a front 0.3 ahead is found 0.3 ahead (%.2f, %.4f)" % (delay, error))
     delay, error = rv.best_delay(behind, data)
     check(delay == 0.0 and error > 0.05, "a front behind has no delay to find (error %.3f)" % error)
+
+    # The residual column's data in this page's variables (Martin & Moyce give tau = t sqrt(g / a) and
+    # eta = h / (n^2 a)): T = tau sqrt(2), H = n^2 eta; the first point of Table 6 is (0.56, 0.94).
+    name, _, _, n2 = rv.COLUMN_DATA[0]
+    ts, hs = rv.read_column_data(name, n2)
+    check(abs(ts[0] - 0.56 * 2 ** 0.5) < 1e-12 and abs(hs[0] - 1.88) < 1e-12 and len(ts) == len(hs) == 17,
+          "the column's data converted to T and H (%.3f, %.3f)" % (ts[0], hs[0]))
+    # A column 10 % above the data wherever the run reaches: RMS 0.1 over the points inside the run only.
+    column = ([1.0, 2.0, 5.0], [1.5, 1.0, 0.5])
+    high = {"rows": [(0.0, 0.1 * k, 0.0, 1.1 * rv.interpolate(column[0], column[1], max(0.1 * k, 1.0)))
+                     for k in range(31)]}
+    error, count = rv.rms_column_error(high, column)
+    check(abs(error - 0.1) < 1e-9 and count == 2, "a column 10 %% high has an RMS error of 0.1 (%.4f, %d points)"
+          % (error, count))
 
     if failures:
         print("%d failed" % len(failures))
