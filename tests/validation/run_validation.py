@@ -304,6 +304,24 @@ def rms_column_error(run, data):
     return math.sqrt(sum(e * e for e in errors) / len(errors)), len(errors)
 
 
+def run_name(key, run):
+    """'PBF, a/40, 8 substeps, plain walls' for the run of `key` (method, n, substeps)."""
+    method, n, substeps = key
+    return f"{METHOD_NAMES[method]}, a/{n}" + (f", {substeps} substeps" if substeps else "") + \
+        ("" if run["sampled"] else ", plain walls")
+
+
+def rms_cells(run, data, rms_of, target):
+    """A table's cells for `run`: rms_of(run, d) of each data set d ('12.3 % (9)', the points used in brackets),
+    then whether the worst is within `target`."""
+    cells, worst = [], 0.0
+    for d, _, _ in data:
+        e, count = rms_of(run, d)
+        cells.append("–" if e is None else "%.1f %% (%d)" % (100 * e, count))
+        worst = max(worst, e or 0.0)
+    return cells + ["yes" if worst <= target else "no"]
+
+
 def best_delay(run, data):
     """The delay (0 to MAX_DELAY, in steps of 0.01 in T) that gives the smallest RMS front error, with that
     error: (delay, rms)."""
@@ -443,17 +461,9 @@ def main():
             f" | within {100 * FRONT_TARGET:g} %? | peak kinetic / released potential energy | wall time |",
             "|---|---|" + "---|" * len(data) + "---|---|---|"]
     for key, run in list(runs.items()) + list(plain.items()):
-        method, n, substeps = key
-        name = f"{METHOD_NAMES[method]}, a/{n}" + (f", {substeps} substeps" if substeps else "") + \
-            ("" if run["sampled"] else ", plain walls")
-        cells, worst = [], 0.0
-        for d, _, _ in data:
-            e, count = rms_front_error(run, d)
-            cells.append("–" if e is None else "%.1f %% (%d)" % (100 * e, count))
-            worst = max(worst, e or 0.0)
-        cells.append("yes" if worst <= FRONT_TARGET else "no")
-        cells.append("%.2f" % energy_ratio(run))
-        doc.append(f"| {name} | {run['particles']} | " + " | ".join(cells) + " | %.0f s |" % run["wall"])
+        cells = rms_cells(run, data, rms_front_error, FRONT_TARGET) + ["%.2f" % energy_ratio(run)]
+        doc.append(f"| {run_name(key, run)} | {run['particles']} | " + " | ".join(cells) +
+                   " | %.0f s |" % run["wall"])
     doc.append("")
     doc += ["**Speed or start?** The same comparison with the simulated front delayed by one constant *δT*, chosen "
             f"per run and data set (0 to {MAX_DELAY:g} in steps of 0.01) to make the RMS smallest: the column as if "
@@ -502,16 +512,8 @@ def main():
             "| run | " + " | ".join(legend for _, legend, _ in column_data) +
             f" | within {100 * COLUMN_TARGET:g} %? |", "|---|" + "---|" * len(column_data) + "---|"]
     for key, run in list(runs.items()) + list(plain.items()):
-        method, n, substeps = key
-        name = f"{METHOD_NAMES[method]}, a/{n}" + (f", {substeps} substeps" if substeps else "") + \
-            ("" if run["sampled"] else ", plain walls")
-        cells, worst = [], 0.0
-        for d, _, _ in column_data:
-            e, count = rms_column_error(run, d)
-            cells.append("–" if e is None else "%.1f %% (%d)" % (100 * e, count))
-            worst = max(worst, e or 0.0)
-        cells.append("yes" if worst <= COLUMN_TARGET else "no")
-        doc.append(f"| {name} | " + " | ".join(cells) + " |")
+        doc.append(f"| {run_name(key, run)} | " + " | ".join(rms_cells(run, column_data, rms_column_error,
+                                                                       COLUMN_TARGET)) + " |")
     doc.append("")
 
     if gauge_runs:
