@@ -14,10 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/cpu_neighbor_grid.h"
 #include "backend/cpu/lane_vector.h"
 #include "core/neighbor_lists.h"
+#include "core/config.h"
 #include "core/grid_spec.h"
+#include "core/motion.h"
 
 namespace {
 
@@ -506,6 +509,52 @@ TEST(CpuNeighborGrid, SettingAsideMovesPointsBeyondReachAfterTheLastCellInIndexO
   // The plain sort clamps them all into cells, as before.
   order = sort_in_arena(grid, x, 2);
   EXPECT_EQ(grid.cell_start()[cells], x.size());
+}
+
+// The CPU backend's own lists, split at its head of 40 slots (NeighborLists::
+// particle_major_split()): water squeezed to 0.9 of the rest spacing gives
+// lists past the head (about 46 neighbours inside), and each particle's list
+// read through neighbor_lists() is the brute force's, in ascending order.
+TEST(CpuNeighborGrid, TheBackendsListsRunPastTheirHeadInCompressedWater) {
+  const float spacing = 0.02f;
+  pbf::SolverConfig config;
+  config.max_particles = 4096;
+  config.particle_spacing = spacing;
+  config.kernel_radius = 2.0f * spacing;
+  config.rest_density = 1000.0f;
+  config.domain_min = Vec3{-1.0f, -1.0f, -1.0f};
+  config.domain_max = Vec3{1.0f, 1.0f, 1.0f};
+  config.thread_count = 2;
+  config.max_neighbors = 56;  // the automatic count at two spacings
+  pbf::CpuBackend backend(config);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> jitter(-0.05f * spacing, 0.05f * spacing);
+  std::vector<float> flat;
+  for (int a = 0; a < 12; ++a)
+    for (int b = 0; b < 12; ++b)
+      for (int c = 0; c < 12; ++c)
+        for (const int k : {a, b, c}) flat.push_back(0.9f * spacing * static_cast<float>(k) + jitter(rng));
+  backend.append(flat.data(), nullptr, flat.size() / 3);
+  pbf::PbfParams params;
+  params.gravity = Vec3{0.0f, 0.0f, 0.0f};
+  pbf::StepContext ctx{};
+  ctx.motion = pbf::make_motion_constants(config, params, 1e-3f);
+  backend.predict(ctx);
+  backend.build_grid(ctx);
+  backend.find_neighbors(ctx);
+  const pbf::NeighborLists nb = backend.neighbor_lists();
+  ASSERT_LT(nb.head, nb.stride);
+  const LaneVector<Vec3> x = backend.predicted_positions();
+  const auto truth = brute_force(x, config.kernel_radius);
+  uint32_t past_head = 0;
+  for (uint32_t i = 0; i < x.size(); ++i) {
+    std::vector<uint32_t> got;
+    nb.for_each(i, [&](uint32_t j) { got.push_back(j); });
+    ASSERT_EQ(got, truth[i]) << "particle " << i;
+    past_head += nb.size(i) > nb.head ? 1u : 0u;
+  }
+  EXPECT_GT(past_head, 100u) << "lists that run into their tails";
+  EXPECT_LT(max_count(truth), nb.stride) << "no list overflows";
 }
 
 }  // namespace
