@@ -125,6 +125,8 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                 uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count) {
   alignas(64) uint32_t local[avx2::kScanRowSlots];
+  // Every slot the rows may copy out has a value (put_list() copies head rows whole).
+  for (uint32_t k = 0, used = avx2::kScanShared * avx2::scan_row_step(rows); k < used; ++k) local[k] = 0u;
   return avx2::scan_in_shared_blocks(spec, x, begin, end, radius,
                                      [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
                                        return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, rows,

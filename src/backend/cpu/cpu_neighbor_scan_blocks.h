@@ -5,7 +5,6 @@
 // that it is compiled for the target's instruction set (for the baseline,
 // SSE2, each of cell_block()'s six floorf() is a dozen instructions and a
 // branch; with AVX, one rounding instruction).
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -23,6 +22,10 @@ constexpr uint32_t kScanShared = 16;
 // that a group of packed neighbours is stored whole wherever the list ends.
 constexpr uint32_t kScanRowSlots = kScanShared * (kMaxListSlots + 16);
 inline uint32_t scan_row_step(const ListRows& rows) { return rows.stride + 16; }
+
+// Within the target's code, no standard algorithm: a header first included
+// here would be compiled for the target, and its inline functions might be
+// the copies that the baseline's code links to.
 
 // to[0 .. k - 1] = from[0 .. k - 1], sixteen, then eight at a time.
 inline void copy_slots(const uint32_t* from, uint32_t k, uint32_t* to) {
@@ -45,7 +48,7 @@ inline void copy_slots(const uint32_t* from, uint32_t k, uint32_t* to) {
 inline void put_list(uint32_t* row, uint32_t count, const ListRows& rows, uint32_t i) {
   for (uint32_t l = 0; l < 8; ++l) row[count + l] = i;
   copy_slots(row, rows.head, rows.head_of(i));
-  const uint32_t filled = std::min(rows.stride, (count + 7) / 8 * 8);
+  const uint32_t whole = (count + 7) / 8 * 8, filled = whole < rows.stride ? whole : rows.stride;
   if (filled > rows.head) copy_slots(row + rows.head, filled - rows.head, rows.tail_of(i));
 }
 
