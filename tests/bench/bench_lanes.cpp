@@ -78,7 +78,10 @@ const Block& block() {
                   s.index[a * s.stride + s.count[a]++] = o;
               }
           std::sort(s.index.begin() + a * s.stride, s.index.begin() + a * s.stride + s.count[a]);
-          pbf::pad_lane_group(a, s.count[a], s.stride, &s.index[a * s.stride]);  // as the CPU backend's lists
+          // Padded as the CPU backend's lists, in place: one row per particle, and room for the padding.
+          std::vector<uint32_t> row(s.index.begin() + a * s.stride, s.index.begin() + (a + 1) * s.stride);
+          row.resize(s.stride + pbf::kLaneGroup, 0u);
+          pbf::put_list(row.data(), s.count[a], pbf::ListRows::split(s.index.data(), count, s.stride, s.stride), a);
           s.pairs += s.count[a];
         }
     for (size_t i = 0; i < count; ++i) {

@@ -95,7 +95,7 @@ uint32_t CpuNeighborGrid::find_neighbors(const Vec3* x, size_t n, float radius, 
     throw Error(Status::Internal, "CpuNeighborGrid::find_neighbors: lists of more than 1024 slots, or a head of "
                                   "neither the stride nor a multiple of eight within it");
   const uint32_t* start = cell_start_.data();
-  const ListRows rows{index, index + n * head, head, stride};  // NeighborLists::particle_major_split()'s layout
+  const ListRows rows = ListRows::split(index, n, head, stride);
   std::atomic<uint32_t> overflows{0};
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& range) {
     const uint32_t begin = static_cast<uint32_t>(range.begin()), end = static_cast<uint32_t>(range.end());

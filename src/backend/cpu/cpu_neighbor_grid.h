@@ -15,32 +15,6 @@
 
 namespace pbf {
 
-// The neighbours the CPU's lane loops take at a time (backend/cpu/lanes.h's
-// kLanes, which holds to this).
-constexpr uint32_t kLaneGroup = 8;
-
-// The slots of particle i's list from its end (`count`) at least to the
-// next multiple of kLaneGroup, within its `stride` slots, set to i itself: the
-// CPU's lane loops then read a list's last group of eight straight from the
-// list, as they read every full group, instead of copying it, and the lanes
-// past the end, which they leave out of their sums, hold a particle that
-// exists. Where the stride has room, the group's worth of slots after the
-// end is written at once, with no branch on where the list ends. `list` is
-// i's row of `stride` slots.
-inline void pad_lane_group(uint32_t i, uint32_t count, uint32_t stride, uint32_t* list) {
-  if (count + kLaneGroup <= stride) {
-    for (uint32_t k = 0; k < kLaneGroup; ++k) list[count + k] = i;
-    return;
-  }
-  for (uint32_t k = count; k % kLaneGroup != 0 && k < stride; ++k) list[k] = i;
-}
-
-// The same for a list in head and tail rows: the row where it ends is padded.
-inline void pad_lane_group(uint32_t i, uint32_t count, const ListRows& rows) {
-  if (count < rows.head) pad_lane_group(i, count, rows.head, rows.head_of(i));
-  else pad_lane_group(i, count - rows.head, rows.stride - rows.head, rows.tail_of(i));
-}
-
 class CpuNeighborGrid {
  public:
   // find_neighbors() scans with the copy of `scan` (the same lists from
@@ -71,8 +45,8 @@ class CpuNeighborGrid {
 
   // Neighbour lists of positions already in the order sort() gave: for each
   // i, the j != i with |x_i - x_j| < radius, at most `stride` of them, in
-  // cell order, padded for the lane loops (pad_lane_group()), in the layout
-  // of NeighborLists::particle_major_split(index, count, stride, head, n)
+  // cell order, padded for the lane loops (put_list()), in the layout of
+  // NeighborLists::particle_major_split(index, count, stride, head, n)
   // (index: n * stride slots; head a multiple of kLaneGroup, at most
   // stride; head = stride: plain particle-major rows). Any radius works;
   // one cell size is the fastest. Returns the number of particles that had

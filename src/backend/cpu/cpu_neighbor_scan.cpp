@@ -1,7 +1,5 @@
 #include "backend/cpu/cpu_neighbor_scan.h"
 
-#include <algorithm>
-
 #include "boundary/boundary_equations.h"
 #include "core/neighbor_scan.h"
 
@@ -9,20 +7,16 @@ namespace pbf {
 
 namespace {
 
-// Each list scanned into a row on the stack, padded there for the lane
-// loops, then copied to its head and tail rows.
+// Each list scanned into a row on the stack, then stored by put_list().
 uint32_t scan_neighbor_run_baseline(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t /*n*/,
                                     uint32_t begin, uint32_t end, float radius, const ListRows& rows,
                                     uint32_t* count) {
   uint32_t overflows = 0;
-  uint32_t row[kMaxListSlots + 8];
+  uint32_t row[kMaxListSlots + kLaneGroup] = {};
   for (uint32_t i = begin; i < end; ++i) {
     bool overflow = false;
-    const uint32_t found = scan_neighbors(spec, start, x, i, radius, rows.stride, row, 1, &overflow);
-    count[i] = found;
-    for (uint32_t l = 0; l < 8; ++l) row[found + l] = i;
-    const uint32_t filled = std::min(rows.stride, (found + 7) / 8 * 8);
-    for (uint32_t k = 0; k < filled; ++k) rows.slot(i, k) = row[k];
+    count[i] = scan_neighbors(spec, start, x, i, radius, rows.stride, row, 1, &overflow);
+    put_list(row, count[i], rows, i);
     overflows += overflow ? 1u : 0u;
   }
   return overflows;

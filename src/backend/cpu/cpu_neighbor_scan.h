@@ -7,6 +7,7 @@
 // boundary samples.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "backend/cpu/lane_targets.h"
@@ -18,6 +19,10 @@ namespace pbf {
 // (the solver's automatic one is at most 840).
 constexpr uint32_t kMaxListSlots = 1024;
 
+// The neighbours the CPU's lane loops take at a time (backend/cpu/lanes.h's
+// kLanes, which holds to this).
+constexpr uint32_t kLaneGroup = 8;
+
 // Where the scans write the lists: particle i's first `head` slots at
 // head_of(i), its slots past them at tail_of(i), `stride` in all
 // (NeighborLists::particle_major_split()'s layout; head = stride: one row
@@ -27,18 +32,52 @@ struct ListRows {
   uint32_t* head_rows;
   uint32_t* tail_rows;
   uint32_t head, stride;
+  // The rows of `particles` lists in index[0 .. particles * stride - 1]:
+  // every particle's head row, then every particle's tail row.
+  static ListRows split(uint32_t* index, size_t particles, uint32_t head, uint32_t stride) {
+    return ListRows{index, index + particles * head, head, stride};
+  }
   uint32_t* head_of(uint32_t i) const { return head_rows + static_cast<size_t>(i) * head; }
   uint32_t* tail_of(uint32_t i) const { return tail_rows + static_cast<size_t>(i) * (stride - head); }
   // Slot k of particle i.
   uint32_t& slot(uint32_t i, uint32_t k) const { return k < head ? head_of(i)[k] : tail_of(i)[k - head]; }
 };
 
+// to[0 .. k - 1] = from[0 .. k - 1], sixteen, then eight at a time.
+inline void copy_slots(const uint32_t* from, uint32_t k, uint32_t* to) {
+  uint32_t s = 0;
+  for (; s + 16 <= k; s += 16)
+    for (uint32_t l = 0; l < 16; ++l) to[s + l] = from[s + l];
+  if (s + 8 <= k) {
+    for (uint32_t l = 0; l < 8; ++l) to[s + l] = from[s + l];
+    s += 8;
+  }
+  for (; s < k; ++s) to[s] = from[s];
+}
+
+// Stores particle i's list of `count` neighbours, collected in `row`, in
+// its head and tail rows, padded for the lane loops: the slots from its end
+// to the next multiple of kLaneGroup within the stride hold i itself. The
+// loops then read a list's last group straight from the list, as they read
+// every full group, instead of copying it, and the lanes past the end,
+// which they leave out of their sums, hold a particle that exists. `row`
+// holds at least stride + kLaneGroup slots, each with a value: the padding
+// is written there as one group after the end, with no branch on where the
+// list ends, and the head row is copied whole, whatever the list fills of
+// it (the same number of groups for every particle, which the processor
+// predicts; the slots past the padded end are never read).
+inline void put_list(uint32_t* row, uint32_t count, const ListRows& rows, uint32_t i) {
+  for (uint32_t l = 0; l < kLaneGroup; ++l) row[count + l] = i;
+  copy_slots(row, rows.head, rows.head_of(i));
+  const uint32_t whole = (count + kLaneGroup - 1) / kLaneGroup * kLaneGroup;
+  const uint32_t filled = whole < rows.stride ? whole : rows.stride;
+  if (filled > rows.head) copy_slots(row + rows.head, filled - rows.head, rows.tail_of(i));
+}
+
 // The lists of the particles begin .. end - 1, where x holds the n sorted
 // positions: particle i's list in `rows` and its length in count[i], each as
 // scan_neighbors(spec, start, x, i, radius, stride, list, 1, overflow)
-// gives them, padded for the lane loops (pad_lane_group(),
-// cpu_neighbor_grid.h): the slots from its end to the next multiple of
-// eight within the stride hold i. Returns how many overflowed (had more
+// gives them, stored by put_list(). Returns how many overflowed (had more
 // neighbours than `stride`).
 typedef uint32_t (*NeighborScan)(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                  uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count);

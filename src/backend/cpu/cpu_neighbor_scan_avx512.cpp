@@ -96,7 +96,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
   }
   for (uint32_t p = 0; p < m; ++p) {
     count[first + p] = found[p];
-    avx512::put_list(local + p * step, found[p], rows, first + p);
+    put_list(local + p * step, found[p], rows, first + p);
   }
   return overflows;
 }

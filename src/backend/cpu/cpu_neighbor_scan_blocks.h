@@ -19,38 +19,10 @@ constexpr uint32_t kScanShared = 16;
 
 // The rows the scans collect lists in, on the stack, for kScanShared
 // particles at a time: `stride` slots each, and a group of sixteen more, so
-// that a group of packed neighbours is stored whole wherever the list ends.
+// that a group of packed neighbours is stored whole wherever the list ends
+// (and put_list() has its room for the padding).
 constexpr uint32_t kScanRowSlots = kScanShared * (kMaxListSlots + 16);
 inline uint32_t scan_row_step(const ListRows& rows) { return rows.stride + 16; }
-
-// Within the target's code, no standard algorithm: a header first included
-// here would be compiled for the target, and its inline functions might be
-// the copies that the baseline's code links to.
-
-// to[0 .. k - 1] = from[0 .. k - 1], sixteen, then eight at a time.
-inline void copy_slots(const uint32_t* from, uint32_t k, uint32_t* to) {
-  uint32_t s = 0;
-  for (; s + 16 <= k; s += 16)
-    for (uint32_t l = 0; l < 16; ++l) to[s + l] = from[s + l];
-  if (s + 8 <= k) {
-    for (uint32_t l = 0; l < 8; ++l) to[s + l] = from[s + l];
-    s += 8;
-  }
-  for (; s < k; ++s) to[s] = from[s];
-}
-
-// Pads particle i's list of `count` neighbours, collected in `row` (of
-// scan_row_step() slots), for the lane loops (pad_lane_group()), and copies
-// it to i's head and tail rows, a group of eight at a time. The head row is
-// copied whole, whatever the list fills of it: the same number of groups
-// for every particle, which the processor predicts (the slots past the
-// padded end are never read).
-inline void put_list(uint32_t* row, uint32_t count, const ListRows& rows, uint32_t i) {
-  for (uint32_t l = 0; l < 8; ++l) row[count + l] = i;
-  copy_slots(row, rows.head, rows.head_of(i));
-  const uint32_t whole = (count + 7) / 8 * 8, filled = whole < rows.stride ? whole : rows.stride;
-  if (filled > rows.head) copy_slots(row + rows.head, filled - rows.head, rows.tail_of(i));
-}
 
 // The particles begin .. end - 1 in groups that share a block of cells (most
 // of a cell's particles), up to kScanShared at a time: block(first, m, lo, hi)

@@ -80,7 +80,7 @@ Lists find_in_arena(const CpuNeighborGrid& grid, const LaneVector<Vec3>& sorted,
 }
 
 // The slots after each list's end, up to the next multiple of eight that
-// the stride holds, name the particle itself (pad_lane_group()).
+// the stride holds, name the particle itself (put_list()).
 void expect_padded(const Lists& l, const std::string& what) {
   const pbf::NeighborLists nb = l.view();
   for (uint32_t i = 0; i < l.count.size(); ++i)

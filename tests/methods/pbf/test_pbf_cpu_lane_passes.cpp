@@ -61,7 +61,7 @@ const char* layout_name(Layout l) {
 // A jittered, compressed block with neighbour counts from 0 to beyond 16, so
 // that lists end everywhere within a group of eight, a few particles put on
 // top of another (coincident pairs), and one left alone. The lists are
-// padded as the CPU backend pads them (pad_lane_group()).
+// stored and padded as the CPU backend stores them (put_list()).
 struct Scene {
   LaneVector<Vec3> x, v, omega;
   std::vector<float> rho, lambda, omega_length;
@@ -111,11 +111,12 @@ Scene make_scene(uint32_t seed, Layout layout = Layout::OtherStride) {
   s.head = layout == Layout::Split ? 8u : s.stride;
   s.index.assign(n * s.stride, UINT32_MAX);
   s.count.assign(n, 0u);
-  const pbf::ListRows rows{s.index.data(), s.index.data() + n * s.head, s.head, s.stride};
+  const pbf::ListRows rows = pbf::ListRows::split(s.index.data(), n, s.head, s.stride);
+  std::vector<uint32_t> row(s.stride + pbf::kLaneGroup, 0u);
   for (uint32_t i = 0; i < n; ++i) {
     for (uint32_t j = 0; j < n; ++j)
-      if (j != i && pbf::length_squared(s.x[i] - s.x[j]) < kRadius * kRadius) rows.slot(i, s.count[i]++) = j;
-    pbf::pad_lane_group(i, s.count[i], rows);
+      if (j != i && pbf::length_squared(s.x[i] - s.x[j]) < kRadius * kRadius) row[s.count[i]++] = j;
+    pbf::put_list(row.data(), s.count[i], rows, i);
   }
   // No room past the last point but the LaneVector's tail, which the lanes read (AddressSanitizer checks).
   s.x.shrink_to_fit();

@@ -111,7 +111,7 @@ Scene make_scene(uint32_t seed, float sample_spacing = 0.05f) {
 void split_lists(Scene& s, uint32_t head) {
   const size_t n = s.count.size();
   std::vector<uint32_t> parted(n * s.stride, 0u);
-  const pbf::ListRows rows{parted.data(), parted.data() + n * head, head, s.stride};
+  const pbf::ListRows rows = pbf::ListRows::split(parted.data(), n, head, s.stride);
   for (uint32_t i = 0; i < n; ++i)
     for (uint32_t k = 0; k < s.count[i]; ++k) rows.slot(i, k) = s.index[i * s.stride + k];
   s.index.swap(parted);

@@ -6,15 +6,15 @@
 
 #include <cstdint>
 
-#include "backend/cpu/cpu_neighbor_grid.h"  // kLaneGroup, pad_lane_group()
+#include "backend/cpu/cpu_neighbor_scan.h"  // kLaneGroup, put_list()
 #include "backend/cpu/lane_targets.h"
 #include "backend/cpu/lane_vector.h"  // PointValue
 #include "methods/pbf/pbf_equations.h"
 
 namespace pbf {
 
-// Every pass takes the CPU backend's neighbour lists: particle-major and
-// padded to groups of eight (pad_lane_group(), backend/cpu/cpu_neighbor_grid.h),
+// Every pass takes the CPU backend's neighbour lists: particle-major, split
+// or not, and padded to groups of eight (put_list(), backend/cpu/cpu_neighbor_scan.h),
 // and points in arrays that may be read as vectors of four floats
 // (LaneVector, backend/cpu/lane_vector.h). Each works on a run of particles,
 // begin .. end - 1, and writes particle i's result to out[i - begin]: one

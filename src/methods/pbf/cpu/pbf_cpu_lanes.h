@@ -76,7 +76,7 @@ inline Vec3ValueLanes spread(const PointValue* v, const uint32_t* i) {
 // within a group, the lanes past it hold the particle itself and are false
 // in `valid`. The lists must be particle-major, split or not, with a head of
 // whole groups, and padded (the CPU backend's: CpuNeighborGrid::
-// find_neighbors(), pad_lane_group()): a last group that the head or the
+// find_neighbors(), put_list()): a last group that the head or the
 // tail row holds whole is read from the list like the full ones, with no
 // copy and no branch on where the list ends (about 4 % of the reference
 // scene's step); only a group that would run past the stride (one not a
