@@ -38,6 +38,20 @@ struct NoPush {
   PBF_HD void add(uint32_t, Vec3, Vec3) const {}
 };
 
+// A sink that hands every push on to `inner` and also sums the
+// displacements it was given: what the obstacles, all of them, did to one
+// particle in a stage.
+template <class Push>
+struct TalliedPush {
+  static constexpr bool kActive = Push::kActive;
+  Push& inner;
+  Vec3 total;
+  PBF_HD void add(uint32_t k, Vec3 d, Vec3 at) {
+    inner.add(k, d, at);
+    total += d;
+  }
+};
+
 // What the pushes on one obstacle sum to: the displacements [m] and their
 // moments about the world's origin, sum at x d [m^2], in double.
 struct ObstaclePush {

@@ -82,7 +82,7 @@ struct Floated {
 };
 
 Floated float_box(pbf_backend backend, float density, float seconds, pbf_method method = PBF_METHOD_PBF,
-                  float kSpacing = 0.01f) {
+                  float kSpacing = 0.01f, float chebyshev_rho = 0.0f) {
   constexpr float kWidth = 0.24f, kDepth = 0.16f, kHalf = 0.06f;
   const int across = int(std::lround(kWidth / kSpacing)), layers = int(std::lround(kDepth / kSpacing));
   const double area = double(kWidth) * kWidth, section = 4.0 * kHalf * kHalf, side = 2.0 * kHalf;
@@ -94,6 +94,12 @@ Floated float_box(pbf_backend backend, float density, float seconds, pbf_method 
   const float at[3] = {0.5f * kWidth, float(start_level - d + kHalf + 0.01), 0.5f * kWidth};
   SolverPtr s = tank_around_box(backend, kSpacing, kWidth, 0.5f, layers, kHalf, at, method);
   const uint32_t box = add_dynamic_box(s.get(), kHalf, density, 0.005f, at);
+  if (chebyshev_rho > 0.0f) {
+    pbf_params p = pbf_params_default();
+    EXPECT_EQ(pbf_solver_get_params(s.get(), &p), PBF_OK);
+    p.projective_chebyshev_rho = chebyshev_rho;
+    EXPECT_EQ(pbf_solver_set_params(s.get(), &p), PBF_OK) << pbf_last_error();
+  }
   const int frames = int(seconds * 60.0f);
   float low = 1e9f, high = -1e9f;
   for (int f = 0; f < frames; ++f) {
@@ -155,6 +161,19 @@ TEST_P(DynamicBodies, ProjectiveFluidsFloatABoxOfHalfTheWatersDensityHalfSubmerg
   RecordProperty("draft", std::to_string(f.draft));
   std::cout << "projective fluids, box of 500 kg/m^3: draft " << f.draft << ", height spread over the last 0.5 s "
             << f.height_spread << " m\n";
+  EXPECT_NEAR(f.draft, 0.5f, 0.025f) << "within 5 %";
+  EXPECT_LT(f.height_spread, 0.002f) << "at rest in its last half second";
+}
+
+// The same with the Chebyshev acceleration (rho = 0.9). While the
+// extrapolation repeated the water's pushes on the box, the box felt too
+// little of them and floated too low (an 18 cm box of this density, in
+// water of 3 cm spacing, 6.5 cm lower than without the acceleration).
+TEST_P(DynamicBodies, ProjectiveFluidsWithChebyshevAccelerationFloatABoxOfHalfTheWatersDensityHalfSubmerged) {
+  const Floated f = float_box(GetParam(), 500.0f, 2.0f, PBF_METHOD_PROJECTIVE, 0.02f, 0.9f);
+  RecordProperty("draft", std::to_string(f.draft));
+  std::cout << "projective fluids, rho 0.9, box of 500 kg/m^3: draft " << f.draft
+            << ", height spread over the last 0.5 s " << f.height_spread << " m\n";
   EXPECT_NEAR(f.draft, 0.5f, 0.025f) << "within 5 %";
   EXPECT_LT(f.height_spread, 0.002f) << "at rest in its last half second";
 }

@@ -22,6 +22,7 @@
 #include "core/config.h"
 #include "core/hd.h"
 #include "core/lattice.h"
+#include "core/motion.h"
 #include "core/obstacle.h"
 #include "core/sph_kernels.h"
 #include "methods/pbf/pbf_equations.h"
@@ -428,6 +429,31 @@ PBF_HD Vec3 global_step_position_from_row(const ProjectiveConstants& c, uint32_t
     obstacle_sample_push(c, boundary, x[l], step_sum[l], diagonal, omega, push);
   const Vec3 solved = x[l] + global_correction(residual, diagonal);
   return previous + (solved - previous) * omega;
+}
+
+// Particle l's global step from its row (global_step_position_from_row()),
+// then its collisions: x[l] becomes the next iterate and `previous` the one
+// that the next global step's Chebyshev extrapolation starts from. That is
+// the iterate this step started from, moved by what the obstacles did to l
+// in this step (their samples' share and their collisions, as pushed), so
+// that the extrapolation repeats the water's own motion and the walls' but
+// never an obstacle's push: the pushes summed over the iterations are then
+// the momentum each obstacle gave the water. (Repeated, with omega up to
+// 1.39 at rho = 0.9, they moved the water further than the pushes said: a
+// box held under water felt 57 % of its buoyancy.)
+// Without obstacles `previous` is the iterate the step started from.
+template <class Push>
+PBF_HD void global_step_particle(const ProjectiveConstants& c, const MotionConstants& motion, const Plane* planes,
+                                 uint32_t plane_count, const Obstacle* obstacles, uint32_t obstacle_count, uint32_t l,
+                                 Vec3 residual, float diagonal, const BoundarySamples& boundary, const uint8_t* active,
+                                 const float* step_sum, Vec3 start, float omega, Vec3* x, Vec3& previous,
+                                 Push& push) {
+  TalliedPush<Push> tallied{push, Vec3{0.0f, 0.0f, 0.0f}};
+  const Vec3 moved = global_step_position_from_row(c, l, residual, diagonal, boundary, x, active, step_sum, previous,
+                                                   omega, tallied);
+  const Vec3 from = x[l];
+  x[l] = collide(motion, planes, plane_count, obstacles, obstacle_count, moved, start, tallied);
+  previous = Push::kActive ? from + tallied.total : from;
 }
 
 template <class Push>

@@ -93,10 +93,8 @@ void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveCo
     float diagonal;
     global_row_received(c, l, nb, back_.data(), s_.data(), xp.data(), disp_.data(), active_.data(), residual,
                         diagonal);
-    const Vec3 moved = global_step_position_from_row(c, l, residual, diagonal, boundary, xp.data(), active_.data(),
-                                                     step_sum_.data(), prev_[l], omega, push);
-    prev_[l] = xp[l];
-    xp[l] = collide(ctx.motion, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, moved, x[l], push);
+    global_step_particle(c, ctx.motion, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, l, residual,
+                         diagonal, boundary, active_.data(), step_sum_.data(), x[l], omega, xp.data(), prev_[l], push);
   });
   ++state.tally.iterations;
 }

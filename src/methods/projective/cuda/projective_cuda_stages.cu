@@ -73,10 +73,11 @@ __global__ void k_pf_global(size_t n, ProjectiveConstants c, MotionConstants mot
   if (l == 0) state->iterations += 1;
   if (l >= n) return;
   with_push_sink(pushes, [&](const auto& push) {
-    const Vec3 moved = global_step_position(c, static_cast<uint32_t>(l), nb, nullptr, boundary, s, xp, disp,
-                                            active, step_sum, prev[l], omega, push);  // slots by search
-    prev[l] = xp[l];
-    xp[l] = collide(motion, planes.plane, planes.count, obstacles, obstacle_count, moved, x[l], push);
+    Vec3 residual;
+    float diagonal;
+    global_row(c, static_cast<uint32_t>(l), nb, nullptr, s, xp, disp, active, residual, diagonal);  // slots by search
+    global_step_particle(c, motion, planes.plane, planes.count, obstacles, obstacle_count, static_cast<uint32_t>(l),
+                         residual, diagonal, boundary, active, step_sum, x[l], omega, xp, prev[l], push);
   });
 }
 
