@@ -242,9 +242,10 @@ void expect_momentum_exchanged(bool samples, pbf_method method = PBF_METHOD_PBF,
       size += impulse * impulse;
     }
     // With the Chebyshev extrapolation the water's momentum drifts from the
-    // pushes by up to 0.9 % of the step's impulse here (docs/PHYSICS.md §12);
-    // before each obstacle's pushes were kept out of the extrapolation, it
-    // moved about 1.4 times as much as the box was told.
+    // pushes by up to 0.9 % of the step's impulse here: the extrapolated
+    // positions' float round-off (docs/PHYSICS.md §12). Before each
+    // obstacle's pushes were kept out of the extrapolation, the water moved
+    // about 1.4 times as much as the box was told.
     if (chebyshev_rho > 0.0f)
       EXPECT_LT(std::sqrt(miss), 1e-4 + 0.02 * std::sqrt(size)) << "frame " << frame << ": impulse "
                                                                   << std::sqrt(size);
