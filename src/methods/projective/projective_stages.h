@@ -34,9 +34,10 @@ class ProjectiveStages {
   // decides that itself (CUDA: on the device).
   virtual void local_step(const StepContext& ctx, const ProjectiveConstants& c, float tolerance) = 0;
   // Global step: the diagonal system of eq. 5 solved in closed form from the
-  // current iterate y_k (global_step_position()), then the Chebyshev
-  // extrapolation y_k-1 + omega (y - y_k-1) (omega = 1: none) and collisions.
-  // Nothing once the substep has converged.
+  // current iterate y_k, then the Chebyshev extrapolation y_k-1 + omega
+  // (y - y_k-1) (omega = 1: none) and collisions (global_step_particle(),
+  // whose y_k-1 leaves out what the obstacles pushed). Nothing once the
+  // substep has converged.
   virtual void global_step(const StepContext& ctx, const ProjectiveConstants& c, float omega) = 0;
   // v = (x - x_n) / dt with restitution, x_n+1 = x, cubic-spline density.
   virtual void update_velocities(const StepContext& ctx, const ProjectiveConstants& c) = 0;

@@ -59,9 +59,9 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
   block_reduce(e, e, partials, partial_max);
 }
 
-// The global step in one pass (global_step_position()): the diagonal system
-// solved row by row, Chebyshev extrapolation, collisions (the obstacles'
-// pushes to `pushes`, null: none). A row reads only its own particle's
+// The global step in one pass (global_row(), global_step_particle()): the
+// diagonal system solved row by row, Chebyshev extrapolation, collisions
+// (the obstacles' pushes to `pushes`, null: none). A row reads only its own particle's
 // iterate, so the iterate is overwritten in place.
 __global__ void k_pf_global(size_t n, ProjectiveConstants c, MotionConstants motion, NeighborLists nb,
                             BoundarySamples boundary, PlaneSet planes, const Obstacle* obstacles,
