@@ -13,6 +13,7 @@
 
 #include "backend/backend.h"
 #include "core/error.h"
+#include "methods/forwarding_backend.h"
 #include "methods/pbf/pbf_step.h"
 
 namespace {
@@ -60,16 +61,20 @@ std::vector<float> positions(const Backend& backend) {
   return x;
 }
 
-// Forwards every stage to a CPU backend and logs it. As a recording backend
-// it only logs while recording (nothing runs), and can be told to refuse
-// the recording at its end or to fail in a stage while recording. Its
-// stages() are PBF's CPU stages on the same device, logged the same way.
-class LoggingBackend final : public Backend {
+// Forwards every stage to a CPU backend (ForwardingBackend) and logs it. As
+// a recording backend it only logs while recording (nothing runs), and can
+// be told to refuse the recording at its end or to fail in a stage while
+// recording. Its stages() are PBF's CPU stages on the same device, logged
+// the same way.
+class LoggingBackend final : public pbf_test::ForwardingBackend {
  public:
   enum class Recording { None, Runs, CannotRun, StageFails };
 
   LoggingBackend(const SolverConfig& config, Recording mode)
-      : inner_(make_block(config)), inner_stages_(pbf::make_pbf_stages(*inner_)), stages_(*this), mode_(mode) {}
+      : ForwardingBackend(make_block(config)),
+        inner_stages_(pbf::make_pbf_stages(*inner_)),
+        stages_(*this),
+        mode_(mode) {}
 
   std::vector<std::string> log;
   std::vector<const ObstaclePose*> poses_seen;  // ctx.obstacle_poses at each predict
@@ -77,32 +82,12 @@ class LoggingBackend final : public Backend {
   bool abandoned = false;
   bool fail_every_stage = false;                // a real failure: recorded or not
 
-  pbf::BackendKind kind() const override { return pbf::BackendKind::Cpu; }
-  size_t size() const override { return inner_->size(); }
-  void append(const float* p, const float* v, size_t n) override { inner_->append(p, v, n); }
-  void remove(const std::vector<uint8_t>& r) override { inner_->remove(r); }
-  void read(Field f, float* out) const override { inner_->read(f, out); }
-  void write(Field f, const float* in) override { inner_->write(f, in); }
-  const float* map(Field f, bool device) override { return inner_->map(f, device); }
-  void export_state(pbf::ParticleState& out) const override { inner_->export_state(out); }
-  void import_state(const pbf::ParticleState& in) override { inner_->import_state(in); }
-  void set_obstacle_fields(const pbf::SdfGridView* f, uint32_t n) override { inner_->set_obstacle_fields(f, n); }
-  void set_boundary_particles(const Vec3* p, const uint32_t* b, const Vec3* l, size_t n,
-                              pbf::DensityKernel k) override {
-    inner_->set_boundary_particles(p, b, l, n, k);
-  }
-
   void predict(const StepContext& ctx) override {
     poses_seen.push_back(ctx.obstacle_poses);
     stage("predict", [&] { inner_->predict(ctx); });
   }
   void build_grid(const StepContext& ctx) override { stage("grid", [&] { inner_->build_grid(ctx); }); }
   void find_neighbors(const StepContext& ctx) override { stage("neighbors", [&] { inner_->find_neighbors(ctx); }); }
-  void measure(StepStats& s) const override { inner_->measure(s); }
-  pbf::IterationTally iteration_tally() override { return inner_->iteration_tally(); }
-  void take_obstacle_pushes(pbf::ObstaclePush* out, uint32_t count) override {
-    inner_->take_obstacle_pushes(out, count);
-  }
 
   bool begin_recording(const StepContext&, const ObstaclePose*, uint32_t substeps) override {
     if (mode_ == Recording::None) return false;
@@ -155,7 +140,6 @@ class LoggingBackend final : public Backend {
     LoggingBackend& device_;
   };
 
-  std::unique_ptr<Backend> inner_;
   std::unique_ptr<pbf::PbfStages> inner_stages_;
   Stages stages_;
   Recording mode_;
