@@ -1,11 +1,13 @@
 // Unit tests of signed distance grids (core/sdf_grid.h) and of a particle's
 // collision with a solid obstacle (core/obstacle.h): interpolation against
 // the exact distance, pushing out along the normal, friction, rotated and
-// fast-moving solids.
+// fast-moving solids; and the push sink that also sums what it is handed
+// (TalliedPush).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "core/obstacle.h"
 #include "physics/obstacle_fields.h"
@@ -142,6 +144,36 @@ TEST(ObstacleCollision, AWallMovingFortyRadiiInOneSubstepCarriesTheParticleInFro
   const Vec3 r = pbf::collide_obstacle(floor, kRadius, 0.0f, along, start);
   EXPECT_NEAR(r.x, along.x, 1e-6f);
   EXPECT_NEAR(r.y, along.y, 1e-6f);
+}
+
+// A sink that records what it is handed, as the backends' sinks sum it.
+struct RecordingPush {
+  static constexpr bool kActive = true;
+  std::vector<uint32_t> obstacle;
+  std::vector<Vec3> d, at;
+  void add(uint32_t k, Vec3 dk, Vec3 a) {
+    obstacle.push_back(k);
+    d.push_back(dk);
+    at.push_back(a);
+  }
+};
+
+TEST(TalliedPush, HandsEveryPushOnAndSumsTheDisplacements) {
+  RecordingPush inner;
+  pbf::TalliedPush<RecordingPush> tallied{inner, Vec3{0.0f, 0.0f, 0.0f}};
+  static_assert(pbf::TalliedPush<RecordingPush>::kActive, "active where the inner sink is");
+  static_assert(!pbf::TalliedPush<const pbf::NoPush>::kActive, "inactive where the inner sink is");
+  tallied.add(2, Vec3{0.5f, -1.0f, 0.25f}, Vec3{1.0f, 2.0f, 3.0f});
+  tallied.add(0, Vec3{0.25f, 0.5f, -0.25f}, Vec3{4.0f, 5.0f, 6.0f});
+  ASSERT_EQ(inner.obstacle.size(), 2u);
+  EXPECT_EQ(inner.obstacle[0], 2u);
+  EXPECT_EQ(inner.obstacle[1], 0u);
+  EXPECT_EQ(inner.d[1].y, 0.5f);
+  EXPECT_EQ(inner.at[0].z, 3.0f);
+  EXPECT_EQ(inner.at[1].x, 4.0f);
+  EXPECT_EQ(tallied.total.x, 0.75f);
+  EXPECT_EQ(tallied.total.y, -0.5f);
+  EXPECT_EQ(tallied.total.z, 0.0f);
 }
 
 }  // namespace
