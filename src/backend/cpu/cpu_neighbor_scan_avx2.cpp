@@ -53,9 +53,8 @@ constexpr PackTable kPack;
 // time, and tested against every particle of the run that has room left.
 // Returns how many overflowed.
 uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n, uint32_t first,
-                           uint32_t m, const int lo[3], const int hi[3], float radius, const ListRows& rows,
-                           uint32_t* local, uint32_t* count) {
-  const uint32_t stride = rows.stride, step = avx2::scan_row_step(rows);
+                           uint32_t m, const int lo[3], const int hi[3], float radius, uint32_t stride,
+                           uint32_t* local, uint32_t step, uint32_t* count) {
   using avx2::kLanes;
   const __m256 r2 = _mm256_set1_ps(radius * radius);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -102,10 +101,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
           // the stride), with no branch on where the list ends.
           uint32_t* row = local + p * step + found[p];
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), packed);
-          if (found[p] + k <= stride) {
-            found[p] += k;
-          } else {
-            found[p] = stride;
+          if (!avx2::take_group(k, stride, found[p])) {
             open &= ~(1u << p);
             ++overflows;
           }
@@ -113,10 +109,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
       }
     }
   }
-  for (uint32_t p = 0; p < m; ++p) {
-    count[first + p] = found[p];
-    put_list(local + p * step, found[p], rows, first + p);
-  }
+  for (uint32_t p = 0; p < m; ++p) count[first + p] = found[p];
   return overflows;
 }
 
@@ -124,14 +117,11 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
 
 uint32_t scan_neighbor_run_avx2(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                 uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count) {
-  alignas(64) uint32_t local[avx2::kScanRowSlots];
-  // Every slot the rows may copy out has a value (put_list() copies head rows whole).
-  for (uint32_t k = 0, used = avx2::kScanShared * avx2::scan_row_step(rows); k < used; ++k) local[k] = 0u;
-  return avx2::scan_in_shared_blocks(spec, x, begin, end, radius,
-                                     [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
-                                       return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, rows,
-                                                                local, count);
-                                     });
+  return avx2::scan_run_in_rows(
+      spec, x, begin, end, radius, rows, count,
+      [&](uint32_t first, uint32_t m, const int* lo, const int* hi, uint32_t* local, uint32_t step) {
+        return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, rows.stride, local, step, count);
+      });
 }
 
 __attribute__((flatten)) void cell_indices_avx2(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end,

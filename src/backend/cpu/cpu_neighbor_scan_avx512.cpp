@@ -38,9 +38,8 @@ namespace {
 // sixteen at a time, and tested against every particle of the run that has
 // room left.
 uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n, uint32_t first,
-                           uint32_t m, const int lo[3], const int hi[3], float radius, const ListRows& rows,
-                           uint32_t* local, uint32_t* count) {
-  const uint32_t stride = rows.stride, step = avx512::scan_row_step(rows);
+                           uint32_t m, const int lo[3], const int hi[3], float radius, uint32_t stride,
+                           uint32_t* local, uint32_t step, uint32_t* count) {
   using avx512::kLanes;
   const __m512 r2 = _mm512_set1_ps(radius * radius);
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -83,10 +82,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
           // the stride), with no branch on where the list ends.
           uint32_t* row = local + p * step + found[p];
           _mm512_storeu_si512(row, packed);
-          if (found[p] + k <= stride) {
-            found[p] += k;
-          } else {
-            found[p] = stride;
+          if (!avx512::take_group(k, stride, found[p])) {
             open &= ~(1u << p);
             ++overflows;
           }
@@ -94,10 +90,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
       }
     }
   }
-  for (uint32_t p = 0; p < m; ++p) {
-    count[first + p] = found[p];
-    put_list(local + p * step, found[p], rows, first + p);
-  }
+  for (uint32_t p = 0; p < m; ++p) count[first + p] = found[p];
   return overflows;
 }
 
@@ -105,14 +98,11 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
 
 uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                   uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count) {
-  alignas(64) uint32_t local[avx512::kScanRowSlots];
-  // Every slot the rows may copy out has a value (put_list() copies head rows whole).
-  for (uint32_t k = 0, used = avx512::kScanShared * avx512::scan_row_step(rows); k < used; ++k) local[k] = 0u;
-  return avx512::scan_in_shared_blocks(spec, x, begin, end, radius,
-                                     [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
-                                       return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, rows,
-                                                                local, count);
-                                     });
+  return avx512::scan_run_in_rows(
+      spec, x, begin, end, radius, rows, count,
+      [&](uint32_t first, uint32_t m, const int* lo, const int* hi, uint32_t* local, uint32_t step) {
+        return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, rows.stride, local, step, count);
+      });
 }
 
 }  // namespace pbf

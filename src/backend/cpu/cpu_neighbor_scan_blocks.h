@@ -6,7 +6,6 @@
 // SSE2, each of cell_block()'s six floorf() is a dozen instructions and a
 // branch; with AVX, one rounding instruction).
 #include <cstdint>
-#include <cstring>
 
 #include "backend/cpu/cpu_neighbor_scan.h"
 #include "core/grid_spec.h"
@@ -23,6 +22,19 @@ constexpr uint32_t kScanShared = 16;
 // (and put_list() has its room for the padding).
 constexpr uint32_t kScanRowSlots = kScanShared * (kMaxListSlots + 16);
 inline uint32_t scan_row_step(const ListRows& rows) { return rows.stride + 16; }
+
+// Counts in a group of k packed neighbours that a scan stored whole at slot
+// `found` of a particle's row, or, where they pass the stride, marks the
+// list full, as the scalar scan stops at the first neighbour that does not
+// fit. Returns false where the list overflowed.
+inline bool take_group(uint32_t k, uint32_t stride, uint32_t& found) {
+  if (found + k <= stride) {
+    found += k;
+    return true;
+  }
+  found = stride;
+  return false;
+}
 
 // The particles begin .. end - 1 in groups that share a block of cells (most
 // of a cell's particles), up to kScanShared at a time: block(first, m, lo, hi)
@@ -54,6 +66,28 @@ inline uint32_t scan_in_shared_blocks(const GridSpec& spec, const Vec3* x, uint3
     }
   }
   return overflows;
+}
+
+// The lists of the particles begin .. end - 1 (scan_in_shared_blocks()),
+// collected in rows on the stack and stored with put_list():
+// block(first, m, lo, hi, local, step) scans the m particles from `first`
+// into the rows local, local + step, ..., their counts into count[first ..],
+// and returns how many overflowed. Returns the total.
+template <class Block>
+inline uint32_t scan_run_in_rows(const GridSpec& spec, const Vec3* x, uint32_t begin, uint32_t end, float radius,
+                                 const ListRows& rows, uint32_t* count, Block&& block) {
+  alignas(64) uint32_t local[kScanRowSlots];
+  const uint32_t step = scan_row_step(rows);
+  // Every slot the rows may copy out has a value (put_list() copies head rows whole).
+  for (uint32_t k = 0; k < kScanShared * step; ++k) local[k] = 0u;
+  return scan_in_shared_blocks(spec, x, begin, end, radius,
+                               [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
+                                 uint32_t* here = local;
+                                 const uint32_t overflows = block(first, m, lo, hi, here, step);
+                                 for (uint32_t p = 0; p < m; ++p)
+                                   put_list(local + p * step, count[first + p], rows, first + p);
+                                 return overflows;
+                               });
 }
 
 }  // namespace PBF_LANE_TARGET
