@@ -19,8 +19,7 @@ namespace PBF_LANE_TARGET {
 // The most members (neighbours) of one constraint the lane loop holds: the
 // most a CPU list keeps (the C API's largest max_neighbors). Longer lists
 // would take the one-neighbour loop.
-constexpr uint32_t kProjectionMembers = 1024;
-static_assert(kMaxListSlots <= kProjectionMembers, "the lane loop holds every neighbour a list keeps");
+constexpr uint32_t kProjectionMembers = kMaxListSlots;
 
 // A constraint's members in columns of kLanes lanes, coordinate by
 // coordinate: their positions x_j, their displacements, and their
