@@ -103,16 +103,17 @@ double buoyancy() { return 1000.0 * kG * std::pow(2.0 * kHalf, 3.0); }
 // (up) acting at r = (-0.1, 0, 0) from it has the moment r x F = (0, 0, -0.1 F).
 constexpr float kOffset = 0.1f;
 
-// `sway`: how far the moment about the vertical may stray, in units of
-// kOffset times the buoyancy.
-void expect_archimedes(const Load& l, double sway = 0.02) {
+// Within `lift` of the buoyancy upwards and `side` of it sideways; `sway`:
+// how far the moment about the vertical may stray, in units of kOffset times
+// the buoyancy.
+void expect_archimedes(const Load& l, double sway = 0.02, double lift = 0.05, double side = 0.02) {
   const double b = buoyancy();
   ::testing::Test::RecordProperty("force_y_over_buoyancy", std::to_string(l.force[1] / b));
   std::cout << "force " << l.force[0] << ", " << l.force[1] << ", " << l.force[2] << " N against rho g V = " << b
             << " N; moment " << l.torque[0] << ", " << l.torque[1] << ", " << l.torque[2] << " N m\n";
-  EXPECT_NEAR(l.force[1], b, 0.05 * b) << "upward force against rho g V";
-  EXPECT_NEAR(l.force[0], 0.0, 0.02 * b) << "no sideways push at rest";
-  EXPECT_NEAR(l.force[2], 0.0, 0.02 * b);
+  EXPECT_NEAR(l.force[1], b, lift * b) << "upward force against rho g V";
+  EXPECT_NEAR(l.force[0], 0.0, side * b) << "no sideways push at rest";
+  EXPECT_NEAR(l.force[2], 0.0, side * b);
   EXPECT_NEAR(l.torque[2], -kOffset * l.force[1], 0.02 * kOffset * b) << "about the obstacle's origin";
   EXPECT_NEAR(l.torque[0], 0.0, 0.02 * kOffset * b);
   EXPECT_NEAR(l.torque[1], 0.0, sway * kOffset * b);
@@ -123,8 +124,19 @@ TEST(ObstacleForces, ASubmergedFixedBoxFeelsArchimedesBuoyancyAboutItsCentre) { 
 // Projective Fluids at twice the spacing (its steps cost more): the samples'
 // share of the constraints' projections, w times the displacement, at the
 // end of each step (projective_equations.h, push_obstacle_contact()).
+// At 3 cm the box is five spacings wide, and the water settles into a
+// packing that bears a little shear; which one depends on the last bits of
+// the iterations: the same water with the box's field given about origins
+// 0.07, 0.10 and 0.13 m from its centre (so, other round-off), with and
+// without the acceleration, read +2.4 to +5.8 % upwards and up to 2.6 %
+// sideways (+1.3 to +4.7 % and 1.2 % before the iterates were kept as
+// displacements, global_step_particle()). At 2 cm: -3.5 to -5.7 % and
+// 0.6 %, at ten times the cost.
+constexpr double kProjectiveLift = 0.07, kProjectiveSide = 0.03;
+
 TEST(ObstacleForces, ProjectiveFluidsGiveTheSubmergedBoxItsBuoyancy) {
-  expect_archimedes(settled_load(kOffset, PBF_METHOD_PROJECTIVE, 2.0f * kSpacing));
+  expect_archimedes(settled_load(kOffset, PBF_METHOD_PROJECTIVE, 2.0f * kSpacing), 0.02, kProjectiveLift,
+                    kProjectiveSide);
 }
 
 // With the Chebyshev acceleration (rho = 0.9, as docs/API.md's accuracy
@@ -132,7 +144,8 @@ TEST(ObstacleForces, ProjectiveFluidsGiveTheSubmergedBoxItsBuoyancy) {
 // repeated the obstacles' pushes. The water at rest sways a little more
 // about the vertical (its moment about y stays within 3 %).
 TEST(ObstacleForces, ProjectiveFluidsWithChebyshevAccelerationGiveTheSubmergedBoxItsBuoyancy) {
-  expect_archimedes(settled_load(kOffset, PBF_METHOD_PROJECTIVE, 2.0f * kSpacing, 0.9f), 0.03);
+  expect_archimedes(settled_load(kOffset, PBF_METHOD_PROJECTIVE, 2.0f * kSpacing, 0.9f), 0.03, kProjectiveLift,
+                    kProjectiveSide);
 }
 
 // A 0.2 m cube of water in the middle of a 1 m domain, far from its walls,
@@ -225,23 +238,17 @@ void expect_momentum_exchanged(bool samples, pbf_method method = PBF_METHOD_PBF,
     ASSERT_EQ(pbf_solver_step(s.get(), kDt, 4), PBF_OK) << pbf_last_error();
     const std::array<double, 3> after = momentum();
     const Load l = load_of(s.get(), index);
-    double miss = 0.0, size = 0.0;
+    // Projective Fluids' water followed the pushes within 2.4e-4 to 5.7e-4
+    // of the step's impulse, with the Chebyshev extrapolation or without.
+    // While its iterates were positions (global_step_particle()), within
+    // 3e-3 without and 9e-3 with it: float round-off of the positions; and
+    // before each obstacle's pushes were kept out of the extrapolation, the
+    // water moved about 1.4 times as much as the box was told.
     for (int a = 0; a < 3; ++a) {
       const double impulse = -l.force[a] * kDt;  // what the box gave the water
-      if (chebyshev_rho == 0.0f)
-        EXPECT_NEAR(after[a] - before[a], impulse, 1e-4 + 1e-3 * std::fabs(impulse))
-            << "frame " << frame << " axis " << a;
-      miss += (after[a] - before[a] - impulse) * (after[a] - before[a] - impulse);
-      size += impulse * impulse;
+      EXPECT_NEAR(after[a] - before[a], impulse, 1e-4 + 1e-3 * std::fabs(impulse))
+          << "frame " << frame << " axis " << a;
     }
-    // With the Chebyshev extrapolation the water's momentum drifts from the
-    // pushes by up to 0.9 % of the step's impulse here: the extrapolated
-    // positions' float round-off (docs/PHYSICS.md §12). Before each
-    // obstacle's pushes were kept out of the extrapolation, the water moved
-    // about 1.4 times as much as the box was told.
-    if (chebyshev_rho > 0.0f)
-      EXPECT_LT(std::sqrt(miss), 1e-4 + 0.02 * std::sqrt(size)) << "frame " << frame << ": impulse "
-                                                                  << std::sqrt(size);
     largest = std::max(largest, -l.force[0]);
   }
   // The box did push: the water's momentum grew along +x.

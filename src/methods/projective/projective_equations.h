@@ -411,48 +411,68 @@ PBF_HD void obstacle_sample_push(const ProjectiveConstants& c, const BoundarySam
 }
 
 // The global step of particle l before collisions: the solution y of eq. 5
-// from the iterate y_k = x[l], then the Chebyshev extrapolation
+// from the iterate y_k, then the Chebyshev extrapolation
 // y_k-1 + omega (y - y_k-1) from the previous iterate `previous` (omega = 1:
-// none). Reads only particle l's iterate, so a backend may write the result
-// over it in the same pass. `step_sum` (per constraint, the local step's
+// none), both measured from one origin (`iterate` is y_k from it; the
+// result too). `at` is where the particle is, for the obstacles' samples.
+// Reads only particle l's iterate, so a backend may write the result over
+// it in the same pass. `step_sum` (per constraint, the local step's
 // Projection::step_sum) gives the obstacles' samples' part of the motion to
 // `push` (obstacle_sample_push()).
 //
-// global_step_position_from_row() takes particle l's row as given
-// (global_row(), or global_row_received() on the CPU); global_step_position()
-// takes it from global_row().
+// global_step_from_row() takes particle l's row as given (global_row(), or
+// global_row_received() on the CPU); global_step_position() takes it from
+// global_row(), with the iterate measured from the world's origin.
 template <class Push>
-PBF_HD Vec3 global_step_position_from_row(const ProjectiveConstants& c, uint32_t l, Vec3 residual, float diagonal,
-                                          const BoundarySamples& boundary, const Vec3* x, const uint8_t* active,
-                                          const float* step_sum, Vec3 previous, float omega, Push& push) {
+PBF_HD Vec3 global_step_from_row(const ProjectiveConstants& c, uint32_t l, Vec3 residual, float diagonal,
+                                 const BoundarySamples& boundary, Vec3 at, Vec3 iterate, const uint8_t* active,
+                                 const float* step_sum, Vec3 previous, float omega, Push& push) {
   if (Push::kActive && active[l] && boundary_scan(boundary, l))
-    obstacle_sample_push(c, boundary, x[l], step_sum[l], diagonal, omega, push);
-  const Vec3 solved = x[l] + global_correction(residual, diagonal);
+    obstacle_sample_push(c, boundary, at, step_sum[l], diagonal, omega, push);
+  const Vec3 solved = iterate + global_correction(residual, diagonal);
   return previous + (solved - previous) * omega;
 }
 
-// Particle l's global step from its row (global_step_position_from_row()),
-// then its collisions: x[l] becomes the next iterate and `previous` the one
-// that the next global step's Chebyshev extrapolation starts from. That is
-// the iterate this step started from, moved by what the obstacles did to l
-// in this step (their samples' share and their collisions, as pushed), so
-// that the extrapolation repeats the water's own motion and the walls' but
-// never an obstacle's push: the pushes summed over the iterations are then
-// the momentum each obstacle gave the water. (Repeated, with omega up to
-// 1.39 at rho = 0.9, they moved the water further than the pushes said: a
-// box held under water felt 57 % of its buoyancy.)
+// Particle l's global step from its row (global_step_from_row()), then its
+// collisions: x[l] becomes the next iterate.
+//
+// The iterates are kept as displacements from the inertial target
+// `target` (s_l): `offset` is the iterate's, `previous` the one that the
+// next global step's Chebyshev extrapolation starts from. A position is
+// rounded to a float of its own size (a unit in the last place is 6e-8 m at
+// 0.5 m, 1.2e-7 m at 1.5 m), and a particle's change in an iteration near
+// convergence is of that size: added to the position iteration after
+// iteration, the changes under half a unit were lost, and since which are
+// lost follows the flow, the water's momentum drifted the way obstacles
+// pushed it (a box thrown into water: water and box kept their momentum to
+// 1.1e-3 of the total, 2.7e-3 with the scene 1 m further from the origin,
+// 1.3e-2 with the acceleration; docs/PHYSICS.md §12). A displacement is
+// rounded to a float of its own, far smaller size, and the position
+// x[l] = target + offset is rounded afresh each iteration, its loss not
+// carried into the next.
+//
+// `previous` is the iterate this step started from, moved by what the
+// obstacles did to l in this step (their samples' share and their
+// collisions, as pushed), so that the extrapolation repeats the water's own
+// motion and the walls' but never an obstacle's push: the pushes summed over
+// the iterations are then the momentum each obstacle gave the water.
+// (Repeated, with omega up to 1.39 at rho = 0.9, they moved the water further
+// than the pushes said: a box held under water felt 57 % of its buoyancy.)
 // Without obstacles `previous` is the iterate the step started from.
 template <class Push>
 PBF_HD void global_step_particle(const ProjectiveConstants& c, const MotionConstants& motion, const Plane* planes,
                                  uint32_t plane_count, const Obstacle* obstacles, uint32_t obstacle_count, uint32_t l,
                                  Vec3 residual, float diagonal, const BoundarySamples& boundary, const uint8_t* active,
-                                 const float* step_sum, Vec3 start, float omega, Vec3* x, Vec3& previous,
-                                 Push& push) {
+                                 const float* step_sum, Vec3 start, float omega, Vec3 target, Vec3* x, Vec3& offset,
+                                 Vec3& previous, Push& push) {
   TalliedPush<Push> tallied{push, Vec3{0.0f, 0.0f, 0.0f}};
-  const Vec3 moved = global_step_position_from_row(c, l, residual, diagonal, boundary, x, active, step_sum, previous,
-                                                   omega, tallied);
-  const Vec3 from = x[l];
-  x[l] = collide(motion, planes, plane_count, obstacles, obstacle_count, moved, start, tallied);
+  const Vec3 moved = global_step_from_row(c, l, residual, diagonal, boundary, x[l], offset, active, step_sum,
+                                          previous, omega, tallied);
+  const Vec3 at = target + moved;
+  const Vec3 collided = collide(motion, planes, plane_count, obstacles, obstacle_count, at, start, tallied);
+  const Vec3 from = offset;
+  offset = moved + (collided - at);
+  x[l] = collided;
   previous = Push::kActive ? from + tallied.total : from;
 }
 
@@ -464,8 +484,8 @@ PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const
   Vec3 residual;
   float diagonal;
   global_row(c, l, nb, back, s, x, d, active, residual, diagonal);
-  return global_step_position_from_row(c, l, residual, diagonal, boundary, x, active, step_sum, previous, omega,
-                                       push);
+  return global_step_from_row(c, l, residual, diagonal, boundary, x[l], x[l], active, step_sum, previous, omega,
+                              push);
 }
 
 PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,

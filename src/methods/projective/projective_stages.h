@@ -36,6 +36,7 @@ class ProjectiveStages {
   // Global step: the diagonal system of eq. 5 solved in closed form from the
   // current iterate y_k, then the Chebyshev extrapolation y_k-1 + omega
   // (y - y_k-1) (omega = 1: none) and collisions (global_step_particle(),
+  // which keeps y_k and y_k-1 as displacements from the inertial target, and
   // whose y_k-1 leaves out what the obstacles pushed). Nothing once the
   // substep has converged.
   virtual void global_step(const StepContext& ctx, const ProjectiveConstants& c, float omega) = 0;

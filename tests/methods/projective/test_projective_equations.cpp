@@ -586,6 +586,39 @@ TEST_F(ProjectiveGlobalRow, EveryHeldRowHasTheDiagonalOfARowInsideTheWater) {
   EXPECT_FLOAT_EQ(r[0].x + r[1].x, 0.0f);
 }
 
+// A particle 1.5 m from the origin, which its rows move by 1e-8 m a global
+// step (a sixth of a unit in its position's last place): kept as a
+// displacement from its inertial target, the steps add up to 1e-6 m after
+// a hundred; added to the position one by one they are lost, every one
+// (docs/PHYSICS.md §12: the water's momentum drifted with them).
+TEST(ProjectiveIterate, ChangesBelowThePositionsRoundOffAddUp) {
+  SolverConfig config = make_config();
+  config.domain_min = Vec3{0.0f, 0.0f, 0.0f};
+  config.domain_max = Vec3{4.0f, 4.0f, 4.0f};
+  const ProjectiveConstants c = pbf::make_projective_constants(config, PbfParams{}, kDt);
+  const pbf::MotionConstants motion = pbf::make_motion_constants(config, PbfParams{}, kDt);
+  const Vec3 target{1.5f, 1.5f, 1.5f};
+  const float step = 1e-8f;
+  const float diagonal = c.inertia + c.rest_members * c.stiffness;
+  const Vec3 residual{step * diagonal, 0.0f, 0.0f};
+  const uint8_t active[1] = {1};
+  const float step_sum[1] = {0.0f};
+  Vec3 x[1] = {target};
+  Vec3 offset{0.0f, 0.0f, 0.0f}, previous{0.0f, 0.0f, 0.0f}, position = target;
+  pbf::NoPush none;
+  for (int k = 0; k < 100; ++k) {
+    pbf::global_step_particle(c, motion, nullptr, 0u, nullptr, 0u, 0u, residual, diagonal, kNoBoundary, active,
+                              step_sum, target, 1.0f, target, x, offset, previous, none);
+    position = position + pbf::global_correction(residual, diagonal);
+  }
+  EXPECT_NEAR(offset.x, 100.0 * step, 1e-3 * 100.0 * step);
+  EXPECT_EQ(offset.y, 0.0f);
+  EXPECT_EQ(offset.z, 0.0f);
+  // The position handed to the local step: the target plus the displacement, rounded once.
+  EXPECT_NEAR(x[0].x, 1.5 + 100.0 * step, 0.6e-7);
+  EXPECT_EQ(position.x, target.x) << "each change alone is under half a unit in the last place";
+}
+
 TEST(ProjectiveTimeStep, CflLimitsTheStepByTheFastestParticle) {
   EXPECT_FLOAT_EQ(pbf::cfl_time_step(0.4f, 0.025f, 0.0f, 0.01f), 0.01f);
   EXPECT_FLOAT_EQ(pbf::cfl_time_step(0.4f, 0.025f, 1.0f, 0.01f), 0.01f);

@@ -9,7 +9,7 @@ ProjectiveCpuStages::ProjectiveCpuStages(CpuBackend& device, LaneTarget lanes)
 
 void ProjectiveCpuStages::reserve(size_t n) {
   const size_t stride = device_.config().max_neighbors;
-  for (auto* a : {&s_, &prev_}) a->reserve(n);
+  for (auto* a : {&s_, &offset_, &prev_}) a->reserve(n);
   compression_.reserve(n);
   step_sum_.reserve(n);
   active_.reserve(n);
@@ -22,7 +22,7 @@ void ProjectiveCpuStages::fit() {
   const size_t n = device_.positions().size();
   const size_t stride = device_.config().max_neighbors;
   if (s_.size() == n) return;
-  for (auto* a : {&s_, &prev_}) a->resize(n);
+  for (auto* a : {&s_, &offset_, &prev_}) a->resize(n);
   compression_.resize(n);
   step_sum_.resize(n);
   active_.resize(n);
@@ -37,7 +37,8 @@ void ProjectiveCpuStages::begin(const StepContext&, const ProjectiveConstants&) 
   const NeighborLists nb = device_.neighbor_lists();
   device_.for_each_particle([&](uint32_t i) {
     s_[i] = xp[i];
-    prev_[i] = xp[i];
+    offset_[i] = Vec3{0.0f, 0.0f, 0.0f};
+    prev_[i] = Vec3{0.0f, 0.0f, 0.0f};
     fill_back_slots(nb, i, back_.data());
   });
   device_.iterations().converged = false;
@@ -94,7 +95,8 @@ void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveCo
     global_row_received(c, l, nb, back_.data(), s_.data(), xp.data(), disp_.data(), active_.data(), residual,
                         diagonal);
     global_step_particle(c, ctx.motion, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, l, residual,
-                         diagonal, boundary, active_.data(), step_sum_.data(), x[l], omega, xp.data(), prev_[l], push);
+                         diagonal, boundary, active_.data(), step_sum_.data(), x[l], omega, s_[l], xp.data(),
+                         offset_[l], prev_[l], push);
   });
   ++state.tally.iterations;
 }

@@ -43,12 +43,13 @@ class ProjectiveCpuStages final : public ProjectiveStages {
 
   CpuBackend& device_;
   const ProjectiveLanePasses lanes_;  // the local step, for this processor
-  // Inertial target s, previous iterate (Chebyshev), each constraint's
+  // Inertial target s, the iterate and the previous one (Chebyshev) as
+  // displacements from s (global_step_particle()), each constraint's
   // compression, the displacements by the particle that receives them
   // (max_neighbors + 1 slots per particle: receive_displacements()), and
   // per neighbour slot the particle's place in that neighbour's list
   // (fill_back_slots(), once per substep).
-  std::vector<Vec3> s_, prev_, disp_;
+  std::vector<Vec3> s_, offset_, prev_, disp_;
   std::vector<uint32_t> back_;
   std::vector<float> compression_;
   std::vector<float> step_sum_;  // per constraint: Projection::step_sum (the obstacles' pushes)

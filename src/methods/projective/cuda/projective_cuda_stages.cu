@@ -21,13 +21,15 @@ namespace pbf {
 namespace {
 
 // Starts a substep's iterations: the prediction is the inertial target and
-// the first (and previous) iterate; the iterations are open again.
-__global__ void k_pf_begin(size_t n, const Vec3* xp, Vec3* s, Vec3* prev, IterationDeviceState* state) {
+// the first (and previous) iterate, each of them kept as its displacement
+// from the target (global_step_particle()); the iterations are open again.
+__global__ void k_pf_begin(size_t n, const Vec3* xp, Vec3* s, Vec3* offset, Vec3* prev, IterationDeviceState* state) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i == 0) state->converged = 0;
   if (i >= n) return;
   s[i] = xp[i];
-  prev[i] = xp[i];
+  offset[i] = Vec3{0.0f, 0.0f, 0.0f};
+  prev[i] = Vec3{0.0f, 0.0f, 0.0f};
 }
 
 // The kernels below return at once when the substep's iterations have
@@ -66,7 +68,7 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
 __global__ void k_pf_global(size_t n, ProjectiveConstants c, MotionConstants motion, NeighborLists nb,
                             BoundarySamples boundary, PlaneSet planes, const Obstacle* obstacles,
                             uint32_t obstacle_count, float omega, const Vec3* s, const Vec3* x, const Vec3* disp,
-                            const uint8_t* active, const float* step_sum, Vec3* prev, Vec3* xp,
+                            const uint8_t* active, const float* step_sum, Vec3* offset, Vec3* prev, Vec3* xp,
                             IterationDeviceState* state, ObstaclePush* pushes) {
   if (state->converged) return;
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
@@ -77,7 +79,8 @@ __global__ void k_pf_global(size_t n, ProjectiveConstants c, MotionConstants mot
     float diagonal;
     global_row(c, static_cast<uint32_t>(l), nb, nullptr, s, xp, disp, active, residual, diagonal);  // slots by search
     global_step_particle(c, motion, planes.plane, planes.count, obstacles, obstacle_count, static_cast<uint32_t>(l),
-                         residual, diagonal, boundary, active, step_sum, x[l], omega, xp, prev[l], push);
+                         residual, diagonal, boundary, active, step_sum, x[l], omega, s[l], xp, offset[l], prev[l],
+                         push);
   });
 }
 
@@ -102,7 +105,7 @@ class ProjectiveCudaStages final : public ProjectiveStages {
 
   void reserve(size_t n) override {
     device_.use_device();
-    for (auto* b : {&s_, &prev_}) b->reserve(n, 0);
+    for (auto* b : {&s_, &offset_, &prev_}) b->reserve(n, 0);
     active_.reserve(n, 0);
     step_sum_.reserve(n, 0);
     touching_.reserve(n, 0);
@@ -115,8 +118,9 @@ class ProjectiveCudaStages final : public ProjectiveStages {
 
  private:
   CudaBackend& device_;
-  // Inertial target, previous iterate, displacements (max_neighbors + 1 slots per constraint).
-  DeviceBuffer<Vec3> s_, prev_, disp_;
+  // Inertial target, the iterate and the previous one as displacements from
+  // it, displacements (max_neighbors + 1 slots per constraint).
+  DeviceBuffer<Vec3> s_, offset_, prev_, disp_;
   DeviceBuffer<uint8_t> active_, touching_;
   DeviceBuffer<float> step_sum_;  // per constraint: Projection::step_sum (the obstacles' pushes)
 };
@@ -127,7 +131,7 @@ void ProjectiveCudaStages::begin(const StepContext&, const ProjectiveConstants&)
   d.begin_stage(&StepStats::time_constraints_ms);
   const size_t n = d.size();
   k_pf_begin<<<std::max(1u, blocks_for(n)), kBlock, 0, d.stream()>>>(n, d.predicted_positions().data(), s_.data(),
-                                                                     prev_.data(), d.iteration_state());
+                                                                     offset_.data(), prev_.data(), d.iteration_state());
   check_launch("k_pf_begin");
   d.finish("projective_begin");
 }
@@ -163,8 +167,8 @@ void ProjectiveCudaStages::global_step(const StepContext& ctx, const ProjectiveC
   const Obstacle* obstacles = d.obstacles_for(ctx);
   k_pf_global<<<blocks_for(n), kBlock, 0, d.stream()>>>(
       n, c, ctx.motion, d.neighbor_lists(), d.boundary_samples(), plane_set(ctx), obstacles, ctx.obstacle_count,
-      omega, s_.data(), d.positions().data(), disp_.data(), active_.data(), step_sum_.data(), prev_.data(),
-      d.predicted_positions().data(), d.iteration_state(), d.obstacle_push_sums(ctx));
+      omega, s_.data(), d.positions().data(), disp_.data(), active_.data(), step_sum_.data(), offset_.data(),
+      prev_.data(), d.predicted_positions().data(), d.iteration_state(), d.obstacle_push_sums(ctx));
   check_launch("k_pf_global");
   d.finish("projective_global_step");
 }
