@@ -46,6 +46,15 @@ float height_quantile(pbf_solver* s, double fraction) {
 
 float highest(pbf_solver* s) { return height_quantile(s, 1.0); }
 
+// The particles' mean height: half the water's depth, for water of one
+// depth over the whole floor.
+double mean_height(pbf_solver* s) {
+  const std::vector<float> x = positions_of(s);
+  double sum = 0.0;
+  for (size_t i = 1; i < x.size(); i += 3) sum += x[i];
+  return x.empty() ? 0.0 : sum / double(x.size() / 3);
+}
+
 bool all_finite(pbf_solver* s) {
   for (const float c : positions_of(s))
     if (!std::isfinite(c)) return false;
@@ -145,16 +154,19 @@ SolverPtr small_tank(pbf_backend backend, bool sampled_walls, size_t* added = nu
 // density as they do PBF's: the layers at the walls then keep the rest
 // spacing instead of packing closer to make up for their missing
 // neighbours, and the water keeps its volume. 8 x 10 x 8 particles, 10
-// layers of 2.5 cm: at rest density half of them lie below 0.125 m.
-// Measured after 1 s (60 iterations per step): 0.1241 m with the samples,
-// 0.1235 m with the planes' own density (0.1099 m while plain walls added
-// none).
+// layers of 2.5 cm: at rest density their mean height is 0.125 m.
+// Measured after 1 s (60 iterations per step): 0.1237 m with the samples,
+// 0.1238 m with the planes' own density; with the Chebyshev acceleration
+// (rho = 0.9) 0.1243 m with the samples. (The median height, read before,
+// jumps with the layers as they shift: with the acceleration 0.128 m after
+// 0.5 s and 0.122 m after 1 s, where the mean moved by 0.1 mm; the median
+// read 0.1099 m while plain walls added no density.)
 // The layer along the sampled walls stays where it is: while the global step
 // moved a particle there as far per iteration as the few constraints that
 // hold it asked, it rose at 0.1-0.2 m/s and the tank churned (rms speed
 // 0.29 m/s after 1 s in a 12 x 10 x 12 tank; see global_row()).
 TEST_P(ProjectiveTank, BoundaryParticlesKeepTheWaterItsVolume) {
-  double median[2], rise[2], rms[2];
+  double mean[2], rise[2], rms[2];
   for (const bool samples : {false, true}) {
     size_t added = 0;
     SolverPtr s = small_tank(GetParam(), samples, &added);
@@ -162,20 +174,20 @@ TEST_P(ProjectiveTank, BoundaryParticlesKeepTheWaterItsVolume) {
     p.projective_iterations = 60;
     PBF_ASSERT_OK(pbf_solver_set_params(s.get(), &p));
     for (int frame = 0; frame < 60; ++frame) PBF_ASSERT_OK(pbf_solver_step(s.get(), 1.0f / 60.0f, 1));
-    median[samples] = height_quantile(s.get(), 0.5);
+    mean[samples] = mean_height(s.get());
     rise[samples] = wall_layer_rise(s.get(), 0.2f, 0.2f);
     rms[samples] = rms_speed(s.get());
-    std::cout << "projective tank " << (samples ? "with " : "without ") << added << " boundary particles: median height "
-              << median[samples] << " m, mean compression " << stats_of(s.get()).avg_density_error
+    std::cout << "projective tank " << (samples ? "with " : "without ") << added << " boundary particles: mean height "
+              << mean[samples] << " m, mean compression " << stats_of(s.get()).avg_density_error
               << ", wall layer rising at " << rise[samples] << " m/s, rms speed " << rms[samples] << " m/s\n";
     ASSERT_TRUE(all_finite(s.get()));
   }
-  EXPECT_NEAR(median[1], 0.125, 0.0025);
+  EXPECT_NEAR(mean[1], 0.125, 0.0025);
   EXPECT_LT(std::fabs(rise[1]), 0.03);
   EXPECT_LT(rms[1], 0.1);
   // Without samples the planes add the solid's density (wall_density.h);
   // before they did, the layers at the walls packed closer (0.1099 m).
-  EXPECT_NEAR(median[0], 0.125, 0.0025);
+  EXPECT_NEAR(mean[0], 0.125, 0.0025);
   EXPECT_LT(rms[0], 0.1);
 }
 
