@@ -280,10 +280,10 @@ typedef struct pbf_params {
                                       largest and stays stable */
   float projective_chebyshev_rho; /**< Projective Fluids: estimated spectral radius of the local/global
                                       iteration for Chebyshev acceleration (Wang 2015), 0 .. 0.9999;
-                                      0 = the paper's plain alternation. It speeds up water at rest,
-                                      but where contacts change (splashes, impacts) the accelerated
-                                      iterations can overshoot and the adaptive step collapses: 0.9
-                                      did so in a dam break (docs/PHYSICS.md); default 0 */
+                                      0 = the paper's plain alternation. 0.9 reaches the same mean
+                                      compression in about half the iterations, in water at rest
+                                      and in a dam break through its impact (docs/PHYSICS.md §7);
+                                      default 0 */
   /* Appended after the second layout (which ends at projective_chebyshev_rho, 112 bytes with its
      tail padding on 64-bit platforms). */
   uint32_t reserved;             /**< ignored; set to 0 by pbf_params_default(). It keeps the fields
