@@ -82,8 +82,7 @@ inline uint32_t scan_run_in_rows(const GridSpec& spec, const Vec3* x, uint32_t b
   for (uint32_t k = 0; k < kScanShared * step; ++k) local[k] = 0u;
   return scan_in_shared_blocks(spec, x, begin, end, radius,
                                [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
-                                 uint32_t* here = local;
-                                 const uint32_t overflows = block(first, m, lo, hi, here, step);
+                                 const uint32_t overflows = block(first, m, lo, hi, local, step);
                                  for (uint32_t p = 0; p < m; ++p)
                                    put_list(local + p * step, count[first + p], rows, first + p);
                                  return overflows;

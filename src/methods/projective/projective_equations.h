@@ -420,9 +420,8 @@ PBF_HD void obstacle_sample_push(const ProjectiveConstants& c, const BoundarySam
 // Projection::step_sum) gives the obstacles' samples' part of the motion to
 // `push` (obstacle_sample_push()).
 //
-// global_step_from_row() takes particle l's row as given (global_row(), or
-// global_row_received() on the CPU); global_step_position() takes it from
-// global_row(), with the iterate measured from the world's origin.
+// It takes particle l's row as given (global_row(), or global_row_received()
+// on the CPU).
 template <class Push>
 PBF_HD Vec3 global_step_from_row(const ProjectiveConstants& c, uint32_t l, Vec3 residual, float diagonal,
                                  const BoundarySamples& boundary, Vec3 at, Vec3 iterate, const uint8_t* active,
@@ -474,25 +473,6 @@ PBF_HD void global_step_particle(const ProjectiveConstants& c, const MotionConst
   offset = moved + (collided - at);
   x[l] = collided;
   previous = Push::kActive ? from + tallied.total : from;
-}
-
-template <class Push>
-PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,
-                                 const uint32_t* back, const BoundarySamples& boundary, const Vec3* s, const Vec3* x,
-                                 const Vec3* d, const uint8_t* active, const float* step_sum, Vec3 previous,
-                                 float omega, Push& push) {
-  Vec3 residual;
-  float diagonal;
-  global_row(c, l, nb, back, s, x, d, active, residual, diagonal);
-  return global_step_from_row(c, l, residual, diagonal, boundary, x[l], x[l], active, step_sum, previous, omega,
-                              push);
-}
-
-PBF_HD Vec3 global_step_position(const ProjectiveConstants& c, uint32_t l, const NeighborLists& nb,
-                                 const uint32_t* back, const Vec3* s, const Vec3* x, const Vec3* d,
-                                 const uint8_t* active, Vec3 previous, float omega) {
-  NoPush none;
-  return global_step_position(c, l, nb, back, BoundarySamples{}, s, x, d, active, nullptr, previous, omega, none);
 }
 
 // Largest stable substep by the CFL condition: a particle may travel
