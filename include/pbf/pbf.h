@@ -283,7 +283,7 @@ typedef struct pbf_params {
                                       0 = the paper's plain alternation. 0.9 reaches the same mean
                                       compression in about half the iterations, in water at rest
                                       and in a dam break through its impact (docs/PHYSICS.md §7);
-                                      default 0 */
+                                      default 0.9 */
   /* Appended after the second layout (which ends at projective_chebyshev_rho, 112 bytes with its
      tail padding on 64-bit platforms). */
   uint32_t reserved;             /**< ignored; set to 0 by pbf_params_default(). It keeps the fields
@@ -328,7 +328,7 @@ static inline pbf_params pbf_params_default(void) {
   p.adaptive_dt = 1;
   p.cfl_number = 0.4f;
   p.max_dt = 0.005f;
-  p.projective_chebyshev_rho = 0.0f;
+  p.projective_chebyshev_rho = 0.9f;
   p.reserved = 0u;
   p.density_tolerance = 0.001f;
   p.max_iterations = 20u;
