@@ -9,12 +9,14 @@
 // domain walls carry boundary particles; Projective Fluids then also takes
 // the settings of docs/API.md §3.3 "Accuracy": steps of at most 2 ms,
 // Chebyshev acceleration with rho = 0.9 and no early stop), and Projective
-// Fluids' Chebyshev rho in hundredths where the run is not (0: the
-// default, plain alternation). Counters: wall
+// Fluids' Chebyshev rho in hundredths where the run is not (0: the paper's
+// plain alternation; the library's default is 90). Counters: wall
 // seconds per simulated second, and the mean and largest density error over
 // the frames. BM_MethodStep times single steps of either method at a fixed
 // dt = 1 ms on the reference scene (59k particles), 1M and 4M particles on
 // CUDA, and a small scene on the CPU, to set the methods side by side per step.
+// BM_ProjectiveCompression measures what Projective Fluids' iterations leave
+// in the two scenes of docs/PHYSICS.md §7's table.
 #include <benchmark/benchmark.h>
 #include <pbf/pbf.h>
 
@@ -23,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "bench_scenes.h"
 
@@ -189,6 +192,82 @@ BENCHMARK(BM_MethodStep)
     ->ArgsProduct({{PBF_METHOD_PBF, PBF_METHOD_PROJECTIVE}, {59319, 1000000, 4000000}, {PBF_BACKEND_CUDA}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// The compression Projective Fluids leaves, in the two scenes of
+// tests/physics/test_projective.cpp and docs/PHYSICS.md §7 ("What it
+// reaches"): a 12 x 10 x 12 tank on the rest lattice (worst frame of the last
+// 0.5 s of 1 s) and a 0.2 x 0.3 x 0.2 m column collapsing in a 0.8 x 0.5 x
+// 0.2 m box (worst frame of 1 s; its front, where 99 % of the particles are
+// behind, at 0.3 s), frames of 1/60 s, CPU. Arguments: max_dt in
+// microseconds, projective_iterations, projective_chebyshev_rho in
+// hundredths. Counters: the tank's and the dam's worst mean and largest
+// compression [%], the dam's adaptive steps in its 1 s and its front [m].
+void BM_ProjectiveCompression(benchmark::State& state) {
+  pbf_params params = pbf_params_default();
+  params.max_dt = static_cast<float>(state.range(0)) * 1e-6f;
+  params.projective_iterations = static_cast<uint32_t>(state.range(1));
+  params.projective_chebyshev_rho = static_cast<float>(state.range(2)) / 100.0f;
+  auto make = [&](float x, float y, float z, const float* fill) {
+    pbf_solver_desc desc = pbf_solver_desc_default();
+    desc.backend = PBF_BACKEND_CPU;
+    desc.method = PBF_METHOD_PROJECTIVE;
+    desc.particle_spacing = 0.025f;
+    desc.domain_max[0] = x;
+    desc.domain_max[1] = y;
+    desc.domain_max[2] = z;
+    desc.max_particles = 20000;
+    pbf_solver* solver = nullptr;
+    check(pbf_solver_create(&desc, &solver));
+    const float lo[3] = {0.0f, 0.0f, 0.0f};
+    check(pbf_solver_fill_box(solver, lo, fill, nullptr, nullptr));
+    check(pbf_solver_set_params(solver, &params));
+    return solver;
+  };
+  double tank_mean = 0, tank_max = 0, dam_mean = 0, dam_max = 0, steps = 0, front = 0;
+  for (auto _ : state) {
+    const float tank_fill[3] = {0.3f, 0.25f, 0.3f}, dam_fill[3] = {0.2f, 0.3f, 0.2f};
+    pbf_solver* tank = make(0.3f, 0.5f, 0.3f, tank_fill);
+    pbf_solver* dam = make(0.8f, 0.5f, 0.2f, dam_fill);
+    for (int frame = 0; frame < 60; ++frame) {
+      pbf_stats st = pbf_stats_default();
+      check(pbf_solver_step(tank, 1.0f / 60.0f, 1));
+      check(pbf_solver_get_stats(tank, &st));
+      if (frame >= 30) {
+        tank_mean = std::max(tank_mean, double(st.avg_density_error));
+        tank_max = std::max(tank_max, double(st.max_density_error));
+      }
+      check(pbf_solver_step(dam, 1.0f / 60.0f, 1));
+      check(pbf_solver_get_stats(dam, &st));
+      dam_mean = std::max(dam_mean, double(st.avg_density_error));
+      dam_max = std::max(dam_max, double(st.max_density_error));
+      steps += st.substeps;
+      if (frame == 17) {  // 0.3 s
+        size_t n = 0;
+        check(pbf_solver_particle_count(dam, &n));
+        std::vector<float> x(3 * n), along;
+        check(pbf_solver_get_positions(dam, x.data(), x.size()));
+        for (size_t i = 0; i < n; ++i) along.push_back(x[3 * i]);
+        std::sort(along.begin(), along.end());
+        front = along[along.size() * 99 / 100];
+      }
+    }
+    check(pbf_solver_destroy(tank));
+    check(pbf_solver_destroy(dam));
+  }
+  state.counters["tank_mean_pct"] = 100.0 * tank_mean;
+  state.counters["tank_largest_pct"] = 100.0 * tank_max;
+  state.counters["dam_mean_pct"] = 100.0 * dam_mean;
+  state.counters["dam_largest_pct"] = 100.0 * dam_max;
+  state.counters["dam_steps"] = steps / double(state.iterations());
+  state.counters["front_m"] = front;
+}
+
+BENCHMARK(BM_ProjectiveCompression)
+    ->ArgNames({"max_dt_us", "iterations", "rho"})
+    ->ArgsProduct({{10000, 5000}, {30}, {0, 90}})
+    ->ArgsProduct({{5000, 2000, 1000}, {60}, {0, 90}})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
 
 }  // namespace
 
