@@ -35,6 +35,13 @@ struct RunOptions {
   std::function<void(const std::string&)> message;
 };
 
+/**
+ * A notice for a domain so far from the origin that float positions resolve it coarser than
+ * 5e-4 of the particle spacing (where the flow measurably loses energy, docs/PHYSICS.md §9),
+ * or "" for a domain near enough.
+ */
+std::string far_from_origin_notice(const float domain_min[3], const float domain_max[3], float spacing);
+
 /** What a run has done so far. */
 struct RunTotals {
   size_t initial_particles = 0;  ///< after the fluid blocks were placed (or the checkpoint loaded)
