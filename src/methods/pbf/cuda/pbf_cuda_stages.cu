@@ -20,16 +20,27 @@ namespace {
 // iterations have converged: every thread reads the same flag, set before the
 // kernel began. With `partials`, each block's sum and largest compression
 // (block_reduce) go to the gate after the correction.
+// The boundary samples' gradient at a particle near them goes to
+// grad_keep[i] (the buffer k_correct writes its result to, free until then),
+// so that k_correct does not sum it again at the same point.
 __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
                                  BoundarySamples boundary, const Vec3* xp, float* rho, float* lambda,
-                                 double* partials, float* partial_max, const IterationDeviceState* state) {
+                                 Vec3* grad_keep, double* partials, float* partial_max,
+                                 const IterationDeviceState* state) {
   if (state->converged) return;
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   float e = 0.0f;
   if (i < n) {
     float r, l;
+    const uint32_t id = static_cast<uint32_t>(i);
     const DensityWalls walls = pbf_density_walls(c, planes.plane, planes.count, planes.density_first);
-    density_lambda(c, static_cast<uint32_t>(i), nb, xp, boundary, walls, r, l);
+    float rho_b = 0.0f;
+    Vec3 grad_b{0.0f, 0.0f, 0.0f};
+    if (boundary_scan(boundary, id)) {
+      boundary_density_gradient(c.kernel, boundary, xp[i], rho_b, grad_b);
+      grad_keep[i] = grad_b;
+    }
+    density_lambda_given_boundary(c, fluid_density_sums(c, id, nb, xp), xp[i], rho_b, grad_b, walls, r, l);
     rho[i] = r;
     lambda[i] = l;
     e = compression(r, c.inv_rest_density);
@@ -39,7 +50,8 @@ __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, Neig
 
 // Writes the corrected positions to `out`, which the stage then swaps with
 // xp (the obstacles' pushes to `pushes`, null: none); once converged it copies xp there unchanged, so that the swap (recorded
-// with the graph) keeps them.
+// with the graph) keeps them. A particle near boundary samples reads their
+// gradient from out[i], where k_density_lambda left it.
 __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
                           uint32_t obstacle_count, NeighborLists nb, BoundarySamples boundary, const Vec3* xp,
                           const float* lambda, const Vec3* x, Vec3* out, IterationDeviceState* state,
@@ -52,9 +64,12 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
   if (i == 0) state->iterations += 1;
   if (i >= n) return;
   const DensityWalls walls = pbf_density_walls(c, planes.plane, planes.count, planes.density_first);
+  const uint32_t id = static_cast<uint32_t>(i);
+  const bool near = boundary_scan(boundary, id);
+  const Vec3 grad_b = near ? out[i] : Vec3{0.0f, 0.0f, 0.0f};
   with_push_sink(pushes, [&](const auto& push) {
-    const Vec3 moved =
-        xp[i] + position_correction(c, static_cast<uint32_t>(i), nb, xp, lambda, boundary, walls, push);
+    const Vec3 moved = xp[i] + (position_correction(c, id, nb, xp, lambda) +
+                                boundary_correction_given(c, xp[i], lambda[i], near, grad_b, boundary, walls, push));
     out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], push);
   });
 }
@@ -111,7 +126,7 @@ void PbfCudaStages::solve_density(const StepContext& ctx, const PbfConstants& c,
   const BoundarySamples boundary = d.boundary_samples();
   const bool gate = tolerance >= 0.0f;
   k_density_lambda<<<b, kBlock, 0, stream>>>(n, c, plane_set(ctx), nb, boundary, d.predicted_positions().data(),
-                                             d.densities().data(), lambda_.data(),
+                                             d.densities().data(), lambda_.data(), d.scratch().data(),
                                              gate ? d.iteration_partials() : nullptr, d.iteration_partial_max(),
                                              d.iteration_state());
   check_launch("k_density_lambda");
