@@ -200,13 +200,16 @@ BENCHMARK(BM_MethodStep)
 // 0.2 m box (worst frame of 1 s; its front, where 99 % of the particles are
 // behind, at 0.3 s), frames of 1/60 s, CPU. Arguments: max_dt in
 // microseconds, projective_iterations, projective_chebyshev_rho in
-// hundredths. Counters: the tank's and the dam's worst mean and largest
+// hundredths, whether the domain walls are sampled by boundary particles,
+// and whether every iteration runs (projective_tolerance 0). Counters: the tank's and the dam's worst mean and largest
 // compression [%], the dam's adaptive steps in its 1 s and its front [m].
 void BM_ProjectiveCompression(benchmark::State& state) {
   pbf_params params = pbf_params_default();
   params.max_dt = static_cast<float>(state.range(0)) * 1e-6f;
   params.projective_iterations = static_cast<uint32_t>(state.range(1));
   params.projective_chebyshev_rho = static_cast<float>(state.range(2)) / 100.0f;
+  const bool sampled_walls = state.range(3) != 0;
+  if (state.range(4) != 0) params.projective_tolerance = 0.0f;
   auto make = [&](float x, float y, float z, const float* fill) {
     pbf_solver_desc desc = pbf_solver_desc_default();
     desc.backend = PBF_BACKEND_CPU;
@@ -220,6 +223,7 @@ void BM_ProjectiveCompression(benchmark::State& state) {
     check(pbf_solver_create(&desc, &solver));
     const float lo[3] = {0.0f, 0.0f, 0.0f};
     check(pbf_solver_fill_box(solver, lo, fill, nullptr, nullptr));
+    if (sampled_walls) check(pbf_solver_add_domain_boundary_particles(solver, nullptr));
     check(pbf_solver_set_params(solver, &params));
     return solver;
   };
@@ -263,9 +267,14 @@ void BM_ProjectiveCompression(benchmark::State& state) {
 }
 
 BENCHMARK(BM_ProjectiveCompression)
-    ->ArgNames({"max_dt_us", "iterations", "rho"})
-    ->ArgsProduct({{10000, 5000}, {30}, {0, 90}})
-    ->ArgsProduct({{5000, 2000, 1000}, {60}, {0, 90}})
+    ->ArgNames({"max_dt_us", "iterations", "rho", "sampled_walls", "all"})
+    ->ArgsProduct({{10000, 5000}, {30}, {0, 90}, {0}, {0}})
+    ->ArgsProduct({{5000, 2000, 1000}, {60}, {0, 90}, {0}, {0}})
+    ->Args({5000, 30, 0, 1, 0})
+    ->Args({5000, 30, 90, 1, 0})
+    ->Args({2000, 60, 90, 1, 0})
+    ->Args({2000, 150, 90, 1, 1})
+    ->Args({1000, 100, 90, 1, 1})
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
 
