@@ -225,13 +225,18 @@ PBF_HD void density_lambda_given_boundary(const PbfConstants& c, const FluidDens
   lambda_out = -constraint / (fluid.grad2 + length_squared(grad_i) + c.cfm);
 }
 
+// With `keep_grad`, the samples' gradient at a particle near them is also
+// written to keep_grad[i], for boundary_correction_given() at the same point.
 PBF_HD void density_lambda(const PbfConstants& c, uint32_t i, const FluidDensitySums<float, Vec3>& fluid,
                            const Vec3* x, const BoundarySamples& boundary, const DensityWalls& walls, float& rho_out,
-                           float& lambda_out) {
+                           float& lambda_out, Vec3* keep_grad = nullptr) {
   const Vec3 xi = x[i];
   float rho_b = 0.0f;
   Vec3 grad_b{0.0f, 0.0f, 0.0f};
-  if (boundary_scan(boundary, i)) boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
+  if (boundary_scan(boundary, i)) {
+    boundary_density_gradient(c.kernel, boundary, xi, rho_b, grad_b);
+    if (keep_grad) keep_grad[i] = grad_b;
+  }
   density_lambda_given_boundary(c, fluid, xi, rho_b, grad_b, walls, rho_out, lambda_out);
 }
 

@@ -34,13 +34,7 @@ __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, Neig
     float r, l;
     const uint32_t id = static_cast<uint32_t>(i);
     const DensityWalls walls = pbf_density_walls(c, planes.plane, planes.count, planes.density_first);
-    float rho_b = 0.0f;
-    Vec3 grad_b{0.0f, 0.0f, 0.0f};
-    if (boundary_scan(boundary, id)) {
-      boundary_density_gradient(c.kernel, boundary, xp[i], rho_b, grad_b);
-      grad_keep[i] = grad_b;
-    }
-    density_lambda_given_boundary(c, fluid_density_sums(c, id, nb, xp), xp[i], rho_b, grad_b, walls, r, l);
+    density_lambda(c, id, fluid_density_sums(c, id, nb, xp), xp, boundary, walls, r, l, grad_keep);
     rho[i] = r;
     lambda[i] = l;
     e = compression(r, c.inv_rest_density);
