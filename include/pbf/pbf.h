@@ -170,10 +170,10 @@ typedef struct pbf_solver_desc {
   float rest_density;        /**< rho0 [kg/m^3], 1e-3 .. 1e5 (the particle mass, about
                                   rho0 x spacing^3, stays finite); default 1000 (water) */
   float domain_min[3];       /**< lower corner of the box the fluid is kept in [m]; default (0,0,0).
-                                  Positions are floats, and their resolution falls with the
-                                  distance from the origin: keep the domain near it (the
-                                  reference dam break at 2.5 cm loses 5.5 % of its kinetic
-                                  energy over 1 s 200 m out, 54 % 1 km out; docs/PHYSICS.md §9) */
+                                  It may lie anywhere: the solver keeps positions relative to an
+                                  origin near the domain, so water 10 km out is resolved as finely
+                                  as at the origin; every call still speaks world coordinates
+                                  (docs/API.md §3.3, docs/PHYSICS.md §9) */
   float domain_max[3];       /**< upper corner [m], each at least domain_min + 2 x particle_spacing;
                                   default (1,1,1). The domain may span at most 2^26 grid
                                   cells of kernel_radius. */

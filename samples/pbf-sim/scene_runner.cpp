@@ -82,20 +82,25 @@ bool inside(const Box& b, const float* p) {
 
 }  // namespace
 
-std::string far_from_origin_notice(const float domain_min[3], const float domain_max[3], float spacing) {
-  // Measured (docs/PHYSICS.md §9): the reference dam break at 2.5 cm keeps its kinetic energy within
-  // 1 % 100 m from the origin (a unit in the last place 3e-4 of the spacing) and loses 5.5 % 200 m
-  // out (6e-4); so past 5e-4 of the spacing.
-  float far = 0.0f;
-  for (int a = 0; a < 3; ++a) far = std::max({far, std::fabs(domain_min[a]), std::fabs(domain_max[a])});
+std::string large_domain_notice(const float domain_min[3], const float domain_max[3], float spacing) {
+  // Measured (docs/PHYSICS.md §9): the reference dam break at 2.5 cm kept its kinetic energy within
+  // 1 % where a unit in the last place of its positions was 3e-4 of the spacing and lost 5.5 % at
+  // 6e-4; so past 5e-4 of the spacing, at the farthest a position may lie from the library's origin.
+  int axis = 0;
+  for (int a = 1; a < 3; ++a)
+    if (domain_max[a] - domain_min[a] > domain_max[axis] - domain_min[axis]) axis = a;
+  const float extent = domain_max[axis] - domain_min[axis];
+  const float far = 2.5f * extent;
   const float unit = std::nextafter(far, INFINITY) - far;
   if (!(unit > 5e-4f * spacing)) return "";
   char text[400];
   std::snprintf(text, sizeof text,
-                "the domain reaches %.6g m from the origin, where a float position resolves %.3g m, %.2g of "
-                "the spacing: the water will lose energy it should keep (docs/PHYSICS.md section 9); move the "
-                "scene's domain near the origin",
-                static_cast<double>(far), static_cast<double>(unit), static_cast<double>(unit / spacing));
+                "the domain spans %.6g m along axis %d, and positions in it may lie %.6g m from the origin the "
+                "solver keeps them relative to, where a float resolves %.3g m, %.2g of the spacing: the water "
+                "may lose energy it should keep (docs/PHYSICS.md section 9); use a smaller domain or a coarser "
+                "spacing",
+                static_cast<double>(extent), axis, static_cast<double>(far), static_cast<double>(unit),
+                static_cast<double>(unit / spacing));
   return text;
 }
 
@@ -116,8 +121,8 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
   }
   d.thread_count = options_.threads;
   check(pbf_solver_create(&d, &solver_), scene_.source);
-  if (const std::string far = far_from_origin_notice(d.domain_min, d.domain_max, d.particle_spacing); !far.empty())
-    notify(scene_.source + ": " + far);
+  if (const std::string large = large_domain_notice(d.domain_min, d.domain_max, d.particle_spacing); !large.empty())
+    notify(scene_.source + ": " + large);
   try {
     check(pbf_solver_get_desc(solver_, &desc_), scene_.source);
     scene_.params.struct_size = sizeof(pbf_params);

@@ -36,11 +36,12 @@ struct RunOptions {
 };
 
 /**
- * A notice for a domain so far from the origin that float positions resolve it coarser than
- * 5e-4 of the particle spacing (where the flow measurably loses energy, docs/PHYSICS.md §9),
- * or "" for a domain near enough.
+ * A notice for a domain so large that float positions may resolve it coarser than 5e-4 of the
+ * particle spacing (where the flow measurably loses energy, docs/PHYSICS.md §9), or "" for one
+ * small enough. Where the domain lies does not matter: the library keeps positions relative to
+ * an origin within 2.5 of the domain's extents of every point of it (docs/API.md, `domain_min`).
  */
-std::string far_from_origin_notice(const float domain_min[3], const float domain_max[3], float spacing);
+std::string large_domain_notice(const float domain_min[3], const float domain_max[3], float spacing);
 
 /** What a run has done so far. */
 struct RunTotals {

@@ -67,10 +67,11 @@ class Backend {
   // Field::Density cannot be written.
   virtual void write(Field field, const float* in) = 0;
   // A user-order copy of a field in memory the backend owns (on its GPU when
-  // `device`), valid until the next map() of the same field or a change of
-  // the particles. Throws Error(InvalidArgument) for `device` on a backend
-  // without a device.
-  virtual const float* map(Field field, bool device) = 0;
+  // `device`), with `offset` added to every vector (the solver's frame's
+  // origin, for positions; ignored for densities), valid until the next map()
+  // of the same field or a change of the particles. Throws
+  // Error(InvalidArgument) for `device` on a backend without a device.
+  virtual const float* map(Field field, bool device, Vec3 offset) = 0;
   // The whole particle state in the backend's own order (for checkpoints),
   // and its replacement by such a state. import_state() expects a checked
   // state (equal lengths, user_ids a permutation) and either succeeds or

@@ -307,6 +307,7 @@ Checkpoint decode(Reader& r, uint32_t version) {
   for (Vec3& v : ps.velocities) v = r.vec3();
   for (float& rho : ps.densities) rho = r.f32();
   for (uint32_t& id : ps.user_ids) id = r.u32();
+  c.in_frame = version >= 4;
   std::vector<uint8_t> seen(n, 0);
   for (size_t i = 0; i < n; ++i) {
     if (!finite(ps.positions[i]) || !finite(ps.velocities[i]) || !std::isfinite(ps.densities[i]))

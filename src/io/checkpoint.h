@@ -22,9 +22,13 @@ namespace pbf {
 
 // Version 2 added the method, the Projective Fluids parameters and statistics;
 // version 3 PBF's density tolerance, max_iterations and the density iterations
-// run. Version 2 files are still read (the parameters version 3 added take
-// their defaults).
-constexpr uint32_t kCheckpointVersion = 3;
+// run; version 4 holds positions and planes in the solver's frame
+// (core/local_frame.h: relative to an origin near the domain, 0 for a domain
+// near the world's origin), so that a run far from the origin resumes
+// bit-identically. Version 2 and 3 files are still read (the parameters
+// version 3 added take their defaults; their positions and planes are in the
+// world's coordinates and are moved into the frame as they are loaded).
+constexpr uint32_t kCheckpointVersion = 4;
 constexpr uint32_t kOldestCheckpointVersion = 2;
 
 struct Checkpoint {
@@ -33,6 +37,9 @@ struct Checkpoint {
   std::vector<Plane> planes;  // the user's planes, not the domain walls
   StepStats stats;
   ParticleState particles;
+  // Whether positions and planes are in the frame of frame_origin(config's domain) (version 4), or in
+  // the world's coordinates (versions 2 and 3).
+  bool in_frame = true;
 };
 
 // Writes through save_atomically() (core/file_access.h): an existing

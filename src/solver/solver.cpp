@@ -64,13 +64,30 @@ std::vector<Plane> domain_walls(const SolverConfig& c) {
   };
 }
 
+SolverConfig in_frame(const SolverConfig& c, const LocalFrame& frame) {
+  SolverConfig local = c;
+  local.domain_min = frame.to_local(c.domain_min);
+  local.domain_max = frame.to_local(c.domain_max);
+  return local;
+}
+
+// n positions (3 floats each) moved into the frame: a copy, or the input itself at the world's origin.
+const float* positions_in_frame(const float* world, size_t n, const LocalFrame& frame, std::vector<float>& copy) {
+  if (frame.is_world()) return world;
+  copy.assign(world, world + 3 * n);
+  frame.to_local(copy.data(), n);
+  return copy.data();
+}
+
 }  // namespace
 
 Solver::Solver(const SolverConfig& config)
     : config_(config),
-      planes_(domain_walls(config)),
-      backend_(create_backend(config)),
-      method_(create_method(config, *backend_)) {}
+      frame_{frame_origin(config.domain_min, config.domain_max)},
+      local_config_(in_frame(config, frame_)),
+      planes_(domain_walls(local_config_)),
+      backend_(create_backend(local_config_)),
+      method_(create_method(local_config_, *backend_)) {}
 
 void Solver::reserve_particles(size_t n) { method_->reserve(n, obstacle_count()); }
 
@@ -81,8 +98,10 @@ void Solver::add_particles(const float* positions, const float* velocities, size
         << config_.max_particles << ")";
     throw Error(Status::CapacityExceeded, msg.str());
   }
+  std::vector<float> local;
+  const float* in_frame = positions_in_frame(positions, n, frame_, local);
   reserve_particles(size() + n);
-  backend_->append(positions, velocities, n);
+  backend_->append(in_frame, velocities, n);
 }
 
 size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
@@ -113,8 +132,9 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
         << " present that would exceed max_particles (" << config_.max_particles << ")";
     throw Error(Status::CapacityExceeded, msg.str());
   }
-  const std::vector<float> points =
-      lattice_fill(lo, hi, config_.particle_spacing, config_.domain_min, config_.domain_max);
+  // The lattice's points are those of the world (as inside the domain), moved into the frame.
+  std::vector<float> points = lattice_fill(lo, hi, config_.particle_spacing, config_.domain_min, config_.domain_max);
+  frame_.to_local(points.data(), n);
   std::vector<float> velocities(points.size());
   for (size_t i = 0; i < n; ++i) {
     velocities[3 * i] = velocity.x;
@@ -128,12 +148,26 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
 
 void Solver::remove_particles(const std::vector<uint8_t>& remove) { backend_->remove(remove); }
 
+void Solver::read(Field field, float* out) const {
+  backend_->read(field, out);
+  if (field == Field::Position) frame_.to_world(out, size());
+}
+
+void Solver::write(Field field, const float* in) {
+  std::vector<float> local;
+  backend_->write(field, field == Field::Position ? positions_in_frame(in, size(), frame_, local) : in);
+}
+
+const float* Solver::map(Field field, bool device) {
+  return backend_->map(field, device, field == Field::Position ? frame_.origin : Vec3{0.0f, 0.0f, 0.0f});
+}
+
 uint32_t Solver::add_plane(const Plane& plane) {
   if (user_plane_count() >= kMaxPlanes) {
     throw Error(Status::CapacityExceeded,
                 "solver: already " + std::to_string(kMaxPlanes) + " planes, the most a solver holds");
   }
-  planes_.push_back(plane);
+  planes_.push_back(frame_.to_local(plane));
   return user_plane_count() - 1;
 }
 
@@ -184,9 +218,9 @@ uint32_t Solver::add_obstacle(const SdfGridView& field, const float rotation[4],
   o.view = field;
   o.view.values = o.values.data();
   normalize_quaternion(rotation, o.rotation);
-  o.translation = translation;
+  o.translation = frame_.to_local(translation);
   std::copy(o.rotation, o.rotation + 4, o.target_rotation);
-  o.target_translation = translation;
+  o.target_translation = o.translation;
   obstacles_.push_back(std::move(o));
   loads_[obstacles_.size() - 1] = ObstacleLoad{};
   try {
@@ -209,11 +243,11 @@ void Solver::upload_obstacle_fields() {
 void Solver::set_obstacle_pose(uint32_t index, const float rotation[4], Vec3 translation) {
   ObstacleRecord& o = obstacles_.at(index);
   normalize_quaternion(rotation, o.target_rotation);
-  o.target_translation = translation;
+  o.target_translation = frame_.to_local(translation);
   if (o.body) {
     // A dynamic body goes there at once, keeping its velocities.
     std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
-    o.translation = translation;
+    o.translation = o.target_translation;
     o.pose = rigid_pose(o.rotation, o.translation);
   }
 }
@@ -221,7 +255,7 @@ void Solver::set_obstacle_pose(uint32_t index, const float rotation[4], Vec3 tra
 void Solver::obstacle_pose(uint32_t index, float rotation[4], Vec3& translation) const {
   const ObstacleRecord& o = obstacles_.at(index);
   std::copy(o.rotation, o.rotation + 4, rotation);
-  translation = o.translation;
+  translation = frame_.to_world(o.translation);
 }
 
 void Solver::set_obstacle_dynamic(uint32_t index, const RigidMass* mass) {
@@ -268,7 +302,7 @@ void Solver::obstacle_velocity(uint32_t index, Vec3& linear, Vec3& angular) cons
 void Solver::obstacle_target(uint32_t index, float rotation[4], Vec3& translation) const {
   const ObstacleRecord& o = obstacles_.at(index);
   std::copy(o.target_rotation, o.target_rotation + 4, rotation);
-  translation = o.target_translation;
+  translation = frame_.to_world(o.target_translation);
 }
 
 void Solver::clear_obstacles() {
@@ -349,7 +383,8 @@ void Solver::require_obstacle(uint32_t index) const {
 
 void Solver::add_boundary_particles(const float* positions, size_t n) {
   std::vector<Vec3> samples(n);
-  for (size_t k = 0; k < n; ++k) samples[k] = Vec3{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]};
+  for (size_t k = 0; k < n; ++k)
+    samples[k] = frame_.to_local(Vec3{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]});
   append_boundary(samples.data(), n, kStaticBoundary);
 }
 
@@ -365,7 +400,7 @@ size_t Solver::remove_obstacle_boundary_particles(uint32_t index) {
 
 size_t Solver::add_domain_boundary_particles() {
   const std::vector<Vec3> walls =
-      sample_domain_walls(config_, kMaxBoundaryParticles - std::min(kMaxBoundaryParticles, boundary_.size()));
+      sample_domain_walls(local_config_, kMaxBoundaryParticles - std::min(kMaxBoundaryParticles, boundary_.size()));
   append_boundary(walls.data(), walls.size(), kStaticBoundary);
   if (!walls.empty()) domain_walls_sampled_ = true;
   return walls.size();
@@ -473,6 +508,7 @@ void Solver::update_densities() {
 Checkpoint Solver::checkpoint() const {
   Checkpoint c;
   c.config = config_;
+  c.in_frame = true;
   c.params = params_;
   c.planes.assign(planes_.begin() + 6, planes_.end());
   c.stats = stats_;
@@ -510,7 +546,17 @@ void Solver::restore(const Checkpoint& c, const std::string& path) {
   require_same(static_cast<float>(s.max_neighbors), static_cast<float>(config_.max_neighbors), "max_neighbors",
                path);
   require_same(static_cast<float>(s.method), static_cast<float>(config_.method), "method", path);
-  const size_t n = c.particles.positions.size();
+  // A checkpoint of the world's coordinates (versions 2 and 3) moves into the frame.
+  ParticleState moved;
+  const ParticleState* particles = &c.particles;
+  std::vector<Plane> user_planes = c.planes;
+  if (!c.in_frame && !frame_.is_world()) {
+    moved = c.particles;
+    for (Vec3& x : moved.positions) x = frame_.to_local(x);
+    for (Plane& p : user_planes) p = frame_.to_local(p);
+    particles = &moved;
+  }
+  const size_t n = particles->positions.size();
   if (n > config_.max_particles) {
     std::ostringstream msg;
     msg << "path: checkpoint '" << path << "' holds " << n << " particles, more than max_particles ("
@@ -519,15 +565,15 @@ void Solver::restore(const Checkpoint& c, const std::string& path) {
   }
   if (c.planes.size() > kMaxPlanes)
     throw Error(Status::Io, "path: checkpoint '" + path + "' is corrupt: it holds more than 64 planes");
-  for (const Vec3& x : c.particles.positions) {
-    if (x.x < config_.domain_min.x || x.y < config_.domain_min.y || x.z < config_.domain_min.z ||
-        x.x > config_.domain_max.x || x.y > config_.domain_max.y || x.z > config_.domain_max.z)
+  const Vec3 lo = local_config_.domain_min, hi = local_config_.domain_max;
+  for (const Vec3& x : particles->positions) {
+    if (x.x < lo.x || x.y < lo.y || x.z < lo.z || x.x > hi.x || x.y > hi.y || x.z > hi.z)
       throw Error(Status::Io, "path: checkpoint '" + path + "' is corrupt: a particle lies outside the domain");
   }
-  std::vector<Plane> planes = domain_walls(config_);
-  planes.insert(planes.end(), c.planes.begin(), c.planes.end());
+  std::vector<Plane> planes = domain_walls(local_config_);
+  planes.insert(planes.end(), user_planes.begin(), user_planes.end());
   reserve_particles(n);
-  backend_->import_state(c.particles);  // the last step that may fail
+  backend_->import_state(*particles);  // the last step that may fail
   planes_.swap(planes);
   params_ = c.params;
   stats_ = c.stats;

@@ -1,6 +1,9 @@
 // solver.h - a fluid solver: its config, parameters, planes and backend, and
 // the step that runs the method's stages on that backend. The C API wraps
 // exactly this class; it has already checked every argument it passes in.
+// Every position, plane and pose it takes or gives is in the world's
+// coordinates; it keeps them, and its backend and method work, in the frame
+// of an origin near the domain (core/local_frame.h).
 #pragma once
 
 #include <chrono>
@@ -12,6 +15,7 @@
 
 #include "backend/backend.h"
 #include "core/config.h"
+#include "core/local_frame.h"
 #include "io/checkpoint.h"
 #include "methods/method.h"
 #include "rigid/rigid_body.h"
@@ -33,7 +37,10 @@ class Solver {
  public:
   explicit Solver(const SolverConfig& config);  // config as resolve_config() returned it
 
+  // The config as created, in the world's coordinates.
   const SolverConfig& config() const { return config_; }
+  // Where the solver keeps positions: relative to frame().origin.
+  const LocalFrame& frame() const { return frame_; }
   float particle_mass() const { return method_->particle_mass(); }
   // The shortest step the method computes in float range [s] (FluidMethod::min_substep).
   float min_substep() const { return method_->min_substep(); }
@@ -46,10 +53,10 @@ class Solver {
   size_t fill_box(Vec3 lo, Vec3 hi, Vec3 velocity);
   // `remove` has one entry per particle; non-zero entries are removed.
   void remove_particles(const std::vector<uint8_t>& remove);
-  void read(Field field, float* out) const { backend_->read(field, out); }
-  void write(Field field, const float* in) { backend_->write(field, in); }
+  void read(Field field, float* out) const;
+  void write(Field field, const float* in);
   // A user-order copy the backend lends (Backend::map): on its GPU when `device`.
-  const float* map(Field field, bool device) { return backend_->map(field, device); }
+  const float* map(Field field, bool device);
 
   uint32_t add_plane(const Plane& plane);
   void clear_planes();
@@ -119,7 +126,7 @@ class Solver {
   // nothing: no gravity, velocities zero, both put back after).
   void update_densities();
 
-  // The complete state, for a checkpoint file.
+  // The complete state, for a checkpoint file: positions and planes in the solver's frame.
   Checkpoint checkpoint() const;
   // Replaces the whole state by a checkpoint's (already read and checked by
   // read_checkpoint()). Throws Error, leaving the solver as it was, when the
@@ -127,18 +134,21 @@ class Solver {
   // particles than max_particles, or puts a particle outside the domain.
   void restore(const Checkpoint& checkpoint, const std::string& path);
 
-  // The device, for tests that look at a backend's own state; the C API goes through the calls above.
+  // The device, for tests that look at a backend's own state (positions in
+  // the solver's frame); the C API goes through the calls above.
   Backend& backend() { return *backend_; }
 
  private:
   SolverConfig config_;
+  LocalFrame frame_;
+  SolverConfig local_config_;  // config_ with its domain in the frame: what the backend and the method get
   PbfParams params_;
-  std::vector<Plane> planes_;  // the six domain walls, then the user's planes
+  std::vector<Plane> planes_;  // the six domain walls, then the user's planes, in the frame
   struct ObstacleRecord {
     std::vector<float> values;  // the field's samples; view.values points here
     SdfGridView view;
     float rotation[4];          // unit quaternion (x, y, z, w) now
-    Vec3 translation;
+    Vec3 translation;           // in the frame, as every placement here
     float target_rotation[4];   // at the end of the next step
     Vec3 target_translation;
     std::optional<RigidBody> body;  // a dynamic body's; its pose is rotation and translation in double
@@ -173,7 +183,7 @@ class Solver {
   // Obstacle `index`'s body; throws Error(InvalidArgument) when it names no dynamic obstacle.
   const RigidBody& dynamic_body(uint32_t index) const;
   void upload_obstacle_fields();
-  // Boundary samples in the order added [m]: world positions of static ones, positions in their
+  // Boundary samples in the order added [m]: positions in the frame of static ones, positions in their
   // obstacle's frame of attached ones; and each one's body (kStaticBoundary or the obstacle's index).
   std::vector<Vec3> boundary_;
   std::vector<uint32_t> boundary_body_;

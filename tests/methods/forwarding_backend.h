@@ -23,7 +23,7 @@ class ForwardingBackend : public pbf::Backend {
   void remove(const std::vector<uint8_t>& r) override { inner_->remove(r); }
   void read(pbf::Field f, float* out) const override { inner_->read(f, out); }
   void write(pbf::Field f, const float* in) override { inner_->write(f, in); }
-  const float* map(pbf::Field f, bool device) override { return inner_->map(f, device); }
+  const float* map(pbf::Field f, bool device, pbf::Vec3 offset) override { return inner_->map(f, device, offset); }
   void export_state(pbf::ParticleState& out) const override { inner_->export_state(out); }
   void import_state(const pbf::ParticleState& in) override { inner_->import_state(in); }
   void set_obstacle_fields(const pbf::SdfGridView* f, uint32_t n) override { inner_->set_obstacle_fields(f, n); }

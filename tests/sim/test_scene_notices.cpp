@@ -1,6 +1,7 @@
 // pbf-sim's notices about a scene that runs but will not run well: a domain
-// so far from the origin that float positions resolve it too coarsely for
-// the flow (docs/PHYSICS.md §9).
+// so large that float positions may resolve it too coarsely for the flow
+// (docs/PHYSICS.md §9). Where the domain lies does not matter: the library
+// keeps positions relative to an origin near it.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,41 +12,42 @@
 
 namespace {
 
-TEST(FarFromOriginNotice, SaysNothingForADomainNearTheOrigin) {
+TEST(LargeDomainNotice, SaysNothingForADomainOfAFewMetresWhereverItLies) {
   const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {4.0f, 3.0f, 1.5f};
-  EXPECT_EQ(pbf_sim::far_from_origin_notice(lo, hi, 0.025f), "");
-  // 100 m out a position resolves 7.6e-6 m, 3e-4 of 2.5 cm: the flow keeps its energy within 1 %.
-  const float lo100[3] = {100.0f, 0.0f, 0.0f}, hi100[3] = {104.0f, 3.0f, 1.5f};
-  EXPECT_EQ(pbf_sim::far_from_origin_notice(lo100, hi100, 0.025f), "");
+  EXPECT_EQ(pbf_sim::large_domain_notice(lo, hi, 0.025f), "");
+  // 10 km out: the library's frame resolves it as it resolves the domain at the origin.
+  const float lo_far[3] = {10000.0f, -5000.0f, 0.0f}, hi_far[3] = {10004.0f, -4997.0f, 1.5f};
+  EXPECT_EQ(pbf_sim::large_domain_notice(lo_far, hi_far, 0.025f), "");
+  // 40 m: positions at most 100 m from the frame's origin, 3e-4 of 2.5 cm.
+  const float hi40[3] = {40.0f, 3.0f, 1.5f};
+  EXPECT_EQ(pbf_sim::large_domain_notice(lo, hi40, 0.025f), "");
 }
 
-TEST(FarFromOriginNotice, NamesTheDistanceAndTheResolutionPastFiveTenThousandthsOfTheSpacing) {
-  // 200 m out: 1.5e-5 m, 6e-4 of 2.5 cm (the dam break lost 5.5 % of its energy there).
-  const float lo[3] = {200.0f, 0.0f, 0.0f}, hi[3] = {204.0f, 3.0f, 1.5f};
-  const std::string notice = pbf_sim::far_from_origin_notice(lo, hi, 0.025f);
-  EXPECT_NE(notice.find("204 m from the origin"), std::string::npos) << notice;
-  EXPECT_NE(notice.find("1.53e-05 m"), std::string::npos) << notice;
-  // Negative coordinates count by their size; a coarser spacing tolerates more.
-  const float neg_lo[3] = {0.0f, -204.0f, 0.0f}, neg_hi[3] = {4.0f, -200.0f, 1.5f};
-  EXPECT_NE(pbf_sim::far_from_origin_notice(neg_lo, neg_hi, 0.025f), "");
-  EXPECT_EQ(pbf_sim::far_from_origin_notice(lo, hi, 0.05f), "");
+TEST(LargeDomainNotice, NamesTheExtentAndTheResolutionPastFiveTenThousandthsOfTheSpacing) {
+  // 200 m along z: positions up to 500 m from the frame's origin, 3.05e-5 m, 1.2e-3 of 2.5 cm.
+  const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {4.0f, 3.0f, 200.0f};
+  const std::string notice = pbf_sim::large_domain_notice(lo, hi, 0.025f);
+  EXPECT_NE(notice.find("spans 200 m along axis 2"), std::string::npos) << notice;
+  EXPECT_NE(notice.find("3.05e-05 m"), std::string::npos) << notice;
+  // A coarser spacing tolerates more.
+  EXPECT_EQ(pbf_sim::large_domain_notice(lo, hi, 0.1f), "");
 }
 
-TEST(FarFromOriginNotice, IsSaidOnceWhenAFarSceneStarts) {
-  for (const bool far : {false, true}) {
-    const std::string lo = far ? "1000" : "0", hi = far ? "1001" : "1";
+TEST(LargeDomainNotice, IsSaidOnceWhenALargeSceneStartsAndNotForAFarSmallOne) {
+  for (const char* domain : {R"({"min": [0, 0, 0], "max": [300, 1, 1]})", R"({"min": [1000, 0, 0], "max": [1001, 1, 1]})"}) {
+    const bool large = std::string(domain).find("300") != std::string::npos;
     pbf_sim::Scene s = pbf_sim::parse_scene(
-        R"({"domain": {"min": [)" + lo + R"(, 0, 0], "max": [)" + hi +
-            R"(, 1, 1]}, "backend": "cpu", "spacing": 0.1, "time": {"frames": 1}, "output": {"ply": false}})",
-        "far.json");
+        std::string(R"({"domain": )") + domain +
+            R"(, "backend": "cpu", "spacing": 0.1, "time": {"frames": 1}, "output": {"ply": false}})",
+        "scene.json");
     std::vector<std::string> messages;
     pbf_sim::RunOptions options;
     options.message = [&](const std::string& m) { messages.push_back(m); };
     pbf_sim::SceneRunner r(s, options);
     r.advance();
-    if (far) {
+    if (large) {
       ASSERT_EQ(messages.size(), 1u);
-      EXPECT_EQ(messages[0].rfind("far.json: the domain reaches 1001 m from the origin", 0), 0u) << messages[0];
+      EXPECT_EQ(messages[0].rfind("scene.json: the domain spans 300 m along axis 0", 0), 0u) << messages[0];
     } else {
       EXPECT_TRUE(messages.empty()) << (messages.empty() ? "" : messages[0]);
     }

@@ -9,6 +9,7 @@
 
 #include "boundary/pseudo_mass.h"
 #include "core/error.h"
+#include "core/local_frame.h"
 
 namespace pbf {
 
@@ -111,11 +112,12 @@ void CpuBackend::write(Field field, const float* in) {
   }
 }
 
-const float* CpuBackend::map(Field field, bool device) {
+const float* CpuBackend::map(Field field, bool device, Vec3 offset) {
   if (device) throw Error(Status::InvalidArgument, "memory: the CPU backend has no device memory");
   std::vector<float>& copy = mapped_[static_cast<int>(field)];
   copy.resize((field == Field::Density ? 1 : 3) * x_.size());
   read(field, copy.data());
+  if (field != Field::Density) LocalFrame{offset}.to_world(copy.data(), x_.size());
   return copy.data();
 }
 

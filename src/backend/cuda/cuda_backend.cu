@@ -22,6 +22,7 @@
 
 #include "backend/cuda/cuda_entry.h"
 #include "backend/cuda/cuda_launch.cuh"
+#include "core/local_frame.h"
 
 namespace pbf {
 
@@ -233,7 +234,7 @@ void CudaBackend::append(const float* positions, const float* velocities, size_t
   n_ += n;
 }
 
-const float* CudaBackend::map(Field field, bool device) {
+const float* CudaBackend::map(Field field, bool device, Vec3 offset) {
   use_device();
   const int f = static_cast<int>(field);
   const size_t count = (field == Field::Density ? 1 : 3) * n_;
@@ -246,6 +247,7 @@ const float* CudaBackend::map(Field field, bool device) {
       mapped_host_capacity_[f] = count;
     }
     read(field, mapped_host_[f]);
+    if (field != Field::Density) LocalFrame{offset}.to_world(mapped_host_[f], n_);
     return mapped_host_[f];
   }
   mapped_device_[f].reserve(std::max<size_t>(count, 1), 0);
@@ -254,8 +256,11 @@ const float* CudaBackend::map(Field field, bool device) {
       k_to_user<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), rho_.data(), mapped_device_[f].data());
     } else {
       const Vec3* from = field == Field::Position ? x_.data() : v_.data();
-      k_to_user<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), from,
-                                                         reinterpret_cast<Vec3*>(mapped_device_[f].data()));
+      Vec3* to = reinterpret_cast<Vec3*>(mapped_device_[f].data());
+      if (LocalFrame{offset}.is_world())
+        k_to_user<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), from, to);
+      else
+        k_to_user_moved<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, id_.data(), from, offset, to);
     }
     check_launch("k_to_user");
     finish("map");

@@ -56,7 +56,7 @@ class CudaBackend final : public Backend {
   void append(const float* positions, const float* velocities, size_t n) override;
   void read(Field field, float* out) const override;
   void write(Field field, const float* in) override;
-  const float* map(Field field, bool device) override;
+  const float* map(Field field, bool device, Vec3 offset) override;
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
   void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;

@@ -54,6 +54,12 @@ __global__ void k_to_user(size_t n, const uint32_t* id, const T* from, T* to) {
   if (k < n) to[id[k]] = from[k];
 }
 
+// The same for vectors moved by `offset` (positions into the world: core/local_frame.h).
+__global__ void k_to_user_moved(size_t n, const uint32_t* id, const Vec3* from, Vec3 offset, Vec3* to) {
+  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (k < n) to[id[k]] = from[k] + offset;
+}
+
 void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); }
 
 // The sink of the obstacles' pushes (core/obstacle.h) on the GPU: atomic
