@@ -12,6 +12,10 @@
 
 #include "physics/physics_scenes.h"
 
+#ifdef PBF_TEST_CUDART
+#include <cuda_runtime_api.h>  // to read back what the solver lends on the GPU
+#endif
+
 namespace pbf_test {
 namespace {
 
@@ -271,6 +275,42 @@ TEST_F(CudaBackend, MappedHostMemoryEqualsTheCopyingGetter) {
   PBF_ASSERT_OK(pbf_solver_unmap(gpu.get(), PBF_FIELD_POSITIONS));
   PBF_ASSERT_OK(pbf_solver_unmap(gpu.get(), PBF_FIELD_VELOCITIES));
   PBF_ASSERT_OK(pbf_solver_step(gpu.get(), 1.0f / 60.0f, 1));
+}
+
+// The dam break moved 1024 m along every axis: the solver keeps it near its own origin
+// (core/local_frame.h) and lends its positions in the world's coordinates, on the host and
+// on the GPU, as the copying getter gives them.
+TEST_F(CudaBackend, AFarScenesMappedPositionsAreTheWorldsOnTheHostAndTheGpu) {
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CUDA;
+  d.particle_spacing = 0.04f;
+  d.max_particles = 20000;
+  for (int a = 0; a < 3; ++a) {
+    d.domain_min[a] = 1024.0f;
+    d.domain_max[a] = 1024.0f + kBox[a];
+  }
+  SolverPtr gpu = make_solver(d);
+  const float lo[3] = {1024.0f, 1024.0f, 1024.0f};
+  const float hi[3] = {1024.0f + kBlock[0], 1024.0f + kBlock[1], 1024.0f + kBlock[2]};
+  PBF_ASSERT_OK(pbf_solver_fill_box(gpu.get(), lo, hi, nullptr, nullptr));
+  for (int k = 0; k < 5; ++k) PBF_ASSERT_OK(pbf_solver_step(gpu.get(), 1.0f / 60.0f, 2));
+  const std::vector<float> x = positions_of(gpu.get());
+  ASSERT_GT(x.size(), 0u);
+  EXPECT_GT(*std::min_element(x.begin(), x.end()), 1023.9f) << "the world's coordinates";
+  const float* lent = nullptr;
+  size_t count = 0;
+  PBF_ASSERT_OK(pbf_solver_map(gpu.get(), PBF_FIELD_POSITIONS, PBF_MEMORY_HOST, &lent, &count));
+  ASSERT_EQ(3 * count, x.size());
+  EXPECT_EQ(std::vector<float>(lent, lent + x.size()), x);
+  PBF_ASSERT_OK(pbf_solver_unmap(gpu.get(), PBF_FIELD_POSITIONS));
+#ifdef PBF_TEST_CUDART
+  const float* on_gpu = nullptr;
+  PBF_ASSERT_OK(pbf_solver_map(gpu.get(), PBF_FIELD_POSITIONS, PBF_MEMORY_DEVICE, &on_gpu, nullptr));
+  std::vector<float> copied(x.size());
+  ASSERT_EQ(cudaMemcpy(copied.data(), on_gpu, x.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(copied, x);
+  PBF_ASSERT_OK(pbf_solver_unmap(gpu.get(), PBF_FIELD_POSITIONS));
+#endif
 }
 
 TEST_F(CudaBackend, AnEmptySolverStepsAndReportsZeroes) {
