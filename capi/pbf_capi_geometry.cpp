@@ -228,10 +228,14 @@ pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const flo
     const SolverConfig& config = solver->impl.config();
     const size_t present = solver->impl.size();
     const size_t room = config.max_particles > present ? config.max_particles - present : 0;
+    // The lattice is computed in the solver's frame: far from the world's origin as exact as near it.
+    const LocalFrame& frame = solver->impl.frame();
+    RigidTransform in_frame = placement;
+    in_frame.t = frame.to_local(placement.t);
     std::vector<float> points;
     try {
-      points = fill_solid(sdf->field.view(), placement, config.particle_spacing, config.domain_min,
-                          config.domain_max, room);
+      points = fill_solid(sdf->field.view(), in_frame, config.particle_spacing, frame.to_local(config.domain_min),
+                          frame.to_local(config.domain_max), room);
     } catch (const Error& e) {
       if (e.status() != Status::CapacityExceeded) throw;
       reject(PBF_ERROR_CAPACITY_EXCEEDED, std::string("sdf: ") + e.what() + "; with the " + describe(present) +
@@ -249,7 +253,7 @@ pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const flo
           velocities[3 * i + 2] = v.z;
         }
       }
-      solver->impl.add_particles(points.data(), velocity ? velocities.data() : nullptr, n);
+      solver->impl.add_particles(points.data(), velocity ? velocities.data() : nullptr, n, Solver::Given::InFrame);
     }
     if (out_added) *out_added = n;
   });
@@ -270,24 +274,28 @@ pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_s
     const float depth = wall_sample_setback(config.particle_spacing, config.kernel_radius, config.method);
     // Only samples that can reach the fluid: within a kernel radius of the domain (sampled only near
     // it, so that a solid much larger than the domain costs no more than the part near it).
+    // Computed in the solver's frame: far from the world's origin as exact as near it.
+    const LocalFrame& frame = solver->impl.frame();
+    RigidTransform in_frame = placement;
+    in_frame.t = frame.to_local(placement.t);
+    const Vec3 lo = frame.to_local(config.domain_min), hi = frame.to_local(config.domain_max);
     const float reach = config.kernel_radius;
     const Vec3 grow{reach, reach, reach};
-    const Bounds near_domain{config.domain_min - grow, config.domain_max + grow};
+    const Bounds near_domain{lo - grow, hi + grow};
     const std::vector<Vec3> samples =
-        sample_surface(sdf->field.view(), placement, config.particle_spacing, depth, &near_domain);
+        sample_surface(sdf->field.view(), in_frame, config.particle_spacing, depth, &near_domain);
     std::vector<float> kept;
     kept.reserve(3 * samples.size());
     for (const Vec3& p : samples)
-      if (p.x >= config.domain_min.x - reach && p.x <= config.domain_max.x + reach &&
-          p.y >= config.domain_min.y - reach && p.y <= config.domain_max.y + reach &&
-          p.z >= config.domain_min.z - reach && p.z <= config.domain_max.z + reach) {
+      if (p.x >= lo.x - reach && p.x <= hi.x + reach && p.y >= lo.y - reach && p.y <= hi.y + reach &&
+          p.z >= lo.z - reach && p.z <= hi.z + reach) {
         kept.push_back(p.x);
         kept.push_back(p.y);
         kept.push_back(p.z);
       }
     const size_t n = kept.size() / 3;
     require_boundary_room(solver, n, "sdf: its " + describe(n) + " surface samples");
-    if (n > 0) solver->impl.add_boundary_particles(kept.data(), n);
+    if (n > 0) solver->impl.add_boundary_particles(kept.data(), n, Solver::Given::InFrame);
     if (out_added) *out_added = n;
   });
 }

@@ -91,7 +91,7 @@ Solver::Solver(const SolverConfig& config)
 
 void Solver::reserve_particles(size_t n) { method_->reserve(n, obstacle_count()); }
 
-void Solver::add_particles(const float* positions, const float* velocities, size_t n) {
+void Solver::add_particles(const float* positions, const float* velocities, size_t n, Given given) {
   if (size() + n > config_.max_particles) {
     std::ostringstream msg;
     msg << "count: adding " << n << " particles to " << size() << " would exceed max_particles ("
@@ -99,7 +99,7 @@ void Solver::add_particles(const float* positions, const float* velocities, size
     throw Error(Status::CapacityExceeded, msg.str());
   }
   std::vector<float> local;
-  const float* in_frame = positions_in_frame(positions, n, frame_, local);
+  const float* in_frame = given == Given::InFrame ? positions : positions_in_frame(positions, n, frame_, local);
   reserve_particles(size() + n);
   backend_->append(in_frame, velocities, n);
 }
@@ -125,16 +125,18 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
       throw Error(Status::InvalidArgument, msg.str());
     }
   }
-  const size_t n = lattice_fill_count(lo, hi, config_.particle_spacing, config_.domain_min, config_.domain_max);
+  // The lattice is anchored at lo moved into the frame, and computed there: far from the world's
+  // origin its points are then as exact as near it (the world's floats would round them).
+  const Vec3 local_lo = frame_.to_local(lo), local_hi = frame_.to_local(hi);
+  const Vec3 keep_min = local_config_.domain_min, keep_max = local_config_.domain_max;
+  const size_t n = lattice_fill_count(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max);
   if (size() + n > config_.max_particles) {
     std::ostringstream msg;
     msg << "lo/hi: the box holds " << n << " particles; with the " << size()
         << " present that would exceed max_particles (" << config_.max_particles << ")";
     throw Error(Status::CapacityExceeded, msg.str());
   }
-  // The lattice's points are those of the world (as inside the domain), moved into the frame.
-  std::vector<float> points = lattice_fill(lo, hi, config_.particle_spacing, config_.domain_min, config_.domain_max);
-  frame_.to_local(points.data(), n);
+  const std::vector<float> points = lattice_fill(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max);
   std::vector<float> velocities(points.size());
   for (size_t i = 0; i < n; ++i) {
     velocities[3 * i] = velocity.x;
@@ -381,10 +383,12 @@ void Solver::require_obstacle(uint32_t index) const {
                                              std::to_string(obstacles_.size()));
 }
 
-void Solver::add_boundary_particles(const float* positions, size_t n) {
+void Solver::add_boundary_particles(const float* positions, size_t n, Given given) {
   std::vector<Vec3> samples(n);
-  for (size_t k = 0; k < n; ++k)
-    samples[k] = frame_.to_local(Vec3{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]});
+  for (size_t k = 0; k < n; ++k) {
+    const Vec3 p{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]};
+    samples[k] = given == Given::InFrame ? p : frame_.to_local(p);
+  }
   append_boundary(samples.data(), n, kStaticBoundary);
 }
 

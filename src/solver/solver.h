@@ -48,8 +48,12 @@ class Solver {
   void set_params(const PbfParams& params) { params_ = params; }
 
   size_t size() const { return backend_->size(); }
-  void add_particles(const float* positions, const float* velocities, size_t n);
-  // Returns the number of particles added.
+  // Where the positions handed to add_particles() and add_boundary_particles() are: in the world's
+  // coordinates (the C API's), or already in the frame (fills and samples computed there, which
+  // far from the world's origin are finer than the world's floats: 1/32 m 262 km out).
+  enum class Given { InWorld, InFrame };
+  void add_particles(const float* positions, const float* velocities, size_t n, Given given = Given::InWorld);
+  // Returns the number of particles added; the lattice is computed in the frame.
   size_t fill_box(Vec3 lo, Vec3 hi, Vec3 velocity);
   // `remove` has one entry per particle; non-zero entries are removed.
   void remove_particles(const std::vector<uint8_t>& remove);
@@ -95,7 +99,7 @@ class Solver {
   // rebuilds its boundary grid and the pseudo-masses, whenever it changes.
   // `positions` holds 3 floats per sample, already checked. Throws
   // Error(CapacityExceeded) beyond kMaxBoundaryParticles.
-  void add_boundary_particles(const float* positions, size_t n);
+  void add_boundary_particles(const float* positions, size_t n, Given given = Given::InWorld);
   // Adds samples of the six domain walls (boundary/boundary_sampling.h);
   // returns how many.
   size_t add_domain_boundary_particles();

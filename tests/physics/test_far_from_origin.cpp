@@ -1,11 +1,14 @@
 // Water far from the world's origin flows as it does at the origin: the
 // solver keeps positions relative to an origin near its domain
 // (src/core/local_frame.h). A scene moved by a multiple of a power of two
-// that exceeds its size steps the same bits (water, user plane, static and
-// attached boundary samples, a moving kinematic obstacle and a dynamic one,
-// forces, checkpoints, mapped positions); a dam break 10 km out, not so
-// aligned, keeps the kinetic energy it has at the origin. Before the frame,
-// 1 km out the reference dam break lost half of it (docs/PHYSICS.md §9).
+// that exceeds its size steps the same bits (water filled in a box and in a
+// solid, a user plane, static, sampled and attached boundary samples, a
+// moving kinematic obstacle and a dynamic one, forces, checkpoints, mapped
+// positions), 1024 m out and 262,144 m out, where a float resolves only
+// 1/32 m and the library computes its fills and samples in the frame; a dam
+// break 10 km out, not so aligned, keeps the kinetic energy it has at the
+// origin. Before the frame, 1 km out the reference dam break lost half of
+// it (docs/PHYSICS.md §9).
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -17,7 +20,9 @@ namespace pbf_test {
 namespace {
 
 constexpr float kDt = 1.0f / 60.0f;
-constexpr float kSpacing = 1.0f / 32.0f;  // lattice points at multiples of 1/64 m: floats 1024 m out too
+// Lattice points at odd multiples of 1/64 m: floats 1024 m out, but not 262,144 m out (a unit in
+// the last place is 1/32 m there), so a fill computed in the world's floats would be rounded.
+constexpr float kSpacing = 1.0f / 32.0f;
 
 struct Scene {
   SolverPtr solver;
@@ -26,10 +31,11 @@ struct Scene {
 };
 
 // A box 1 x 0.75 x 0.5 m with its corner at `at` (the same at every axis),
-// walls sampled, a user plane inside it, a few static samples, water in a
-// corner and, with `bodies`, a kinematic box with samples attached and a
-// dynamic one over the water. Every world coordinate is a float at `at` = 0
-// and at `at` = 1024 alike.
+// walls sampled, a user plane inside it, a few static samples, a solid
+// sampled with boundary particles, water in a corner and in a ball and,
+// with `bodies`, a kinematic box with samples attached and a dynamic one
+// over the water. Every coordinate the test gives is a multiple of 1/32 m: a
+// float at `at` = 0, 1024 and 262,144 alike.
 Scene far_scene(float at, bool bodies) {
   Scene sc;
   sc.bodies = bodies;
@@ -50,13 +56,26 @@ Scene far_scene(float at, bool bodies) {
   EXPECT_EQ(pbf_solver_add_plane(s, wall_normal, at + 0.875f, nullptr), PBF_OK) << pbf_last_error();
   std::vector<float> posts;
   for (int k = 0; k < 8; ++k) {
-    const float p[3] = {at + 0.5f, at + k / 64.0f, at + 0.4375f};
+    const float p[3] = {at + 0.5f, at + k / 32.0f, at + 0.4375f};
     posts.insert(posts.end(), p, p + 3);
   }
   EXPECT_EQ(pbf_solver_add_boundary_particles(s, posts.data(), 8), PBF_OK) << pbf_last_error();
   const float lo[3] = {at, at, at}, hi[3] = {at + 0.375f, at + 0.5f, at + 0.5f};
   const float push[3] = {0.25f, 0.0f, 0.125f};
   EXPECT_EQ(pbf_solver_fill_box(s, lo, hi, push, nullptr), PBF_OK) << pbf_last_error();
+  pbf_sdf* ball = nullptr;
+  EXPECT_EQ(pbf_sdf_sphere(3.0f / 32.0f, 1.0f / 64.0f, &ball), PBF_OK) << pbf_last_error();
+  const float ball_at[3] = {at + 0.75f, at + 0.5f, at + 0.25f};
+  size_t filled = 0;
+  EXPECT_EQ(pbf_solver_fill_sdf(s, ball, nullptr, ball_at, nullptr, &filled), PBF_OK) << pbf_last_error();
+  EXPECT_GT(filled, 50u);
+  pbf_sdf_destroy(ball);
+  pbf_sdf* step = nullptr;
+  const float step_half[3] = {1.0f / 16.0f, 1.0f / 32.0f, 1.0f / 16.0f};
+  EXPECT_EQ(pbf_sdf_box(step_half, 1.0f / 64.0f, &step), PBF_OK) << pbf_last_error();
+  const float step_at[3] = {at + 0.8125f, at + 0.03125f, at + 0.375f};
+  EXPECT_EQ(pbf_solver_add_sdf_boundary_particles(s, step, nullptr, step_at, nullptr), PBF_OK) << pbf_last_error();
+  pbf_sdf_destroy(step);
   if (!bodies) return sc;
 
   pbf_sdf* post = nullptr;
@@ -79,9 +98,9 @@ Scene far_scene(float at, bool bodies) {
   return sc;
 }
 
-// Frame k: the kinematic box moves 1/256 m towards the water a frame (a float at both places).
+// Frame k: the kinematic box moves 1/32 m towards the water every eighth frame (a float at every place).
 void step_frame(const Scene& sc, float at, int k) {
-  const float to[3] = {at + 0.625f - (k + 1) / 256.0f, at + 0.125f, at + 0.25f};
+  const float to[3] = {at + 0.625f - float((k + 1) / 8) / 32.0f, at + 0.125f, at + 0.25f};
   if (sc.bodies)
     EXPECT_EQ(pbf_solver_set_obstacle_pose(sc.solver.get(), sc.kinematic, nullptr, to), PBF_OK) << pbf_last_error();
   EXPECT_EQ(pbf_solver_step(sc.solver.get(), kDt, 4), PBF_OK) << pbf_last_error();
@@ -113,8 +132,10 @@ std::vector<float> body_state(pbf_solver* s, uint32_t index, bool dynamic) {
   return v;
 }
 
-TEST(FarFromOrigin, AScene1024MetresOutStepsTheBitsItStepsAtTheOrigin) {
-  const float far = 1024.0f;
+class FarFromOrigin : public ::testing::TestWithParam<float> {};
+
+TEST_P(FarFromOrigin, ASceneFarOutStepsTheBitsItStepsAtTheOrigin) {
+  const float far = GetParam();
   const Scene a = far_scene(0.0f, true), b = far_scene(far, true);
   size_t samples_a = 0, samples_b = 0;
   ASSERT_EQ(pbf_solver_get_boundary_particle_count(a.solver.get(), &samples_a), PBF_OK);
@@ -156,7 +177,12 @@ TEST(FarFromOrigin, AScene1024MetresOutStepsTheBitsItStepsAtTheOrigin) {
   EXPECT_EQ(positions_of(b.solver.get()), read);
 }
 
-TEST(FarFromOrigin, ACheckpointFarOutResumesBitIdentically) {
+INSTANTIATE_TEST_SUITE_P(Places, FarFromOrigin, ::testing::Values(1024.0f, 262144.0f),
+                         [](const ::testing::TestParamInfo<float>& info) {
+                           return "At" + std::to_string(static_cast<long>(info.param)) + "Metres";
+                         });
+
+TEST(FarFromOriginCheckpoint, ACheckpointFarOutResumesBitIdentically) {
   const float far = 1024.0f;
   const std::string path = ::testing::TempDir() + "pbf_far_checkpoint.ckpt";
   // The obstacles are part of the scene, not of the state (checkpoints do not hold them): water, planes and
