@@ -36,13 +36,16 @@ void require_cell(float cell) {
 
 // A checked placement (NULL: no rotation, the origin), its quaternion
 // normalised as the solver normalises an obstacle's, so that a fill or a
-// surface sampling lines up with the obstacle of the same pose.
-RigidTransform read_placement(const float rotation[4], const float translation[3]) {
+// surface sampling lines up with the obstacle of the same pose; its
+// translation moved into `frame` (a solver's, where the library computes its
+// fills and samples: far from the world's origin as exact as near it).
+RigidTransform read_placement(const float rotation[4], const float translation[3],
+                              const LocalFrame& frame = LocalFrame{}) {
   float q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
   Vec3 t{0.0f, 0.0f, 0.0f};
   read_pose(rotation, translation, q, t);
   normalize_quaternion(q, q);
-  return rigid_transform(q, t);
+  return rigid_transform(q, frame.to_local(t));
 }
 
 // Hands a new field to the caller.
@@ -219,23 +222,20 @@ pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const flo
     require_idle(solver);
     require_unmapped(solver);
     require_not_null(sdf, "sdf");
-    const RigidTransform placement = read_placement(rotation, translation);
+    const RigidTransform placement = read_placement(rotation, translation, solver->impl.frame());
     Vec3 v{0.0f, 0.0f, 0.0f};
     if (velocity) {
       require_vec3_finite(velocity, "velocity");
       v = Vec3{velocity[0], velocity[1], velocity[2]};
     }
-    const SolverConfig& config = solver->impl.config();
+    // The lattice is computed in the solver's frame, as the placement is.
+    const SolverConfig& config = solver->impl.config_in_frame();
     const size_t present = solver->impl.size();
     const size_t room = config.max_particles > present ? config.max_particles - present : 0;
-    // The lattice is computed in the solver's frame: far from the world's origin as exact as near it.
-    const LocalFrame& frame = solver->impl.frame();
-    RigidTransform in_frame = placement;
-    in_frame.t = frame.to_local(placement.t);
     std::vector<float> points;
     try {
-      points = fill_solid(sdf->field.view(), in_frame, config.particle_spacing, frame.to_local(config.domain_min),
-                          frame.to_local(config.domain_max), room);
+      points = fill_solid(sdf->field.view(), placement, config.particle_spacing, config.domain_min,
+                          config.domain_max, room);
     } catch (const Error& e) {
       if (e.status() != Status::CapacityExceeded) throw;
       reject(PBF_ERROR_CAPACITY_EXCEEDED, std::string("sdf: ") + e.what() + "; with the " + describe(present) +
@@ -267,28 +267,25 @@ pbf_status pbf_solver_add_sdf_boundary_particles(pbf_solver* solver, const pbf_s
     require_not_null(solver, "solver");
     require_idle(solver);
     require_not_null(sdf, "sdf");
-    const RigidTransform placement = read_placement(rotation, translation);
-    const SolverConfig& config = solver->impl.config();
+    // Computed in the solver's frame: the placement and the domain moved into it.
+    const RigidTransform placement = read_placement(rotation, translation, solver->impl.frame());
+    const SolverConfig& config = solver->impl.config_in_frame();
     // Set back inside the solid as the domain walls' samples are, so that fluid resting on a flat
     // face at the collision distance has the rest density.
     const float depth = wall_sample_setback(config.particle_spacing, config.kernel_radius, config.method);
     // Only samples that can reach the fluid: within a kernel radius of the domain (sampled only near
     // it, so that a solid much larger than the domain costs no more than the part near it).
-    // Computed in the solver's frame: far from the world's origin as exact as near it.
-    const LocalFrame& frame = solver->impl.frame();
-    RigidTransform in_frame = placement;
-    in_frame.t = frame.to_local(placement.t);
-    const Vec3 lo = frame.to_local(config.domain_min), hi = frame.to_local(config.domain_max);
     const float reach = config.kernel_radius;
     const Vec3 grow{reach, reach, reach};
-    const Bounds near_domain{lo - grow, hi + grow};
+    const Bounds near_domain{config.domain_min - grow, config.domain_max + grow};
     const std::vector<Vec3> samples =
-        sample_surface(sdf->field.view(), in_frame, config.particle_spacing, depth, &near_domain);
+        sample_surface(sdf->field.view(), placement, config.particle_spacing, depth, &near_domain);
     std::vector<float> kept;
     kept.reserve(3 * samples.size());
     for (const Vec3& p : samples)
-      if (p.x >= lo.x - reach && p.x <= hi.x + reach && p.y >= lo.y - reach && p.y <= hi.y + reach &&
-          p.z >= lo.z - reach && p.z <= hi.z + reach) {
+      if (p.x >= config.domain_min.x - reach && p.x <= config.domain_max.x + reach &&
+          p.y >= config.domain_min.y - reach && p.y <= config.domain_max.y + reach &&
+          p.z >= config.domain_min.z - reach && p.z <= config.domain_max.z + reach) {
         kept.push_back(p.x);
         kept.push_back(p.y);
         kept.push_back(p.z);

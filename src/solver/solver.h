@@ -41,6 +41,8 @@ class Solver {
   const SolverConfig& config() const { return config_; }
   // Where the solver keeps positions: relative to frame().origin.
   const LocalFrame& frame() const { return frame_; }
+  // The config with its domain in the frame: what the backend and the method were given.
+  const SolverConfig& config_in_frame() const { return local_config_; }
   float particle_mass() const { return method_->particle_mass(); }
   // The shortest step the method computes in float range [s] (FluidMethod::min_substep).
   float min_substep() const { return method_->min_substep(); }
