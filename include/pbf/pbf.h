@@ -166,7 +166,10 @@ typedef struct pbf_solver_desc {
                                   spacing has exactly the rest density. */
   float kernel_radius;       /**< SPH smoothing radius h [m]; 0 = 2 x particle_spacing;
                                   otherwise greater than particle_spacing and at most
-                                  5 x particle_spacing; default 0 */
+                                  5 x particle_spacing; default 0. Above 2 spacings PBF
+                                  under-relaxes its density sweeps and scales artificial
+                                  pressure to act as at 2 (docs/PHYSICS.md §1), so each
+                                  iteration corrects less (0.47 x at 3 spacings). */
   float rest_density;        /**< rho0 [kg/m^3], 1e-3 .. 1e5 (the particle mass, about
                                   rho0 x spacing^3, stays finite); default 1000 (water) */
   float domain_min[3];       /**< lower corner of the box the fluid is kept in [m]; default (0,0,0).
@@ -230,7 +233,8 @@ typedef struct pbf_params {
                                       constraint gradient norm of a particle at rest, 0 .. 100; default 0.01 */
   int32_t unilateral;            /**< 1 = only compression is corrected; 0 = the paper's two-sided
                                       constraint, which also pulls free-surface particles (they lack
-                                      neighbours) inwards and clumps them; default 1 */
+                                      neighbours) inwards and clumps them, its lambda under-relaxed
+                                      by half to stay stable (docs/PHYSICS.md §3); default 1 */
   float artificial_pressure_k;   /**< k of s_corr (eq. 13), 0 .. 1, 0 = off; default 0.1. s_corr acts like
                                       a compression of k (W(r)/W(dq))^n in each of 4 iterations of a
                                       1/240 s substep; at other counts and shorter substeps it is

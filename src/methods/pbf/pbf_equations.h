@@ -31,6 +31,7 @@ struct PbfConstants : MotionConstants {
   float mass_over_rho0;     // m / rho0 [m^3]: the volume of a particle at rest
   float wall_calibration;   // DensityWalls::calibration of Poly6
   float cfm;                // epsilon of eq. 11 [1/m^2]
+  float lambda_relaxation;  // omega, lambda's factor: density_sweep_relaxation() (core/lattice.h)
   float scorr_scale;        // k of eq. 13 divided by the rest gradient norm [m^2]
   float scorr_inv_wdq;      // 1 / W(dq)
   float scorr_n;            // n of eq. 13
@@ -64,6 +65,15 @@ inline double artificial_pressure_step_factor(double dt, uint32_t iterations) {
   return (r < 1.0 ? r * r : 1.0) * (kReferenceIterations / static_cast<double>(iterations > 0 ? iterations : 1));
 }
 
+// 1 where artificial pressure pushes a flat free surface of the lattice no
+// harder with a kernel of `ratio` spacings than with the default 2 spacings
+// (at equal dq and n), else the factor that makes it as hard.
+inline double artificial_pressure_kernel_factor(double ratio, float dq, float n) {
+  if (ratio == 2.0) return 1.0;
+  const double reference = surface_scorr_push(2.0, dq, n), here = surface_scorr_push(ratio, dq, n);
+  return here > reference && here > 0.0 ? reference / here : 1.0;
+}
+
 // XSPH blends a fraction c of the neighbours' velocity in per substep; as a
 // rate that is 1 - (1 - c)^(dt / dt_ref), the same blend per second at any
 // substep count.
@@ -89,10 +99,20 @@ inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfPara
   const double v = c.mass_over_rho0;
   const double rest_grad2 = v * v * lattice.sum_grad2;
   c.cfm = static_cast<float>(p.relaxation * rest_grad2);
+  // Kernels wider than the default couple each constraint to more of its
+  // neighbours' and their Jacobi sweeps would amplify short patterns
+  // (docs/PHYSICS.md, "Kernel radius").
+  const double ratio = static_cast<double>(config.kernel_radius) / config.particle_spacing;
+  c.lambda_relaxation = static_cast<float>(density_sweep_relaxation(ratio, p.unilateral));
   // s_corr (eq. 13) enters beside lambda, which is C / |grad C|^2; scaling by
   // the rest norm makes k the size of the constraint violation it imitates.
+  // On a free surface nothing opposes it, and a wider kernel sums it over
+  // more neighbours nearer dq: there it pushes no harder than with the
+  // default kernel (surface_scorr_push()).
   c.scorr_scale = static_cast<float>(p.artificial_pressure_k / rest_grad2 *
-                                     artificial_pressure_step_factor(dt, p.iterations));
+                                     artificial_pressure_step_factor(dt, p.iterations) *
+                                     artificial_pressure_kernel_factor(ratio, p.artificial_pressure_dq,
+                                                                       p.artificial_pressure_n));
   const float dq = p.artificial_pressure_dq * config.kernel_radius;
   c.scorr_inv_wdq = 1.0f / poly6(c.kernel, dq * dq);
   c.scorr_n = p.artificial_pressure_n;
@@ -222,7 +242,7 @@ PBF_HD void density_lambda_given_boundary(const PbfConstants& c, const FluidDens
   const float compressed = constraint < 0.0f ? 0.0f : constraint;
   if (c.unilateral) constraint = compressed;
   rho_out = rho;
-  lambda_out = -constraint / (fluid.grad2 + length_squared(grad_i) + c.cfm);
+  lambda_out = -(c.lambda_relaxation * constraint) / (fluid.grad2 + length_squared(grad_i) + c.cfm);
 }
 
 // With `keep_grad`, the samples' gradient at a particle near them is also

@@ -88,6 +88,7 @@ struct Reference {
   double h, rho0, mass, volume;  // volume = m / rho0
   double rest_grad2;             // sum_k |grad_k C|^2 of a particle of the ideal lattice
   double eps;                    // CFM epsilon of eq. 11
+  double omega;                  // lambda's under-relaxation (core/lattice.h)
   double scorr_k, scorr_n, w_dq;
   bool unilateral;
 };
@@ -101,6 +102,8 @@ Reference make_reference(const SolverConfig& config, const PbfParams& p, const P
   r.volume = r.mass / r.rho0;
   r.rest_grad2 = r.volume * r.volume * s.sum_grad2;
   r.eps = c.cfm;  // eq. 11's epsilon is the solver's choice; its derivation is checked separately
+  // 1 for unilateral constraints at the default kernel, 1/2 for bilateral ones; test_lattice.cpp checks it.
+  r.omega = pbf::density_sweep_relaxation(double(r.h) / config.particle_spacing, p.unilateral);
   // s_corr is expressed in units of lambda (see make_pbf_constants): k / rest_grad2.
   r.scorr_k = p.artificial_pressure_k / r.rest_grad2;
   r.scorr_n = p.artificial_pressure_n;
@@ -138,7 +141,7 @@ DensityResult reference_density_lambda(const Reference& ref, const std::vector<V
     out.rho.push_back(rho);
     out.constraint.push_back(c);
     out.denominator.push_back(sum2 + ref.eps);
-    out.lambda.push_back(-c / (sum2 + ref.eps));  // eq. 11
+    out.lambda.push_back(-ref.omega * c / (sum2 + ref.eps));  // eq. 11, under-relaxed
   }
   return out;
 }
