@@ -241,8 +241,12 @@ typedef struct pbf_params {
                                       scaled to push as hard per second (docs/PHYSICS.md §3). It
                                       acts in the first `iterations` of a substep only, not in
                                       those the density tolerance adds */
-  float artificial_pressure_n;   /**< exponent n of s_corr, 1 .. 8; default 4 */
-  float artificial_pressure_dq;  /**< |dq| of s_corr as a fraction of the kernel radius, 0 .. 0.9; default 0.2 */
+  float artificial_pressure_n;   /**< exponent n of s_corr, 1 .. 8; default 4. n, dq and the kernel
+                                      radius set s_corr's shape: one that would push a free surface
+                                      harder than the defaults' is scaled down to their push
+                                      (docs/PHYSICS.md §1), so k alone sets the strength */
+  float artificial_pressure_dq;  /**< |dq| of s_corr as a fraction of the kernel radius, 0 .. 0.9; default 0.2
+                                      (a shape, as artificial_pressure_n) */
   float xsph_viscosity;          /**< XSPH c (eq. 17), 0 .. 1, 0 = off; default 0.01: the fraction of
                                       the neighbours' velocity blended in per 1/240 s; a PBF substep
                                       of dt blends 1 - (1 - c)^(240 dt), the same per second

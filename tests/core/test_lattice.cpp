@@ -292,16 +292,34 @@ TEST(DensitySweep, RelaxationLeavesTheDefaultKernelAloneAndHoldsWiderOnesToItsGa
 TEST(ArtificialPressure, PushesAFreeSurfaceNoHarderWithAWiderKernel) {
   // Unscaled, 0.1 x the push is 0.3 % of a spacing per iteration at the
   // default kernel, 5 % at 3 spacings and 69 % at 5.
-  const double p2 = pbf::surface_scorr_push(2.0, 0.2, 4.0);
+  const double p2 = pbf::surface_scorr_push(2.0, double(0.2f), 4.0);
   EXPECT_GT(p2, 0.0);
   EXPECT_NEAR(0.1 * p2, 0.00315, 0.0001);
   EXPECT_EQ(pbf::artificial_pressure_kernel_factor(2.0, 0.2f, 4.0f), 1.0);
   EXPECT_EQ(pbf::artificial_pressure_kernel_factor(1.5, 0.2f, 4.0f), 1.0);  // weaker there: left as it is
   for (double ratio : {2.5, 3.0, 4.0, 5.0}) {
-    const double here = pbf::surface_scorr_push(ratio, 0.2, 4.0);
+    const double here = pbf::surface_scorr_push(ratio, double(0.2f), 4.0);
     EXPECT_GT(here, p2) << ratio;
     EXPECT_NEAR(pbf::artificial_pressure_kernel_factor(ratio, 0.2f, 4.0f) * here, p2, 1e-9 * p2) << ratio;
   }
+}
+
+TEST(ArtificialPressure, PushesAFreeSurfaceNoHarderWithAnotherShape) {
+  // dq = 0.9 divides by a W(dq) 60 times smaller than the default's and,
+  // raised to n = 4, multiplied s_corr by about 10^7: the dam break's water
+  // then ran at 100 m/s. n = 1 weighs the far neighbours more. A shape that
+  // pushes less (n = 8, dq = 0) keeps its weaker push.
+  const double p2 = pbf::surface_scorr_push(2.0, double(0.2f), 4.0);
+  for (float dq : {0.5f, 0.9f}) {
+    const double here = pbf::surface_scorr_push(2.0, dq, 4.0);
+    EXPECT_GT(here, 10.0 * p2) << dq;
+    EXPECT_NEAR(pbf::artificial_pressure_kernel_factor(2.0, dq, 4.0f) * here, p2, 1e-9 * p2) << dq;
+  }
+  const double n1 = pbf::surface_scorr_push(2.0, double(0.2f), 1.0);
+  EXPECT_GT(n1, p2);
+  EXPECT_NEAR(pbf::artificial_pressure_kernel_factor(2.0, 0.2f, 1.0f) * n1, p2, 1e-9 * p2);
+  EXPECT_EQ(pbf::artificial_pressure_kernel_factor(2.0, 0.2f, 8.0f), 1.0);
+  EXPECT_EQ(pbf::artificial_pressure_kernel_factor(2.0, 0.0f, 4.0f), 1.0);
 }
 
 }  // namespace

@@ -65,13 +65,15 @@ inline double artificial_pressure_step_factor(double dt, uint32_t iterations) {
   return (r < 1.0 ? r * r : 1.0) * (kReferenceIterations / static_cast<double>(iterations > 0 ? iterations : 1));
 }
 
-// 1 where artificial pressure pushes a flat free surface of the lattice no
-// harder with a kernel of `ratio` spacings than with the default 2 spacings
-// (at equal dq and n), else the factor that makes it as hard.
+// 1 where artificial pressure's shape (dq, n) pushes a flat free surface of
+// the lattice with a kernel of `ratio` spacings no harder than the defaults'
+// (dq = 0.2, n = 4, 2 spacings) at the same k, else the factor that makes it
+// as hard: k sets the strength, dq, n and the kernel only the shape. Without
+// it dq = 0.9 (W(dq) small) multiplied every pair's s_corr by 10^7.
 inline double artificial_pressure_kernel_factor(double ratio, float dq, float n) {
-  if (ratio == 2.0) return 1.0;
-  const double reference = surface_scorr_push(2.0, dq, n), here = surface_scorr_push(ratio, dq, n);
-  return here > reference && here > 0.0 ? reference / here : 1.0;
+  const double reference = surface_scorr_push(2.0, static_cast<double>(0.2f), 4.0);
+  const double here = surface_scorr_push(ratio, static_cast<double>(dq), static_cast<double>(n));
+  return here > reference ? reference / here : 1.0;
 }
 
 // XSPH blends a fraction c of the neighbours' velocity in per substep; as a
@@ -107,8 +109,9 @@ inline PbfConstants make_pbf_constants(const SolverConfig& config, const PbfPara
   // s_corr (eq. 13) enters beside lambda, which is C / |grad C|^2; scaling by
   // the rest norm makes k the size of the constraint violation it imitates.
   // On a free surface nothing opposes it, and a wider kernel sums it over
-  // more neighbours nearer dq: there it pushes no harder than with the
-  // default kernel (surface_scorr_push()).
+  // more neighbours nearer dq (as a larger dq or a smaller n weighs more of
+  // them): there it pushes no harder than with the defaults' shape
+  // (surface_scorr_push()).
   c.scorr_scale = static_cast<float>(p.artificial_pressure_k / rest_grad2 *
                                      artificial_pressure_step_factor(dt, p.iterations) *
                                      artificial_pressure_kernel_factor(ratio, p.artificial_pressure_dq,

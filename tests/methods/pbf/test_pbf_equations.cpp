@@ -105,7 +105,9 @@ Reference make_reference(const SolverConfig& config, const PbfParams& p, const P
   // 1 for unilateral constraints at the default kernel, 1/2 for bilateral ones; test_lattice.cpp checks it.
   r.omega = pbf::density_sweep_relaxation(double(r.h) / config.particle_spacing, p.unilateral);
   // s_corr is expressed in units of lambda (see make_pbf_constants): k / rest_grad2.
-  r.scorr_k = p.artificial_pressure_k / r.rest_grad2;
+  r.scorr_k = p.artificial_pressure_k / r.rest_grad2 *
+              pbf::artificial_pressure_kernel_factor(double(r.h) / config.particle_spacing,
+                                                     p.artificial_pressure_dq, p.artificial_pressure_n);
   r.scorr_n = p.artificial_pressure_n;
   const double dq = static_cast<double>(p.artificial_pressure_dq) * r.h;
   r.w_dq = w_poly6(r.h, D3{dq, 0.0, 0.0});
