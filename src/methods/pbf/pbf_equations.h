@@ -71,7 +71,8 @@ inline double artificial_pressure_step_factor(double dt, uint32_t iterations) {
 // as hard: k sets the strength, dq, n and the kernel only the shape. Without
 // it dq = 0.9 (W(dq) small) multiplied every pair's s_corr by 10^7.
 inline double artificial_pressure_kernel_factor(double ratio, float dq, float n) {
-  const double reference = surface_scorr_push(2.0, static_cast<double>(0.2f), 4.0);
+  if (ratio == 2.0 && dq == 0.2f && n == 4.0f) return 1.0;  // the defaults' shape itself
+  static const double reference = surface_scorr_push(2.0, static_cast<double>(0.2f), 4.0);
   const double here = surface_scorr_push(ratio, static_cast<double>(dq), static_cast<double>(n));
   return here > reference ? reference / here : 1.0;
 }
