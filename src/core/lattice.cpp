@@ -70,6 +70,8 @@ double density_sweep_gain(double ratio) {
 }
 
 double density_sweep_relaxation(double ratio, bool unilateral) {
+  const double bilateral_share = unilateral ? 1.0 : 0.5;
+  if (ratio == 2.0) return bilateral_share;  // the default kernel itself: no scan
   static const double kDefaultGain = density_sweep_gain(2.0);
   thread_local double last_ratio = 0.0, last_gain = 0.0;
   if (ratio != last_ratio) {
@@ -77,7 +79,7 @@ double density_sweep_relaxation(double ratio, bool unilateral) {
     last_ratio = ratio;
   }
   const double omega = last_gain > kDefaultGain ? kDefaultGain / last_gain : 1.0;
-  return unilateral ? omega : 0.5 * omega;
+  return bilateral_share * omega;
 }
 
 double surface_scorr_push(double ratio, double dq_fraction, double n) {
