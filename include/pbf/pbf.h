@@ -237,8 +237,9 @@ typedef struct pbf_params {
                                       by half to stay stable (docs/PHYSICS.md §3); default 1 */
   float artificial_pressure_k;   /**< k of s_corr (eq. 13), 0 .. 1, 0 = off; default 0.1. s_corr acts like
                                       a compression of k (W(r)/W(dq))^n in each of 4 iterations of a
-                                      1/240 s substep; at other counts and shorter substeps it is
-                                      scaled to push as hard per second (docs/PHYSICS.md §3). It
+                                      1/240 s substep; at more iterations and shorter substeps it is
+                                      scaled to push as hard per second, at fewer and longer ones it
+                                      keeps that push per iteration (docs/PHYSICS.md §3). It
                                       acts in the first `iterations` of a substep only, not in
                                       those the density tolerance adds */
   float artificial_pressure_n;   /**< exponent n of s_corr, 1 .. 8; default 4. n, dq and the kernel

@@ -370,6 +370,22 @@ TEST(PbfEquations, ArtificialPressureAloneIsRepulsive) {
   EXPECT_EQ(pbf::length_squared(none), 0.0f);
 }
 
+TEST(PbfEquations, ArtificialPressurePushesPerSecondAndNoSweepHarderThanThePapers) {
+  // The paper's setting (4 iterations of a 1/240 s substep) pushes as written.
+  const double ref = pbf::kReferenceSubstep;
+  EXPECT_EQ(pbf::artificial_pressure_step_factor(ref, 4), 1.0);
+  // Shorter substeps and more sweeps push less per sweep, as hard per second.
+  EXPECT_DOUBLE_EQ(pbf::artificial_pressure_step_factor(ref / 2, 4), 0.25);
+  EXPECT_DOUBLE_EQ(pbf::artificial_pressure_step_factor(ref, 8), 0.5);
+  EXPECT_DOUBLE_EQ(pbf::artificial_pressure_step_factor(ref / 2, 20), 0.05);
+  // Longer substeps and fewer sweeps keep the paper's push per sweep: more would act as a
+  // stiff explicit force (one sweep pushing 4 sweeps' worth threw the dam break at 100 m/s).
+  EXPECT_EQ(pbf::artificial_pressure_step_factor(4 * ref, 4), 1.0);
+  EXPECT_EQ(pbf::artificial_pressure_step_factor(ref, 1), 1.0);
+  EXPECT_EQ(pbf::artificial_pressure_step_factor(ref, 2), 1.0);
+  EXPECT_EQ(pbf::artificial_pressure_step_factor(4 * ref, 1), 1.0);
+}
+
 TEST(PbfEquations, ArtificialPressureGivesNoSubnormalFloats) {
   // Near the kernel's edge (W(r) / W(dq))^4 runs into subnormal floats, which
   // x86 processors multiply in microcode, many times slower. s_corr is zero
