@@ -230,7 +230,9 @@ typedef struct pbf_params {
   float gravity[3];              /**< body acceleration [m/s^2], each -1e6 .. 1e6; default (0, -9.81, 0) */
   uint32_t iterations;           /**< density-constraint iterations per substep, 1 .. 100; default 4 */
   float relaxation;              /**< constraint-force mixing epsilon of eq. 11, as a fraction of the
-                                      constraint gradient norm of a particle at rest, 0 .. 100; default 0.01 */
+                                      constraint gradient norm of a particle at rest, 0 .. 100; default 0.01.
+                                      0 = eq. 11 without it (a constraint with no gradient, at a
+                                      particle with no neighbour or wall near, gets lambda 0) */
   int32_t unilateral;            /**< 1 = only compression is corrected; 0 = the paper's two-sided
                                       constraint, which also pulls free-surface particles (they lack
                                       neighbours) inwards and clumps them, its lambda under-relaxed

@@ -249,7 +249,11 @@ PBF_HD void density_lambda_given_boundary(const PbfConstants& c, const FluidDens
   const float compressed = constraint < 0.0f ? 0.0f : constraint;
   if (c.unilateral) constraint = compressed;
   rho_out = rho;
-  lambda_out = -(c.lambda_relaxation * constraint) / (fluid.grad2 + length_squared(grad_i) + c.cfm);
+  // Without relaxation (cfm 0) a particle with no neighbour and no wall near has no gradient at
+  // all: nothing moves it along one, and lambda is 0, not -C / 0 (NaN, which reached its
+  // neighbours' corrections).
+  const float denominator = fluid.grad2 + length_squared(grad_i) + c.cfm;
+  lambda_out = denominator > 0.0f ? -(c.lambda_relaxation * constraint) / denominator : 0.0f;
 }
 
 // With `keep_grad`, the samples' gradient at a particle near them is also

@@ -279,6 +279,27 @@ TEST(PbfEquations, DensityAndLambdaMatchEquations1To11) {
   }
 }
 
+TEST(PbfEquations, WithoutRelaxationAParticleWithoutNeighboursGetsNoLambda) {
+  // relaxation = 0 (eq. 11 without its epsilon) is in range: a particle with
+  // no neighbour and no wall near has no constraint gradient at all, and
+  // -C / 0 was NaN (0 / 0 where unilateral); it reached the neighbours'
+  // corrections and the 5 cm dam break ran at 100 m/s. Nothing can move it
+  // along a zero gradient: lambda is 0.
+  const SolverConfig config = make_config();
+  for (bool unilateral : {true, false}) {
+    PbfParams p = params_with(unilateral, 0.1f);
+    p.relaxation = 0.0f;
+    const PbfConstants c = pbf::make_pbf_constants(config, p, kDt);
+    ASSERT_EQ(c.cfm, 0.0f);
+    const std::vector<Vec3> x = {Vec3{0.0f, 0.0f, 0.0f}, Vec3{5.0f * kRadius, 0.0f, 0.0f}};
+    const Lists nb = brute_force_lists(x, kRadius);
+    float rho = 0.0f, lambda = 1.0f;
+    pbf::density_lambda(c, 0, nb.view(), x.data(), rho, lambda);
+    EXPECT_EQ(lambda, 0.0f) << "unilateral " << unilateral;
+    EXPECT_FLOAT_EQ(rho, c.mass * pbf::poly6(c.kernel, 0.0f));
+  }
+}
+
 TEST(PbfEquations, PositionCorrectionMatchesEquation14) {
   const SolverConfig config = make_config();
   struct Variant {
