@@ -255,7 +255,10 @@ typedef struct pbf_params {
                                       of dt blends 1 - (1 - c)^(240 dt), the same per second
                                       (Projective Fluids blends c per step) */
   float vorticity_epsilon;       /**< vorticity confinement epsilon (eq. 16) [m/s], 0 .. 10, 0 = off;
-                                      acceleration = epsilon (N x omega); default 0.01 */
+                                      acceleration = epsilon (N x omega); default 0.01. It adds
+                                      energy: above about 15 x kernel_radius per second (0.75 m/s
+                                      at the default 2.5 cm spacing) the water boils
+                                      (docs/PHYSICS.md §3, step 6) */
   float restitution;             /**< normal bounce off walls and planes, 0 .. 1; default 0. Off several
                                       planes at once a particle leaves no faster than it arrived */
   float friction;                /**< Coulomb friction against walls and planes, 0 .. 10; default 0 */
