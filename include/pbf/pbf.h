@@ -287,7 +287,10 @@ typedef struct pbf_params {
   int32_t adaptive_dt;           /**< both methods: 1 = take more substeps than asked where the CFL
                                       condition needs them, 0 = take the substeps as given; default 1.
                                       PBF chooses the count once per step from the speeds at its
-                                      start; Projective Fluids after every step, each at most max_dt.
+                                      start, and also takes as many as keep the mean compression
+                                      its sweeps leave within 1 % (or density_tolerance, if
+                                      larger) where water is too deep for them (docs/API.md §3.9);
+                                      Projective Fluids after every step, each at most max_dt.
                                       pbf_stats.substeps reports the count taken */
   float cfl_number;              /**< both methods: a particle travels at most cfl_number x
                                       particle_spacing per substep (with adaptive_dt), 0 .. 1
@@ -822,9 +825,10 @@ PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
  * refused step names the shortest step accepted). An empty solver
  * steps successfully and does nothing. With params.adaptive_dt (the
  * default) `substeps` is the least count: PBF takes as many equal substeps as
- * keep the fastest particle within cfl_number spacings per substep (chosen at
- * the start of the step; at most 32 x substeps and 1000, never shorter than
- * those floors), Projective Fluids
+ * keep the fastest particle within cfl_number spacings per substep and the
+ * mean compression its density iterations leave within 1 % (measured on the
+ * steps before; chosen at the start of the step; at most 32 x substeps and
+ * 1000, never shorter than those floors), Projective Fluids
  * splits each substep into equal steps of at most params.max_dt that do
  * (pbf_stats.substeps counts the substeps taken). So a real-time caller may
  * pass 1 or 2 substeps per frame and stay stable; set adaptive_dt = 0 for

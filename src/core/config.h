@@ -161,6 +161,7 @@ struct StepStats {
   float min_substep_dt = 0.0f;           // [s]
   float max_substep_dt = 0.0f;           // [s]
   uint32_t density_iterations = 0;       // summed over the substeps (both methods)
+  float compression_rate = 0.0f;         // PBF with adaptive_dt: pbf_compression_rate() [1/s^2]
 };
 
 }  // namespace pbf

@@ -152,6 +152,7 @@ void encode(const Checkpoint& c, Writer& w) {
   w.f32(s.min_substep_dt);
   w.f32(s.max_substep_dt);
   w.u32(s.density_iterations);
+  w.f32(s.compression_rate);
 
   const ParticleState& ps = c.particles;
   const size_t n = ps.positions.size();
@@ -292,6 +293,7 @@ Checkpoint decode(Reader& r, uint32_t version) {
   s.max_substep_dt = at_least_zero(r.f32(), "stats.max_substep_dt");
   if (s.min_substep_dt > s.max_substep_dt) r.corrupt("stats.min_substep_dt exceeds stats.max_substep_dt");
   if (version >= 3) s.density_iterations = r.u32();
+  if (version >= 5) s.compression_rate = at_least_zero(r.f32(), "stats.compression_rate");
 
   const uint64_t n = r.u64();
   if (n > c.config.max_particles || n * 32 != r.remaining())

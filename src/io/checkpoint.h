@@ -28,7 +28,10 @@ namespace pbf {
 // bit-identically. Version 2 and 3 files are still read (the parameters
 // version 3 added take their defaults; their positions and planes are in the
 // world's coordinates and are moved into the frame as they are loaded).
-constexpr uint32_t kCheckpointVersion = 4;
+// Version 5 adds the statistics' compression rate (PBF's adaptive substeps,
+// methods/pbf/pbf_step.h), so that a resumed run splits its steps as the run
+// it continues; older files start from none.
+constexpr uint32_t kCheckpointVersion = 5;
 constexpr uint32_t kOldestCheckpointVersion = 2;
 
 struct Checkpoint {

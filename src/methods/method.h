@@ -58,6 +58,7 @@ struct ObstacleLoad {
 struct StepRequest {
   float dt;                         // [s]
   uint32_t substeps;                // as pbf_solver_step() was given them
+  const StepStats* last;            // the step before's (the particles' densities are its last substep's)
   const PbfParams* params;
   StepContext ctx;                  // planes and obstacle count; the method fills in motion and poses
   ObstaclePath* obstacles;

@@ -473,7 +473,7 @@ void Solver::step(float dt, uint32_t substeps) {
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
   Path path(obstacles_, planes_, params_);
-  method_->step(StepRequest{dt, substeps, &params_, step_context(), &path, loads_}, s);
+  method_->step(StepRequest{dt, substeps, &stats_, &params_, step_context(), &path, loads_}, s);
   // The obstacles have arrived where the user placed them (with or without particles to move).
   for (ObstacleRecord& o : obstacles_) {
     std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <pbf/pbf.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -142,13 +143,14 @@ TEST(Checkpoint, AResumedRunIsBitIdenticalToTheRunThatNeverStopped) {
   std::remove(path.c_str());
 }
 
-// A version 2 checkpoint (before PBF's density tolerance): the version 3 file
-// of the same state without the fields version 3 appended.
+// A version 2 checkpoint (before PBF's density tolerance): the current file
+// of the same state without the fields versions 3 and 5 appended.
 std::vector<unsigned char> as_version_2(std::vector<unsigned char> bytes, uint32_t planes) {
   const size_t payload = kHeaderBytes;
   const size_t params_end = payload + 13 * 4 + 25 * 4;  // config, the version 2 parameters
   const size_t stats_end = params_end + 8 + 4 + planes * 16 + 9 * 4 + 7 * 8 + 5 * 4;
-  bytes.erase(bytes.begin() + static_cast<long>(stats_end), bytes.begin() + static_cast<long>(stats_end + 4));
+  // density_iterations (version 3) and compression_rate (version 5).
+  bytes.erase(bytes.begin() + static_cast<long>(stats_end), bytes.begin() + static_cast<long>(stats_end + 8));
   bytes.erase(bytes.begin() + static_cast<long>(params_end), bytes.begin() + static_cast<long>(params_end + 8));
   bytes[8] = 2;
   const uint64_t size = bytes.size() - kHeaderBytes;
@@ -298,15 +300,55 @@ TEST_F(CheckpointRefusal, AForgedFileWhoseIdsAreNotAPermutation) {
 
 TEST_F(CheckpointRefusal, AForgedFileWithANaNPosition) {
   // Payload: 13 config words, 27 param words, 1 plane count + 4 plane words,
-  // 22 stats words (7 of them doubles), the particle count (8 bytes), then
+  // 23 stats words (7 of them doubles), the particle count (8 bytes), then
   // positions. Overwrite the first position's x with NaN.
   std::vector<unsigned char> bytes = good_;
-  const size_t first_position = kHeaderBytes + 4 * (13 + 27 + 1 + 4 + 9 + 6) + 8 * 7 + 8;
+  const size_t first_position = kHeaderBytes + 4 * (13 + 27 + 1 + 4 + 9 + 7) + 8 * 7 + 8;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(&bytes[first_position], &nan, 4);
   rehash(bytes);
   write_file(path_, bytes);
   expect_refused(PBF_ERROR_IO, "non-finite");
+}
+
+TEST(Checkpoint, ARunWhoseSubstepsTheCompressionChoseResumesBitIdentically) {
+  // Water 1 m deep stepped at one substep asked per frame: adaptive_dt keeps
+  // an estimate of how fast it compresses, and chooses the substeps from it
+  // (methods/pbf/pbf_step.h). The checkpoint holds the estimate.
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.domain_max[0] = d.domain_max[2] = 0.15f;
+  d.domain_max[1] = 1.5f;
+  const float lo[3] = {0, 0, 0}, hi[3] = {0.15f, 1.0f, 0.15f};
+  pbf_solver* original = nullptr;
+  ASSERT_EQ(pbf_solver_create(&d, &original), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_fill_box(original, lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  uint32_t most = 0;
+  for (int k = 0; k < 6; ++k) {
+    ASSERT_EQ(pbf_solver_step(original, kDt, 1), PBF_OK) << pbf_last_error();
+    pbf_stats st = pbf_stats_default();
+    ASSERT_EQ(pbf_solver_get_stats(original, &st), PBF_OK);
+    most = std::max(most, st.substeps);
+  }
+  ASSERT_GT(most, 1u) << "the compression should have asked for more substeps";
+  const std::string path = temp_path("compression.pbfc");
+  ASSERT_EQ(pbf_solver_save_checkpoint(original, path.c_str()), PBF_OK) << pbf_last_error();
+  pbf_solver* resumed = nullptr;
+  d.thread_count = 1;
+  ASSERT_EQ(pbf_solver_create(&d, &resumed), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_load_checkpoint(resumed, path.c_str()), PBF_OK) << pbf_last_error();
+  for (int k = 0; k < 30; ++k) {
+    ASSERT_EQ(pbf_solver_step(original, kDt, 1), PBF_OK);
+    ASSERT_EQ(pbf_solver_step(resumed, kDt, 1), PBF_OK);
+    pbf_stats a = pbf_stats_default(), b = pbf_stats_default();
+    ASSERT_EQ(pbf_solver_get_stats(original, &a), PBF_OK);
+    ASSERT_EQ(pbf_solver_get_stats(resumed, &b), PBF_OK);
+    ASSERT_EQ(a.substeps, b.substeps) << "frame " << k << " after the checkpoint";
+  }
+  EXPECT_TRUE(state_of(original) == state_of(resumed)) << "the resumed run drifted from the original";
+  pbf_solver_destroy(original);
+  pbf_solver_destroy(resumed);
+  std::remove(path.c_str());
 }
 
 TEST(Checkpoint, AProjectiveFluidsRunResumesBitIdentically) {
@@ -455,16 +497,17 @@ TEST_F(CheckpointRefusal, AForgedFileWithAnImpossibleNumberAnywhere) {
   // and max_iterations), 1 plane count + 4 plane words, then stats (count,
   // substeps, iterations, avg and max density error, avg neighbours, max
   // neighbours, overflows, max speed, 7 doubles of times, local/global and CG
-  // iterations, CG residual, substep dts, density iterations), particles.
+  // iterations, CG residual, substep dts, density iterations, compression
+  // rate), particles.
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   const size_t tolerance = kHeaderBytes + 4 * (13 + 25);
   const size_t stats = kHeaderBytes + 4 * (13 + 27 + 1 + 4);
   const size_t times = stats + 4 * 9;
   uint64_t n = 0;
-  std::memcpy(&n, &good_[times + 8 * 7 + 4 * 6], 8);
+  std::memcpy(&n, &good_[times + 8 * 7 + 4 * 7], 8);
   ASSERT_TRUE(n > 0 && n <= 4000u) << "the particle count where the layout puts it: " << n;
-  const size_t densities = times + 8 * 7 + 4 * 6 + 8 + 24 * n;
+  const size_t densities = times + 8 * 7 + 4 * 7 + 8 + 24 * n;
   struct Forgery {
     size_t at;
     float value;
@@ -479,6 +522,7 @@ TEST_F(CheckpointRefusal, AForgedFileWithAnImpossibleNumberAnywhere) {
                            Forgery{stats + 4 * 8, inf, "stats.max_speed"},
                            Forgery{times + 8 * 7 + 4 * 2, nan, "stats.cg_residual"},
                            Forgery{times + 8 * 7 + 4 * 3, -0.001f, "stats.min_substep_dt"},
+                           Forgery{times + 8 * 7 + 4 * 6, inf, "stats.compression_rate"},
                            Forgery{densities + 4 * 5, -1000.0f, "negative density"}}) {
     SCOPED_TRACE(f.named);
     before_ = state_of(solver_);  // each refusal below steps the solver

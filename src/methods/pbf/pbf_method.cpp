@@ -1,5 +1,7 @@
 #include "methods/pbf/pbf_method.h"
 
+#include <algorithm>
+
 #include "methods/obstacle_loads.h"
 #include "methods/pbf/pbf_equations.h"
 #include "methods/pbf/pbf_step.h"
@@ -26,8 +28,14 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
   if (particles && params.adaptive_dt) {
     StepStats now;
     backend_.measure(now);
+    // How fast this water compresses under its sweeps (measured where the step before ran the most
+    // it could), and the substeps that keep it within the limit.
+    s.compression_rate = pbf_compression_rate(*step.last, now.avg_density_error);
+    const float limit = std::max(kCompressionLimit, params.density_tolerance);
+    const double compressed =
+        pbf_compression_substeps(step.dt, s.compression_rate, iterations.most, step.last->substeps, limit);
     substeps = pbf_substep_count(step.dt, substeps, now.max_speed, length(params.gravity), params.cfl_number,
-                                 config_.particle_spacing);
+                                 config_.particle_spacing, compressed);
   }
   s.substeps = substeps;
   s.min_substep_dt = s.max_substep_dt = step.dt / static_cast<float>(substeps);

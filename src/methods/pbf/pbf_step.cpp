@@ -10,13 +10,37 @@
 
 namespace pbf {
 
-uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float gravity, float cfl, float spacing) {
+float pbf_compression_rate(const StepStats& last, float mean_now) {
+  if (last.substeps == 0 || !(last.max_substep_dt > 0.0f)) return 0.0f;
+  const double dt = last.max_substep_dt;
+  const double elapsed = dt * last.substeps;
+  const double kept = static_cast<double>(last.compression_rate) * std::exp(-elapsed / kCompressionRateMemory);
+  const bool at_most = last.iterations > 0 && last.density_iterations >= last.substeps * last.iterations;
+  const double measured = at_most ? static_cast<double>(mean_now) * last.iterations / (dt * dt) : 0.0;
+  const double rate = std::max(kept, measured);
+  return std::isfinite(rate) ? static_cast<float>(rate) : 0.0f;
+}
+
+double pbf_compression_substeps(float dt, float rate, uint32_t sweeps, uint32_t last_substeps, float limit) {
+  if (!(rate > 0.0f) || !(limit > 0.0f) || !(dt > 0.0f) || sweeps == 0) return 1.0;
+  // rate x (dt / n)^2 / sweeps <= limit  <=>  n >= dt sqrt(rate / (sweeps x limit)).
+  const double least = static_cast<double>(dt) * std::sqrt(static_cast<double>(rate) / (double(sweeps) * limit));
+  const double up = std::ceil(least - 1e-9);                 // leaves the limit
+  const double down = std::ceil(least * std::sqrt(2.0) - 1e-9);  // leaves half of it
+  return std::max(1.0, std::min(std::max(static_cast<double>(last_substeps), up), down));
+}
+
+uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float gravity, float cfl, float spacing,
+                           double compressed) {
   uint32_t n = substeps > 0 ? substeps : 1;
-  if (!(cfl > 0.0f) || !(spacing > 0.0f) || !(dt > 0.0f)) return n;
-  const double reach = static_cast<double>(cfl) * spacing;
+  if (!(dt > 0.0f)) return n;
   // Never below the shortest substep the API accepts (core/config.h).
   const double most = std::min({static_cast<double>(kMaxAdaptiveSubsteps), static_cast<double>(kMaxAdaptiveSplit) * n,
-                                 std::floor(static_cast<double>(dt) / kMinSubstep)});
+                                std::floor(static_cast<double>(dt) / kMinSubstep)});
+  compressed = std::min(most, compressed);
+  if (compressed > n) n = static_cast<uint32_t>(compressed);
+  if (!(cfl > 0.0f) || !(spacing > 0.0f)) return n;
+  const double reach = static_cast<double>(cfl) * spacing;
   for (; n < most; ++n) {
     const double h = static_cast<double>(dt) / n;
     // The substep's speed at its end: gravity acts on it the whole substep.

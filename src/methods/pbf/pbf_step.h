@@ -9,20 +9,44 @@
 
 namespace pbf {
 
-// When the CFL condition asks for more substeps, a step takes at most kMaxAdaptiveSubsteps
+// When the CFL condition or the compression asks for more substeps, a step takes at most kMaxAdaptiveSubsteps
 // (core/config.h) and at most kMaxAdaptiveSplit times the substeps asked for: where speeds come from
 // particles squeezed between walls rather than from the flow, shorter substeps make the collisions'
 // pushes faster still, and the split must not make such a step arbitrarily expensive.
 constexpr uint32_t kMaxAdaptiveSplit = 32;
 
+// The mean compression a PBF step may leave before adaptive_dt splits it more finely
+// (pbf_compression_substeps), unless params.density_tolerance accepts more.
+constexpr float kCompressionLimit = 0.01f;
+
+// How long an estimate of the compression rate lasts without a new measure [s].
+constexpr float kCompressionRateMemory = 1.0f;
+
+// Water too deep for its density sweeps compresses: a substep of dt with N
+// sweeps leaves a mean compression of about rate x dt^2 / N (docs/PHYSICS.md
+// §9). The rate a step keeps (StepStats::compression_rate), from `last`, the
+// step before's statistics, and `mean_now`, the mean compression its last
+// substep left: where every substep of it ran the most sweeps it could, its
+// measure mean_now x N / dt^2; the rate `last` kept, decayed by exp(-t /
+// kCompressionRateMemory) over that step's t seconds; the larger of the two.
+float pbf_compression_rate(const StepStats& last, float mean_now);
+
+// The fewest substeps of a step of `dt` with `sweeps` sweeps each that leave a
+// mean compression within `limit` at `rate`; fewer than `last_substeps` (the
+// step before's count) only where the fewer leave at most half the limit, so
+// that a step does not go back and forth between a count that holds the water
+// and one that barely does. At least 1; 1 at rate 0.
+double pbf_compression_substeps(float dt, float rate, uint32_t sweeps, uint32_t last_substeps, float limit);
+
 // How many equal substeps a step of `dt` seconds takes so that a particle at
 // `max_speed`, plus what `gravity` adds in a substep, travels at most
-// cfl x spacing per substep: at least `substeps`, at most kMaxAdaptiveSplit x
-// `substeps` and kMaxAdaptiveSubsteps, and never so many that a substep is
-// shorter than kMinSubstep.
-// The count is chosen once per step, from the speeds at its start, so that a
+// cfl x spacing per substep, and at least `compressed` (pbf_compression_substeps):
+// at least `substeps`, at most kMaxAdaptiveSplit x `substeps` and
+// kMaxAdaptiveSubsteps, and never so many that a substep is shorter than kMinSubstep.
+// The count is chosen once per step, from the speeds and densities at its start, so that a
 // backend can record the whole step (Backend::begin_recording).
-uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float gravity, float cfl, float spacing);
+uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float gravity, float cfl, float spacing,
+                           double compressed = 1.0);
 
 // Runs one substep with constants `c` (ctx.motion is c's motion) and
 // `iterations.least` to `iterations.most` density iterations (the stages end

@@ -7,6 +7,7 @@
 // result, and a real failure still reaches the caller.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -329,6 +330,63 @@ TEST(PbfSubstepCount, NeverSplitsBelowTheShortestSubstep) {
   EXPECT_GE(n, 9u);
   EXPECT_LE(n, 10u);
   EXPECT_GE(1.0e-8 / n, double(kMinSubstep));
+}
+
+// The step before: `substeps` substeps of `dt` that ran `sweeps` density iterations each, of at most `most`.
+StepStats step_before(uint32_t substeps, float dt, uint32_t sweeps, uint32_t most, float rate = 0.0f) {
+  StepStats s;
+  s.substeps = substeps;
+  s.min_substep_dt = s.max_substep_dt = dt;
+  s.iterations = most;
+  s.density_iterations = substeps * sweeps;
+  s.compression_rate = rate;
+  return s;
+}
+
+TEST(PbfCompression, TheRateIsMeasuredWhereEverySubstepRanTheMostSweeps) {
+  const float frame = 1.0f / 60.0f;
+  // 2 substeps of 20 sweeps left 0.97 %: rate = 0.0097 x 20 / (1/120)^2.
+  EXPECT_NEAR(pbf_compression_rate(step_before(2, frame / 2, 20, 20), 0.0097f), 0.0097 * 20 * 120.0 * 120.0, 0.01);
+  // Sweeps to spare (the tolerance was met): no measure, and nothing kept.
+  EXPECT_EQ(pbf_compression_rate(step_before(2, frame / 2, 15, 20), 0.0097f), 0.0f);
+  // What was kept fades over the step before's 1/60 s.
+  EXPECT_NEAR(pbf_compression_rate(step_before(2, frame / 2, 15, 20, 1000.0f), 0.0f),
+              1000.0 * std::exp(-1.0 / 60.0 / kCompressionRateMemory), 1e-3);
+  // The larger of the two.
+  EXPECT_NEAR(pbf_compression_rate(step_before(2, frame / 2, 20, 20, 1e6f), 0.0097f),
+              1e6 * std::exp(-1.0 / 60.0 / kCompressionRateMemory), 1.0);
+  // No step before.
+  EXPECT_EQ(pbf_compression_rate(StepStats{}, 0.5f), 0.0f);
+}
+
+TEST(PbfCompression, SubstepsHoldTheCompressionWithinTheLimit) {
+  const float frame = 1.0f / 60.0f;
+  // One substep of 20 sweeps left 4.4 %: substeps of (1/60) / sqrt(4.4) leave 1 %: 3 of them (0.49 %).
+  const float rate = 0.044f * 20 * 3600;
+  EXPECT_EQ(pbf_compression_substeps(frame, rate, 20, 1, 0.01f), 3.0);
+  const double held = pbf_compression_substeps(frame, rate, 20, 1, 0.01f);
+  EXPECT_EQ(pbf_substep_count(frame, 1, 0.0f, 9.81f, 0.4f, 0.025f, held), 3u);
+  // Nothing measured: what was asked for.
+  EXPECT_EQ(pbf_compression_substeps(frame, 0.0f, 20, 7, 0.01f), 1.0);
+  // The CFL condition asks more: its count.
+  EXPECT_EQ(pbf_substep_count(frame, 1, 5.0f, 9.81f, 0.4f, 0.025f, 3.0), 9u);
+  // At most 32 times what was asked for, however fast the water compresses.
+  const double crushed = pbf_compression_substeps(frame, 1e9f, 20, 1, 0.01f);
+  EXPECT_EQ(pbf_substep_count(frame, 1, 0.0f, 9.81f, 0.4f, 0.025f, crushed), kMaxAdaptiveSplit);
+}
+
+TEST(PbfCompression, FewerSubstepsOnlyWhereTheyLeaveHalfTheLimit) {
+  const float frame = 1.0f / 60.0f;
+  // 2 substeps of 20 sweeps leave 0.97 % here, 3 leave 0.43 %.
+  const float rate = 0.0097f * 20 * 120 * 120;
+  EXPECT_EQ(pbf_compression_substeps(frame, rate, 20, 1, 0.01f), 2.0) << "1 would leave 3.9 %";
+  EXPECT_EQ(pbf_compression_substeps(frame, rate, 20, 2, 0.01f), 2.0);
+  EXPECT_EQ(pbf_compression_substeps(frame, rate, 20, 3, 0.01f), 3.0) << "2 would leave more than half the limit";
+  EXPECT_EQ(pbf_compression_substeps(frame, rate, 20, 9, 0.01f), 3.0) << "3 leave less than half";
+  // Four times the sweeps, a quarter of the compression: 2 substeps leave 0.24 %; 1 would leave
+  // 0.97 %, within the limit but over half of it.
+  EXPECT_EQ(pbf_compression_substeps(frame, rate, 80, 3, 0.01f), 2.0);
+  EXPECT_EQ(pbf_compression_substeps(frame, rate, 80, 1, 0.01f), 1.0);
 }
 
 }  // namespace
