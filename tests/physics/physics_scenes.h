@@ -4,6 +4,7 @@
 
 #include <pbf/pbf.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -58,6 +59,25 @@ inline std::vector<float> velocities_of(pbf_solver* s) {
   std::vector<float> v(3 * count_of(s));
   EXPECT_EQ(pbf_solver_get_velocities(s, v.data(), v.size()), PBF_OK) << pbf_last_error();
   return v;
+}
+
+// The fastest particle's speed and the rms speed [m/s].
+struct Speeds {
+  float fastest = 0.0f;
+  float rms = 0.0f;
+};
+
+inline Speeds speeds_of(pbf_solver* s) {
+  const std::vector<float> v = velocities_of(s);
+  Speeds out;
+  double sum = 0.0;
+  for (size_t i = 0; i < v.size(); i += 3) {
+    const float s2 = v[i] * v[i] + v[i + 1] * v[i + 1] + v[i + 2] * v[i + 2];
+    out.fastest = std::max(out.fastest, std::sqrt(s2));
+    sum += s2;
+  }
+  out.rms = v.empty() ? 0.0f : static_cast<float>(std::sqrt(sum / static_cast<double>(v.size() / 3)));
+  return out;
 }
 
 inline pbf_stats stats_of(pbf_solver* s) {

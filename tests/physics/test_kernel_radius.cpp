@@ -16,24 +16,6 @@ namespace {
 
 class KernelRadius : public OnEveryBackend {};
 
-struct Speeds {
-  float fastest = 0.0f;
-  float rms = 0.0f;
-};
-
-Speeds speeds_of(pbf_solver* s) {
-  const std::vector<float> v = velocities_of(s);
-  Speeds out;
-  double sum = 0.0;
-  for (size_t i = 0; i < v.size(); i += 3) {
-    const float s2 = v[i] * v[i] + v[i + 1] * v[i + 1] + v[i + 2] * v[i + 2];
-    out.fastest = std::max(out.fastest, std::sqrt(s2));
-    sum += s2;
-  }
-  out.rms = v.empty() ? 0.0f : static_cast<float>(std::sqrt(sum / (v.size() / 3)));
-  return out;
-}
-
 // A block of water `block` [m] in the corner of a box `box` at spacing 0.025 m
 // and kernel radius `ratio` spacings, with `p`; the worst speeds over `frames`
 // frames of 1/60 s at 4 substeps.

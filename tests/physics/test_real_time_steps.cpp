@@ -14,15 +14,6 @@ namespace {
 
 class RealTimeSteps : public OnEveryBackend {};
 
-// Largest particle speed [m/s].
-float fastest(pbf_solver* s) {
-  const std::vector<float> v = velocities_of(s);
-  float fastest = 0.0f;
-  for (size_t i = 0; i < v.size(); i += 3)
-    fastest = std::max(fastest, std::sqrt(v[i] * v[i] + v[i + 1] * v[i + 1] + v[i + 2] * v[i + 2]));
-  return fastest;
-}
-
 // Water filling (0,0,0)-water in a box (0,0,0)-box [m] whose walls are sampled with boundary particles.
 SolverPtr water_in_sampled_box(pbf_backend backend, float spacing, const float box[3], const float water[3]) {
   pbf_solver_desc desc = pbf_solver_desc_default();
@@ -52,7 +43,7 @@ Collapse collapse(pbf_backend backend, uint32_t substeps, const pbf_params& p) {
   for (int frame = 0; frame < 72; ++frame) {  // 1.2 s: the front hits the far wall and runs up it
     EXPECT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, substeps), PBF_OK) << pbf_last_error();
     const pbf_stats st = stats_of(s.get());
-    c.worst_speed = std::max(c.worst_speed, fastest(s.get()));
+    c.worst_speed = std::max(c.worst_speed, speeds_of(s.get()).fastest);
     c.worst_avg_error = std::max(c.worst_avg_error, st.avg_density_error);
     c.most_substeps = std::max(c.most_substeps, st.substeps);
   }
@@ -181,10 +172,7 @@ TEST_P(RealTimeSteps, ADeepTankAtOneSubstepPerFrameComesToRest) {
   for (int frame = 0; frame < 120; ++frame) {
     ASSERT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, 1), PBF_OK) << pbf_last_error();
     if (frame < 90) continue;
-    const std::vector<float> v = velocities_of(s.get());
-    double sum = 0.0;
-    for (float c : v) sum += static_cast<double>(c) * c;
-    worst_rms = std::max(worst_rms, static_cast<float>(std::sqrt(sum / (v.size() / 3))));
+    worst_rms = std::max(worst_rms, speeds_of(s.get()).rms);
     const pbf_stats st = stats_of(s.get());
     worst_error = std::max(worst_error, st.avg_density_error);
     fewest = std::min(fewest, st.substeps);
