@@ -156,6 +156,14 @@ SolverConfig config_from(const pbf_solver_desc& d) {
 }
 
 // `p` is in this version's layout (read_struct).
+// The largest projective_chebyshev_rho accepted. The weights tend to
+// 2 / (1 + sqrt(1 - rho^2)) (1.67 here, 1.75 at 0.99), and a particle whose
+// constraints let go of it coasts on 1 / (2 - omega) times its last move:
+// above this the water threw particles at several times its free fall
+// (docs/PHYSICS.md §7). The range reached 0.9999 until 2026-11-30.
+constexpr float kTopChebyshevRho = 0.98f;
+constexpr float kFormerTopChebyshevRho = 0.9999f;
+
 PbfParams params_from(const pbf_params& p) {
   for (int a = 0; a < 3; ++a)
     require_in_range(p.gravity[a], -kMaxGravity, kMaxGravity, "params->gravity[" + std::to_string(a) + "]");
@@ -196,7 +204,7 @@ PbfParams params_from(const pbf_params& p) {
   if (!(p.cfl_number > 0.0f))
     reject(PBF_ERROR_INVALID_ARGUMENT, "params->cfl_number must be greater than 0, got " + describe(p.cfl_number));
   require_in_range(p.max_dt, 1.0e-6f, 1.0f, "params->max_dt");
-  require_in_range(p.projective_chebyshev_rho, 0.0f, 0.9999f, "params->projective_chebyshev_rho");
+  require_in_range(p.projective_chebyshev_rho, 0.0f, kTopChebyshevRho, "params->projective_chebyshev_rho");
   require_in_range(p.density_tolerance, 0.0f, 1.0f, "params->density_tolerance");
   if (p.max_iterations < 1 || p.max_iterations > 1000)
     reject(PBF_ERROR_INVALID_ARGUMENT, "params->max_iterations must be in [1, 1000], got " + describe(p.max_iterations));
@@ -1001,7 +1009,11 @@ pbf_status pbf_solver_load_checkpoint(pbf_solver* solver, const char* path) {
     require_unmapped(solver);
     require_not_null(path, "path");
     if (path[0] == '\0') reject(PBF_ERROR_INVALID_ARGUMENT, "path is empty");
-    const Checkpoint checkpoint = read_checkpoint(path);
+    Checkpoint checkpoint = read_checkpoint(path);
+    // One saved while the acceleration's range reached 0.9999 resumes at the
+    // top of today's range.
+    float& rho = checkpoint.params.projective_chebyshev_rho;
+    if (rho > kTopChebyshevRho && rho <= kFormerTopChebyshevRho) rho = kTopChebyshevRho;
     // Its parameters must be ones pbf_solver_set_params() would accept.
     pbf_params p = pbf_params_default();
     copy_params(checkpoint.params, p);

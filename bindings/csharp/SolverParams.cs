@@ -75,7 +75,7 @@ public sealed class SolverParams {
   /// <summary>Projective Fluids: the largest adaptive step [s], 1e-6 .. 1; default 0.005.</summary>
   public float MaxDt { get; set; } = 0.005f;
 
-  /// <summary>Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.9999, 0 = off; default 0.9.</summary>
+  /// <summary>Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.98, 0 = off; default 0.9.</summary>
   public float ProjectiveChebyshevRho { get; set; } = 0.9f;
 
   /// <summary>PBF: after the first <see cref="Iterations"/> density iterations of a substep, more run until the

@@ -836,6 +836,8 @@ const ParamsCase kParamsCases[] = {
     {"max_dt_2", [](pbf_params& p) { p.max_dt = 2.0f; }, PBF_ERROR_INVALID_ARGUMENT, "max_dt"},
     {"chebyshev_rho_1", [](pbf_params& p) { p.projective_chebyshev_rho = 1.0f; }, PBF_ERROR_INVALID_ARGUMENT,
      "projective_chebyshev_rho"},
+    {"chebyshev_rho_0_99", [](pbf_params& p) { p.projective_chebyshev_rho = 0.99f; }, PBF_ERROR_INVALID_ARGUMENT,
+     "projective_chebyshev_rho must be in [0, 0.98]"},
     {"density_tolerance_negative", [](pbf_params& p) { p.density_tolerance = -0.01f; }, PBF_ERROR_INVALID_ARGUMENT,
      "density_tolerance"},
     {"density_tolerance_above_1", [](pbf_params& p) { p.density_tolerance = 1.5f; }, PBF_ERROR_INVALID_ARGUMENT,

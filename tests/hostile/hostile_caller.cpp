@@ -820,7 +820,7 @@ class Caller {
         case 19: p.adaptive_dt = rng_.pick<int32_t>({0, 1, 2, -1}); break;
         case 20: p.cfl_number = maybe_poison(rng_, rng_.uniform(0.01f, 1.0f), 0.5); break;
         case 21: p.max_dt = maybe_poison(rng_, rng_.uniform(1e-4f, 0.01f), 0.5); break;
-        case 22: p.projective_chebyshev_rho = maybe_poison(rng_, rng_.uniform(0.0f, 0.9999f), 0.5); break;
+        case 22: p.projective_chebyshev_rho = maybe_poison(rng_, rng_.uniform(0.0f, 0.98f), 0.5); break;
         case 23: p.density_tolerance = maybe_poison(rng_, rng_.uniform(0.0f, 0.01f), 0.5); break;
         case 24: p.max_iterations = rng_.chance(0.5) ? poison_u32(rng_) : uint32_t(1 + rng_.below(30)); break;
         default: p.struct_size = poison_struct_size(rng_, sizeof p); break;

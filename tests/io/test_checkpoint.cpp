@@ -542,6 +542,34 @@ TEST_F(CheckpointRefusal, AForgedFileWithAnImpossibleNumberAnywhere) {
   }
 }
 
+// A checkpoint saved while projective_chebyshev_rho reached 0.9999 resumes
+// with the top of today's range, 0.98 (above it the acceleration threw
+// particles out of the water); one beyond the old range stays refused.
+TEST_F(CheckpointRefusal, AnAccelerationAboveTodaysRangeResumesAtItsTop) {
+  const size_t rho = kHeaderBytes + 4 * (13 + 24);
+  float saved = 0.0f;
+  std::memcpy(&saved, &good_[rho], 4);
+  ASSERT_EQ(saved, pbf_params_default().projective_chebyshev_rho) << "the layout puts rho here";
+  std::vector<unsigned char> bytes = good_;
+  const float old_top = 0.9999f;
+  std::memcpy(&bytes[rho], &old_top, 4);
+  rehash(bytes);
+  write_file(path_, bytes);
+  ASSERT_EQ(pbf_solver_load_checkpoint(solver_, path_.c_str()), PBF_OK) << pbf_last_error();
+  pbf_params p{};
+  p.struct_size = sizeof(p);
+  ASSERT_EQ(pbf_solver_get_params(solver_, &p), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(p.projective_chebyshev_rho, 0.98f);
+  EXPECT_EQ(pbf_solver_step(solver_, kDt, 2), PBF_OK) << pbf_last_error();
+
+  before_ = state_of(solver_);
+  const float beyond = 1.0f;
+  std::memcpy(&bytes[rho], &beyond, 4);
+  rehash(bytes);
+  write_file(path_, bytes);
+  expect_refused(PBF_ERROR_IO, "projective_chebyshev_rho");
+}
+
 // A saved scene and a folder to save it in.
 class CheckpointSave : public ::testing::Test {
  protected:

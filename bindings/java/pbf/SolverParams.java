@@ -145,7 +145,7 @@ public final class SolverParams implements Cloneable {
   /** @param value see the getter @return this */
   public SolverParams setMaxDt(float value) { maxDt = value; return this; }
 
-  /** @return Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.9999, 0 = off; default 0.9. */
+  /** @return Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.98, 0 = off; default 0.9. */
   public float getProjectiveChebyshevRho() { return projectiveChebyshevRho; }
   /** @param value see the getter @return this */
   public SolverParams setProjectiveChebyshevRho(float value) { projectiveChebyshevRho = value; return this; }
