@@ -155,15 +155,16 @@ SolverConfig config_from(const pbf_solver_desc& d) {
   return c;
 }
 
-// `p` is in this version's layout (read_struct).
 // The largest projective_chebyshev_rho accepted. The weights tend to
 // 2 / (1 + sqrt(1 - rho^2)) (1.67 here, 1.75 at 0.99), and a particle whose
 // constraints let go of it coasts on 1 / (2 - omega) times its last move:
-// above this the water threw particles at several times its free fall
-// (docs/PHYSICS.md §7). The range reached 0.9999 until 2026-11-30.
+// above this particles left the water faster than twice its free fall, up
+// to 100 m/s at 0.9999 (docs/PHYSICS.md §7), where the range ended until
+// 2026-11-30.
 constexpr float kTopChebyshevRho = 0.98f;
 constexpr float kFormerTopChebyshevRho = 0.9999f;
 
+// `p` is in this version's layout (read_struct).
 PbfParams params_from(const pbf_params& p) {
   for (int a = 0; a < 3; ++a)
     require_in_range(p.gravity[a], -kMaxGravity, kMaxGravity, "params->gravity[" + std::to_string(a) + "]");

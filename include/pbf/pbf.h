@@ -302,8 +302,8 @@ typedef struct pbf_params {
   float projective_chebyshev_rho; /**< Projective Fluids: estimated spectral radius of the local/global
                                       iteration for Chebyshev acceleration (Wang 2015), 0 .. 0.98 (above,
                                       particles that their constraints let go coast through the
-                                      iterations and leave the water at several times its free fall;
-                                      a checkpoint saved with up to 0.9999 resumes at 0.98);
+                                      iterations and left the water faster than twice its free
+                                      fall; a checkpoint saved with up to 0.9999 resumes at 0.98);
                                       0 = the paper's plain alternation. 0.9 reaches the same mean
                                       compression in about half the iterations, in water at rest
                                       and in a dam break through its impact (docs/PHYSICS.md §7);
@@ -941,6 +941,8 @@ PBF_API pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const ch
  * format version, truncated or corrupted, or that holds a number out of
  * range (NaN, infinite, negative where meaningless) fails with PBF_ERROR_IO
  * and a message naming the field. On any failure the solver keeps its state.
+ * A checkpoint saved while projective_chebyshev_rho could reach 0.9999
+ * resumes with 0.98, the top of its range now (pbf_params).
  */
 PBF_API pbf_status pbf_solver_load_checkpoint(pbf_solver* solver, const char* path);
 
