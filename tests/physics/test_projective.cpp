@@ -352,7 +352,6 @@ TEST(ProjectiveDamBreak, TheTopOfTheChebyshevRangeStaysBoundedAtRealTimeSteps) {
               << " steps a frame: fastest particle " << fastest << " m/s\n";
     ASSERT_TRUE(all_finite(s.get()));
     EXPECT_LT(fastest, 2.0f * free_fall) << substeps << " steps a frame";
-    EXPECT_LT(front_of(positions_of(s.get())), 0.8f);
     EXPECT_GT(front_of(positions_of(s.get())), 0.35f) << "the column collapsed";
   }
 }
