@@ -80,6 +80,10 @@ inline Speeds speeds_of(pbf_solver* s) {
   return out;
 }
 
+// The speed [m/s] of a fall from `height` [m] under 9.81 m/s^2: the scale
+// of a collapsing column's flow.
+inline float free_fall_speed(float height) { return std::sqrt(2.0f * 9.81f * height); }
+
 inline pbf_stats stats_of(pbf_solver* s) {
   pbf_stats st = pbf_stats_default();
   EXPECT_EQ(pbf_solver_get_stats(s, &st), PBF_OK) << pbf_last_error();

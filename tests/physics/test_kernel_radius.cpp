@@ -64,7 +64,7 @@ TEST_P(KernelRadius, ACollapsingColumnWithAWideKernelStaysBounded) {
   // default (artificial pressure, vorticity, XSPH). Measured: fastest 4.4,
   // 5.1 and 5.4 m/s; before, 15.6 m/s and 5.9 m/s rms.
   const float box[3] = {1.2f, 0.9f, 0.2f}, block[3] = {0.3f, 0.6f, 0.2f};
-  const float free_fall = std::sqrt(2.0f * 9.81f * 0.6f);
+  const float free_fall = free_fall_speed(0.6f);
   for (float ratio : {2.0f, 3.0f, 4.0f}) {
     const Speeds w = worst_speeds(GetParam(), ratio, box, block, pbf_params_default(), 36);
     EXPECT_LT(w.fastest, 2.0f * free_fall) << "kernel radius " << ratio << " spacings";
@@ -81,7 +81,7 @@ TEST_P(KernelRadius, BilateralConstraintsKeepACollapsingColumnBounded) {
   // unilateral constraints (fastest 2.4 to 4.2 m/s); before, 37 m/s and
   // 10.9 m/s rms.
   const float box[3] = {1.2f, 0.9f, 0.2f}, block[3] = {0.3f, 0.6f, 0.2f};
-  const float free_fall = std::sqrt(2.0f * 9.81f * 0.6f);
+  const float free_fall = free_fall_speed(0.6f);
   pbf_params p = pbf_params_default();
   p.unilateral = 0;
   const Speeds w = worst_speeds(GetParam(), 2.0f, box, block, p, 36);
@@ -95,7 +95,7 @@ TEST_P(KernelRadius, ArtificialPressureOfAnyShapeKeepsACollapsingColumnBounded) 
   // the dam break ran at 100 m/s. Measured now: the column at dq = 0.9 and at
   // n = 1 as with the defaults' shape.
   const float box[3] = {1.2f, 0.9f, 0.2f}, block[3] = {0.3f, 0.6f, 0.2f};
-  const float free_fall = std::sqrt(2.0f * 9.81f * 0.6f);
+  const float free_fall = free_fall_speed(0.6f);
   const float shapes[2][2] = {{0.9f, 4.0f}, {0.2f, 1.0f}};
   for (const auto& shape : shapes) {
     pbf_params p = pbf_params_default();

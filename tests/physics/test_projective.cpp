@@ -336,7 +336,7 @@ TEST(ProjectiveDamBreak, DefaultsStayBoundedThroughTheImpact) {
 // at 0.99 5.5 m/s, at 0.9999 (where the range used to end) 24.5 and
 // 36.6 m/s (docs/PHYSICS.md §7).
 TEST(ProjectiveDamBreak, TheTopOfTheChebyshevRangeStaysBoundedAtRealTimeSteps) {
-  const float free_fall = std::sqrt(2.0f * 9.81f * 0.3f);
+  const float free_fall = free_fall_speed(0.3f);
   for (const uint32_t substeps : {1u, 2u}) {
     SolverPtr s = dam_break(PBF_METHOD_PROJECTIVE, 1);
     pbf_params p = pbf_params_default();

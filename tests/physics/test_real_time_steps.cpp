@@ -63,7 +63,7 @@ TEST_P(RealTimeSteps, ATallColumnAtOneOrTwoSubstepsPerFrameStaysBounded) {
   // about twice that. Measured: 5.1 and 4.9 m/s, at most 9 substeps a frame.
   // Without the CFL split one substep per frame threw particles out at
   // 11.8 m/s and compressed the water by 7.5 % on average.
-  const float free_fall = std::sqrt(2.0f * 9.81f * 0.8f);
+  const float free_fall = free_fall_speed(0.8f);
   for (uint32_t substeps : {1u, 2u}) {
     const Collapse c = collapse(GetParam(), substeps, params_with(1));
     EXPECT_LT(c.worst_speed, 2.0f * free_fall) << substeps << " substeps per frame";
@@ -78,7 +78,7 @@ TEST_P(RealTimeSteps, OneOrTwoSweepsASubstepKeepTheColumnBounded) {
   // worth, the built-in dam break at 5 cm reached 100 m/s in its third frame,
   // and this column 9.8 m/s. Measured (CPU): fastest 5.7 and 5.1 m/s at 1 and
   // 2 sweeps a substep, without the density tolerance.
-  const float free_fall = std::sqrt(2.0f * 9.81f * 0.8f);
+  const float free_fall = free_fall_speed(0.8f);
   for (uint32_t iterations : {1u, 2u}) {
     pbf_params p = params_with(1, 0.0f);
     p.iterations = iterations;
@@ -91,7 +91,7 @@ TEST_P(RealTimeSteps, WithoutRelaxationTheColumnStaysBounded) {
   // relaxation = 0 (eq. 11 without its epsilon) left lambda 0 / 0 at a
   // particle without neighbours; the 5 cm dam break and this column ran at
   // 100 m/s (params.max_speed). Measured now (CPU): fastest 5.0 m/s.
-  const float free_fall = std::sqrt(2.0f * 9.81f * 0.8f);
+  const float free_fall = free_fall_speed(0.8f);
   pbf_params p = params_with(1);
   p.relaxation = 0.0f;
   const Collapse c = collapse(GetParam(), 4, p);
