@@ -298,7 +298,8 @@ typedef struct pbf_params {
   float max_dt;                  /**< Projective Fluids: the largest adaptive step [s], 1e-6 .. 1;
                                       default 0.005. Compression left after the iterations grows
                                       with the step's square (docs/PHYSICS.md); 0.01 is the paper's
-                                      largest and stays stable */
+                                      largest and stays stable. The split takes at most 32 steps
+                                      per substep asked for and 1000 a step, as PBF's */
   float projective_chebyshev_rho; /**< Projective Fluids: estimated spectral radius of the local/global
                                       iteration for Chebyshev acceleration (Wang 2015), 0 .. 0.98 (above,
                                       particles that their constraints let go coast through the
@@ -833,7 +834,8 @@ PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
  * steps before; chosen at the start of the step; at most 32 x substeps and
  * 1000, never shorter than those floors), Projective Fluids
  * splits each substep into equal steps of at most params.max_dt that do
- * (pbf_stats.substeps counts the substeps taken). So a real-time caller may
+ * (measured after every step; at most 32 steps per substep asked for and
+ * 1000 in all, as PBF; pbf_stats.substeps counts the steps taken). So a real-time caller may
  * pass 1 or 2 substeps per frame and stay stable; set adaptive_dt = 0 for
  * exactly `substeps`.
  */

@@ -90,6 +90,11 @@ constexpr float kMaxRestDensity = 1.0e5f;       // [kg/m^3]
 constexpr float kMinSubstep = 1.0e-9f;          // dt / substeps [s]
 // The most substeps one step takes when the CFL condition asks for more (pbf_solver_step's own limit).
 constexpr uint32_t kMaxAdaptiveSubsteps = 1000;
+// ... and at most this many times the substeps asked for, with either method: where speeds come from
+// particles squeezed between walls, or from gravity the step's length itself adds, rather than from the
+// flow, shorter substeps make the collisions' pushes faster still, and the split must not make such a
+// step arbitrarily expensive.
+constexpr uint32_t kMaxAdaptiveSplit = 32;
 // Projective Fluids' global step weighs each particle's displacement by m/dt^2
 // and sums squares of the result in float: m/dt^2 x spacing (a force [N]) at
 // most this keeps them finite, so its steps are also at least

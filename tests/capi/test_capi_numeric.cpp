@@ -62,7 +62,7 @@ std::string first_non_finite(const pbf_solver* s) {
 }
 
 // Projective Fluids takes each step whole: a 10 s step split by the CFL
-// condition would take 1000 pieces, for nothing these tests look at.
+// condition would take 32 pieces, for nothing these tests look at.
 void take_steps_whole(pbf_solver* s) {
   pbf_params p = pbf_params_default();
   ASSERT_EQ(pbf_solver_get_params(s, &p), PBF_OK);
@@ -327,7 +327,7 @@ TEST(CApiNumericProperty, RandomValuesAtTheEdgesOfEveryRangeGiveFiniteResults) {
     if (p.max_iterations > 30 && p.density_tolerance > 0.0f) p.density_tolerance = 1.0f;
     if (p.density_tolerance > 0.0f && p.density_tolerance < 1.0f) p.max_iterations = std::min(p.max_iterations, 8u);
     // Keep the trial to a fraction of a second: the costliest Projective
-    // Fluids settings multiply (up to 1000 pieces x iterations x CG
+    // Fluids settings multiply (up to 32 pieces a substep x iterations x CG
     // iterations), so the largest counts come one at a time.
     if (d.method == PBF_METHOD_PROJECTIVE) {
       if (p.adaptive_dt) p.projective_iterations = std::min(p.projective_iterations, 2u);

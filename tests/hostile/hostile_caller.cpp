@@ -832,8 +832,9 @@ class Caller {
     if (p.max_dt >= 1e-6f && p.max_dt < 1e-3f) p.max_dt = 1e-3f;
     if (p.iterations <= 100 && p.iterations > 10) p.iterations = 10;
     if (p.max_iterations <= 1000 && p.max_iterations > kMaxDensityIterations) p.max_iterations = kMaxDensityIterations;
-    // Projective Fluids' CFL step counts gravity x max_dt as speed: huge gravity takes 1000 pieces a substep,
-    // and so does a tiny (valid) cfl_number such as FLT_MIN (2000 pieces of a step took 2 minutes under ASan).
+    // Projective Fluids' CFL step counts gravity x max_dt as speed: huge gravity takes 32 pieces a substep (and
+    // 1000 a step), and so does a tiny (valid) cfl_number such as FLT_MIN (2000 pieces of a step took 2 minutes
+    // under ASan).
     if (s && s->desc.method == PBF_METHOD_PROJECTIVE) {
       for (float& g : p.gravity)
         if (std::isfinite(g) && std::fabs(g) > 100.0f) g = std::copysign(100.0f, g);

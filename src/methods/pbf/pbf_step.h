@@ -9,12 +9,6 @@
 
 namespace pbf {
 
-// When the CFL condition or the compression asks for more substeps, a step takes at most kMaxAdaptiveSubsteps
-// (core/config.h) and at most kMaxAdaptiveSplit times the substeps asked for: where speeds come from
-// particles squeezed between walls rather than from the flow, shorter substeps make the collisions'
-// pushes faster still, and the split must not make such a step arbitrarily expensive.
-constexpr uint32_t kMaxAdaptiveSplit = 32;
-
 // The mean compression a PBF step may leave before adaptive_dt splits it more finely
 // (pbf_compression_substeps), unless params.density_tolerance accepts more.
 constexpr float kCompressionLimit = 0.01f;

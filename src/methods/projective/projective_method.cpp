@@ -68,19 +68,22 @@ void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
     poses_.resize(count);
     ObstacleImpulse impulses[kMaxObstacles];
     const float gravity = length(params.gravity);
+    // PBF's bounds, whatever the speeds: at most kMaxAdaptiveSplit steps per substep asked for and
+    // kMaxAdaptiveSubsteps in all (core/config.h); one without adaptive_dt.
+    const uint32_t most = std::max(1u, std::min(kMaxAdaptiveSplit, kMaxAdaptiveSubsteps / substeps));
     for (uint32_t k = 0; k < substeps; ++k) {
       double used = 0.0;
-      // At most 1000 steps per interval, whatever the speeds; one without adaptive_dt.
       for (uint32_t piece = 0; used < interval; ++piece) {
         double h = interval - used;
-        if (params.adaptive_dt && piece < 999) {
+        if (params.adaptive_dt && piece + 1 < most) {
           StepStats now;
           backend_.measure(now);
           const float speed = now.max_speed + gravity * params.max_dt;
           const double limit = std::max(
               {static_cast<double>(cfl_time_step(params.cfl_number, config_.particle_spacing, speed, params.max_dt)),
-               interval / 1000.0, static_cast<double>(min_substep())});
-          if (h > limit) h = (interval - used) / std::ceil((interval - used) / limit);
+               interval / most, static_cast<double>(min_substep())});
+          // (The division at the bound itself may round above the count it gives.)
+          if (h > limit) h = (interval - used) / std::ceil((interval - used) / limit - 1e-9);
         }
         const float s0 = static_cast<float>((k + used / interval) / substeps);
         used = (h == interval - used) ? interval : used + h;
