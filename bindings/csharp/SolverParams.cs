@@ -45,7 +45,8 @@ public sealed class SolverParams {
   /// <summary>Particle speeds are clamped to this [m/s], &gt; 0; default 100.</summary>
   public float MaxSpeed { get; set; } = 100.0f;
 
-  /// <summary>Projective Fluids: weight w of every density constraint [N/m], 1 .. 1e9; default 1e6.</summary>
+  /// <summary>Projective Fluids: weight w of every density constraint [N/m], 1 .. 1e9; default 1e6. Water needs
+  /// it well above rest density x g x depth x spacing (docs/PHYSICS.md §7, "The low end of w").</summary>
   public float ProjectiveStiffness { get; set; } = 1.0e6f;
 
   /// <summary>Projective Fluids: local/global iterations per substep at most, 1 .. 1000; default 30.</summary>

@@ -267,7 +267,10 @@ typedef struct pbf_params {
                                       default 100 */
   float projective_stiffness;    /**< Projective Fluids: weight w of every density constraint [N/m],
                                       1 .. 1e9; default 1e6. Higher is less compressible (the constraints
-                                      are soft); the step stays stable at any value */
+                                      are soft); no value blows the step up, but water needs it
+                                      well above rest_density x g x depth x spacing: at 1e3 a 1 m
+                                      column at 5 cm stayed 7 % compressed, at 1e2 it sprang back like
+                                      a gas (docs/PHYSICS.md §7, "The low end of w") */
   uint32_t projective_iterations; /**< Projective Fluids: local/global iterations per substep at most,
                                       1 .. 1000; default 30 */
   float projective_tolerance;    /**< Projective Fluids: the iterations stop once the mean compression

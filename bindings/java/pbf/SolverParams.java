@@ -95,7 +95,8 @@ public final class SolverParams implements Cloneable {
   /** @param value speed limit [m/s], &gt; 0 @return this */
   public SolverParams setMaxSpeed(float value) { maxSpeed = value; return this; }
 
-  /** @return Projective Fluids: weight w of every density constraint [N/m], 1 .. 1e9; default 1e6. */
+  /** @return Projective Fluids: weight w of every density constraint [N/m], 1 .. 1e9; default 1e6. Water needs
+   *  it well above rest density x g x depth x spacing (docs/PHYSICS.md §7, "The low end of w"). */
   public float getProjectiveStiffness() { return projectiveStiffness; }
   /** @param value see the getter @return this */
   public SolverParams setProjectiveStiffness(float value) { projectiveStiffness = value; return this; }
