@@ -838,9 +838,9 @@ PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
  * 1000, never shorter than those floors), Projective Fluids
  * splits each substep into equal steps of at most params.max_dt that do
  * (measured after every step; at most 32 steps per substep asked for and
- * 1000 in all, as PBF; pbf_stats.substeps counts the steps taken). So a real-time caller may
- * pass 1 or 2 substeps per frame and stay stable; set adaptive_dt = 0 for
- * exactly `substeps`.
+ * 1000 in all, as PBF; pbf_stats.substeps counts the steps taken). So a
+ * real-time caller may pass 1 or 2 substeps per frame and stay stable; set
+ * adaptive_dt = 0 for exactly `substeps`.
  */
 PBF_API pbf_status pbf_solver_step(pbf_solver* solver, float dt, uint32_t substeps);
 

@@ -95,6 +95,11 @@ constexpr uint32_t kMaxAdaptiveSubsteps = 1000;
 // flow, shorter substeps make the collisions' pushes faster still, and the split must not make such a
 // step arbitrarily expensive.
 constexpr uint32_t kMaxAdaptiveSplit = 32;
+// The most substeps (PBF) or CFL steps (Projective Fluids) a step asked for in `asked` substeps takes.
+constexpr uint32_t max_adaptive_substeps(uint32_t asked) {
+  const uint64_t split = uint64_t{kMaxAdaptiveSplit} * asked;
+  return split < kMaxAdaptiveSubsteps ? static_cast<uint32_t>(split) : kMaxAdaptiveSubsteps;
+}
 // Projective Fluids' global step weighs each particle's displacement by m/dt^2
 // and sums squares of the result in float: m/dt^2 x spacing (a force [N]) at
 // most this keeps them finite, so its steps are also at least

@@ -35,8 +35,8 @@ uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float g
   uint32_t n = substeps > 0 ? substeps : 1;
   if (!(dt > 0.0f)) return n;
   // Never below the shortest substep the API accepts (core/config.h).
-  const double most = std::min({static_cast<double>(kMaxAdaptiveSubsteps), static_cast<double>(kMaxAdaptiveSplit) * n,
-                                std::floor(static_cast<double>(dt) / kMinSubstep)});
+  const double most =
+      std::min(static_cast<double>(max_adaptive_substeps(n)), std::floor(static_cast<double>(dt) / kMinSubstep));
   compressed = std::min(most, compressed);
   if (compressed > n) n = static_cast<uint32_t>(compressed);
   if (!(cfl > 0.0f) || !(spacing > 0.0f)) return n;

@@ -68,9 +68,9 @@ void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
     poses_.resize(count);
     ObstacleImpulse impulses[kMaxObstacles];
     const float gravity = length(params.gravity);
-    // PBF's bounds, whatever the speeds: at most kMaxAdaptiveSplit steps per substep asked for and
-    // kMaxAdaptiveSubsteps in all (core/config.h); one without adaptive_dt.
-    const uint32_t most = std::max(1u, std::min(kMaxAdaptiveSplit, kMaxAdaptiveSubsteps / substeps));
+    // PBF's bound on the whole step, whatever the speeds (core/config.h), shared by its substeps; one step a
+    // substep without adaptive_dt.
+    const uint32_t most = std::max(1u, max_adaptive_substeps(substeps) / substeps);
     for (uint32_t k = 0; k < substeps; ++k) {
       double used = 0.0;
       for (uint32_t piece = 0; used < interval; ++piece) {
