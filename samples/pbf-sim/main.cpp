@@ -32,6 +32,7 @@ struct Options {
   float density_tolerance = 0.0f;
   float spacing = 0.025f;
   int threads = 0;
+  int max_neighbors = 0;
   std::string out = "pbf-out";
   bool no_output = false;
   bool ply = true;
@@ -163,6 +164,10 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
   std::printf("density error: average over frames %.4f%%, maximum %.3f%%; %.2f density iterations per substep\n",
               100.0 * t.density_error_sum / std::max(t.frames, 1), 100.0 * t.density_error_max,
               static_cast<double>(t.density_iterations) / static_cast<double>(std::max<uint64_t>(t.substeps, 1)));
+  if (t.overflow_frames > 0)
+    std::printf("neighbour lists: overflowed in %d of %d frames, up to %zu particles at a frame's end "
+                "(max_neighbors %u; --max-neighbors raises it)\n",
+                t.overflow_frames, t.frames, t.overflows_max, static_cast<unsigned>(runner.desc().max_neighbors));
   if (dynamic_count)
     std::printf("particles: %zu at the start, %zu emitted, %zu removed by sinks, %zu refused (max_particles %u), "
                 "%zu emitted outside the domain\n",
@@ -290,6 +295,10 @@ int main(int argc, char** argv) {
                  "built-in: 0.025 gives 59,319 particles, 0.05 gives 8,000 (the block keeps its size)")
       ->check(CLI::Range(0.001f, 1.0f));
   app.add_option("--threads", o.threads, "CPU threads, 0 = all")->check(CLI::Range(0, 1024));
+  app.add_option("--max-neighbors", o.max_neighbors,
+                 "neighbours kept per particle, 0 = automatic (56 at the default kernel radius) or 8 to 1024; "
+                 "raise it where the run says the lists overflowed (overrides max_neighbors)")
+      ->check(CLI::Range(0, 1024));
   app.add_option("--vorticity", o.vorticity, "vorticity confinement epsilon [m/s], 0 = off (overrides the scene)")
       ->check(CLI::Range(0.0f, 10.0f));
   app.add_option("--xsph", o.xsph, "XSPH viscosity c, 0 = off (overrides the scene)")->check(CLI::Range(0.0f, 1.0f));
@@ -355,6 +364,12 @@ int main(int argc, char** argv) {
     if (app.count("--frames")) scene.time.frames = o.frames;
     if (app.count("--fps")) scene.time.fps = o.fps;
     if (app.count("--substeps")) scene.time.substeps = o.substeps;
+    if (app.count("--max-neighbors")) {
+      if (o.max_neighbors > 0 && o.max_neighbors < 8)
+        throw std::runtime_error("--max-neighbors: expected 0 (automatic) or 8 to 1024, got " +
+                                 std::to_string(o.max_neighbors));
+      scene.max_neighbors = static_cast<uint32_t>(o.max_neighbors);
+    }
     if (app.count("--iterations")) scene.params.iterations = static_cast<uint32_t>(o.iterations);
     if (app.count("--density-tolerance")) scene.params.density_tolerance = o.density_tolerance;
     if (app.count("--vorticity")) scene.params.vorticity_epsilon = o.vorticity;

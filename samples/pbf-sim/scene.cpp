@@ -23,6 +23,9 @@ using json = nlohmann::json;
 
 // The largest particle capacity pbf_solver_desc accepts (2^28).
 constexpr int64_t kMaxParticles = int64_t{1} << 28;
+// pbf_solver_desc.max_neighbors when given (docs/API.md).
+constexpr int64_t kMinNeighbors = 8;
+constexpr int64_t kMaxNeighbors = 1024;
 
 std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
@@ -558,7 +561,7 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
   const Reader r(source);
   r.object(root, "",
            {"description", "domain", "backend", "method", "spacing", "kernel_radius", "rest_density", "max_particles",
-            "boundary_particles", "parameters", "time", "fluid", "planes", "obstacles", "emitters", "sinks", "output"});
+            "max_neighbors", "boundary_particles", "parameters", "time", "fluid", "planes", "obstacles", "emitters", "sinks", "output"});
   Scene s;
   s.source = source;
   s.base_dir = base_dir;
@@ -590,6 +593,13 @@ Scene parse_scene(const std::string& text, const std::string& source, const std:
   if (const json* v = r.find(root, "rest_density")) s.rest_density = r.positive(*v, "rest_density");
   if (const json* v = r.find(root, "max_particles"))
     s.max_particles = static_cast<uint32_t>(r.integer(*v, "max_particles", 1, kMaxParticles));
+  if (const json* v = r.find(root, "max_neighbors")) {
+    // One message for every value out of range, below 8 or above 1024 alike.
+    const int64_t n = r.integer(*v, "max_neighbors", -kMaxParticles, kMaxParticles);
+    if (n != 0 && (n < kMinNeighbors || n > kMaxNeighbors))
+      r.fail("max_neighbors", "expected 0 (automatic) or an integer in [8, 1024], got " + describe(*v));
+    s.max_neighbors = static_cast<uint32_t>(n);
+  }
   if (const json* v = r.find(root, "parameters")) read_params(r, *v, "parameters", s.params);
 
   if (const json* t = r.find(root, "time")) {

@@ -153,6 +153,7 @@ struct Scene {
   float kernel_radius = 0.0f;                 ///< SPH radius h [m]; 0 = 2 x spacing
   float rest_density = 1000.0f;               ///< [kg/m^3], > 0
   uint32_t max_particles = 1000000u;          ///< capacity, >= 1
+  uint32_t max_neighbors = 0u;                ///< neighbours kept per particle; 0 = automatic, else 8 .. 1024
   pbf_params params = pbf_params_default();   ///< every field may be set by its C name
   TimeSpec time;
   std::vector<FluidBlock> fluid;

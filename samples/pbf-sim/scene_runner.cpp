@@ -112,6 +112,7 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
   d.backend = scene_.backend;
   d.method = scene_.method;
   d.max_particles = scene_.max_particles;
+  d.max_neighbors = scene_.max_neighbors;
   d.particle_spacing = scene_.spacing;
   d.kernel_radius = scene_.kernel_radius;
   d.rest_density = scene_.rest_density;
@@ -366,8 +367,27 @@ void SceneRunner::advance() {
   totals_.step_ms += stats_.time_total_ms;
   totals_.density_error_sum += stats_.avg_density_error;
   totals_.density_error_max = std::max(totals_.density_error_max, stats_.max_density_error);
+  if (stats_.neighbor_overflows > 0) note_overflows();
   if (!emitters_.empty()) emit();
   if (!scene_.sinks.empty()) drain();
+}
+
+// Lists that overflow leave neighbours out of the sums (docs/API.md, max_neighbors): the water there
+// is under-counted and pushes apart less than it should. Said once; the totals count every frame.
+void SceneRunner::note_overflows() {
+  ++totals_.overflow_frames;
+  totals_.overflows_max = std::max<size_t>(totals_.overflows_max, stats_.neighbor_overflows);
+  if (overflow_notice_) return;
+  overflow_notice_ = true;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                ": neighbour lists overflowed at frame %d (t = %.3f s): %u particles had more neighbours than "
+                "the %u a list keeps (max_neighbors)",
+                frame_, time(), static_cast<unsigned>(stats_.neighbor_overflows),
+                static_cast<unsigned>(desc_.max_neighbors));
+  notify(scene_.source + text +
+         ", and the rest are left out of their density and forces, so water squeezed there pushes back less than "
+         "it should; raise max_neighbors (--max-neighbors) (the summary counts the frames)");
 }
 
 void SceneRunner::emit() {

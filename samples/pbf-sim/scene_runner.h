@@ -50,6 +50,8 @@ struct RunTotals {
   size_t refused = 0;            ///< emitted particles refused because the solver was full
   size_t clipped = 0;            ///< emitted particles that fell outside the domain
   size_t removed = 0;            ///< particles removed by sinks
+  int overflow_frames = 0;       ///< frames whose last substep had neighbour lists overflow (pbf_stats.neighbor_overflows)
+  size_t overflows_max = 0;      ///< most particles with overflowing lists after one frame
   int frames = 0;                ///< frames advanced
   uint64_t substeps = 0;         ///< solver substeps taken
   uint64_t density_iterations = 0;  ///< density iterations run, over every substep (pbf_stats.density_iterations)
@@ -189,6 +191,7 @@ class SceneRunner {
   void emit();
   void drain();
   void notify(const std::string& text) const;
+  void note_overflows();
 
   Scene scene_;
   RunOptions options_;
@@ -200,6 +203,7 @@ class SceneRunner {
   int frame_ = 0;
   int first_frame_ = 0;
   bool capacity_notice_ = false;
+  bool overflow_notice_ = false;
   bool output_ready_ = false;
   std::vector<PvdEntry> pvd_;
   // Lists `file` (in output.dir) at the current time as `part` of frames.pvd and rewrites it.

@@ -103,6 +103,14 @@ INSTANTIATE_TEST_SUITE_P(
              "scene.json: time.frames: expected an integer in [1, 100000000], got -1"},
         Case{"negative max_particles", scene_with(R"("max_particles": -5)"),
              "scene.json: max_particles: expected an integer in [1, 268435456], got -5"},
+        Case{"max_neighbors below the library's 8", scene_with(R"("max_neighbors": 5)"),
+             "scene.json: max_neighbors: expected 0 (automatic) or an integer in [8, 1024], got 5"},
+        Case{"max_neighbors above 1024", scene_with(R"("max_neighbors": 2000)"),
+             "scene.json: max_neighbors: expected 0 (automatic) or an integer in [8, 1024], got 2000"},
+        Case{"negative max_neighbors", scene_with(R"("max_neighbors": -1)"),
+             "scene.json: max_neighbors: expected 0 (automatic) or an integer in [8, 1024], got -1"},
+        Case{"fractional max_neighbors", scene_with(R"("max_neighbors": 60.5)"),
+             "scene.json: max_neighbors: expected an integer, got 60.5"},
         Case{"zero iterations", scene_with(R"("parameters": {"iterations": 0})"),
              "scene.json: parameters.iterations: expected an integer in [1, 100], got 0"},
         Case{"zero every", scene_with(R"("output": {"every": 0})"),
@@ -260,6 +268,7 @@ TEST(SceneErrors, AValidMinimalSceneGetsEveryDefault) {
   EXPECT_EQ(s.kernel_radius, 0.0f);
   EXPECT_EQ(s.rest_density, 1000.0f);
   EXPECT_EQ(s.max_particles, pbf_solver_desc_default().max_particles);
+  EXPECT_EQ(s.max_neighbors, pbf_solver_desc_default().max_neighbors);
   EXPECT_EQ(s.params.iterations, d.iterations);
   EXPECT_EQ(s.params.gravity[1], d.gravity[1]);
   EXPECT_EQ(s.params.xsph_viscosity, d.xsph_viscosity);

@@ -1,7 +1,8 @@
 // pbf-sim's notices about a scene that runs but will not run well: a domain
 // so large that float positions may resolve it too coarsely for the flow
-// (docs/PHYSICS.md §9). Where the domain lies does not matter: the library
-// keeps positions relative to an origin near it.
+// (docs/PHYSICS.md §9; where the domain lies does not matter: the library
+// keeps positions relative to an origin near it), and neighbour lists that
+// overflow (the scene's max_neighbors, said once and counted in the totals).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -51,6 +52,46 @@ TEST(LargeDomainNotice, IsSaidOnceWhenALargeSceneStartsAndNotForAFarSmallOne) {
     } else {
       EXPECT_TRUE(messages.empty()) << (messages.empty() ? "" : messages[0]);
     }
+  }
+}
+
+// A resting block at h = 2 spacings: an inner particle has about 33 neighbours.
+pbf_sim::Scene block_scene(const char* extra) {
+  return pbf_sim::parse_scene(
+      std::string(R"({"domain": {"min": [0, 0, 0], "max": [1, 1, 1]}, "backend": "cpu", "spacing": 0.1,)") + extra +
+          R"( "fluid": [{"box": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]}}], "time": {"frames": 3},
+              "output": {"ply": false}})",
+      "scene.json");
+}
+
+TEST(NeighborOverflowNotice, IsSaidOnceNamingTheCapacityAndTheFramesAreCounted) {
+  std::vector<std::string> messages;
+  pbf_sim::RunOptions options;
+  options.message = [&](const std::string& m) { messages.push_back(m); };
+  pbf_sim::SceneRunner r(block_scene(R"( "max_neighbors": 8,)"), options);
+  EXPECT_EQ(r.desc().max_neighbors, 8u) << "the scene's max_neighbors reaches the solver";
+  for (int f = 0; f < 3; ++f) r.advance();
+  ASSERT_EQ(messages.size(), 1u) << "said once, however many frames overflow";
+  EXPECT_EQ(messages[0].rfind("scene.json: neighbour lists overflowed at frame 1 (t = 0.017 s): ", 0), 0u) << messages[0];
+  EXPECT_NE(messages[0].find("than the 8 a list keeps (max_neighbors)"), std::string::npos) << messages[0];
+  EXPECT_NE(messages[0].find("--max-neighbors"), std::string::npos) << messages[0];
+  EXPECT_EQ(r.totals().overflow_frames, 3);
+  // The block's 216 particles: the inner ones have far more than 8 neighbours, its corners 7 or 8 (with themselves).
+  EXPECT_GT(r.totals().overflows_max, 100u);
+  EXPECT_LE(r.totals().overflows_max, 216u);
+}
+
+TEST(NeighborOverflowNotice, SaysNothingWithTheAutomaticCapacityOrOneRaisedByTheScene) {
+  for (const char* extra : {"", R"( "max_neighbors": 100,)"}) {
+    std::vector<std::string> messages;
+    pbf_sim::RunOptions options;
+    options.message = [&](const std::string& m) { messages.push_back(m); };
+    pbf_sim::SceneRunner r(block_scene(extra), options);
+    EXPECT_EQ(r.desc().max_neighbors, *extra ? 100u : 56u) << extra;
+    for (int f = 0; f < 3; ++f) r.advance();
+    EXPECT_TRUE(messages.empty()) << (messages.empty() ? "" : messages[0]);
+    EXPECT_EQ(r.totals().overflow_frames, 0);
+    EXPECT_EQ(r.totals().overflows_max, 0u);
   }
 }
 
