@@ -36,7 +36,7 @@ public sealed class SolverDesc {
   /// <summary>CPU worker threads, 0 = all hardware threads, else 1 .. 1024; default 0. Results do not depend on it.</summary>
   public int ThreadCount { get; set; } = 0;
 
-  /// <summary>Neighbours kept per particle, 0 = chosen from the kernel radius, else 8 .. 1024; default 0.</summary>
+  /// <summary>Neighbours kept per particle, 0 = chosen from the kernel radius, else 8 .. 1024; default 0. A particle with more keeps the nearest (<see cref="SolverStats.NeighborOverflows"/> counts them).</summary>
   public uint MaxNeighbors { get; set; } = 0u;
 
   /// <summary>The simulation method; default <see cref="Method.Pbf"/>. It also sets the particle mass.</summary>

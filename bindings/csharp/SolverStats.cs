@@ -21,7 +21,7 @@ public sealed class SolverStats {
   public float AvgNeighbors { get; private set; }
   /// <summary>Largest neighbour count kept.</summary>
   public uint MaxNeighbors { get; private set; }
-  /// <summary>Particles that had more neighbours than the solver keeps.</summary>
+  /// <summary>Particles that had more neighbours than the solver keeps (each kept its nearest).</summary>
   public uint NeighborOverflows { get; private set; }
   /// <summary>Largest particle speed after the step [m/s].</summary>
   public float MaxSpeed { get; private set; }

@@ -183,7 +183,8 @@ typedef struct pbf_solver_desc {
   int32_t thread_count;      /**< CPU worker threads, 0 = all hardware threads, else 1 .. 1024; default 0.
                                   Results do not depend on it. */
   uint32_t max_neighbors;    /**< neighbours kept per particle, 0 = chosen from kernel_radius,
-                                  else 8 .. 1024; default 0. Overflows are counted in pbf_stats.
+                                  else 8 .. 1024; default 0. A particle with more keeps the nearest
+                                  (docs/API.md §3.3); overflows are counted in pbf_stats.
                                   max_particles x max_neighbors x 4 bytes may not exceed 16 GiB. */
   pbf_method method;         /**< the simulation method; default PBF_METHOD_PBF. It also sets the
                                   particle mass (each method's density kernel gives the lattice at
@@ -390,7 +391,8 @@ typedef struct pbf_stats {
   float avg_neighbors;           /**< mean neighbours kept per particle (self excluded) */
   uint32_t max_neighbors;        /**< largest neighbour count kept; at most the list capacity
                                       (see neighbor_overflows) */
-  uint32_t neighbor_overflows;   /**< particles that had more neighbours than the solver keeps */
+  uint32_t neighbor_overflows;   /**< particles that had more neighbours than the solver keeps
+                                      (each kept its nearest, in the last substep) */
   float max_speed;               /**< largest particle speed after the step [m/s] */
   double time_total_ms;          /**< the whole step */
   double time_predict_ms;        /**< external forces and prediction */

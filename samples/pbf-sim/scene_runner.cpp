@@ -372,8 +372,8 @@ void SceneRunner::advance() {
   if (!scene_.sinks.empty()) drain();
 }
 
-// Lists that overflow leave neighbours out of the sums (docs/API.md, max_neighbors): the water there
-// is under-counted and pushes apart less than it should. Said once; the totals count every frame.
+// Lists that overflow keep the nearest neighbours and leave the farthest out of the sums (docs/API.md,
+// max_neighbors): the water there reads a lower density than it has. Said once; the totals count every frame.
 void SceneRunner::note_overflows() {
   ++totals_.overflow_frames;
   totals_.overflows_max = std::max<size_t>(totals_.overflows_max, stats_.neighbor_overflows);
@@ -386,8 +386,9 @@ void SceneRunner::note_overflows() {
                 frame_, time(), static_cast<unsigned>(stats_.neighbor_overflows),
                 static_cast<unsigned>(desc_.max_neighbors));
   notify(scene_.source + text +
-         ", and the rest are left out of their density and forces, so water squeezed there pushes back less than "
-         "it should; raise max_neighbors (--max-neighbors) (the summary counts the frames)");
+         ": each kept its nearest, and the farthest are left out of its density and forces, so water squeezed "
+         "there reads a lower density than it has; raise max_neighbors (--max-neighbors) (the summary counts the "
+         "frames)");
 }
 
 void SceneRunner::emit() {

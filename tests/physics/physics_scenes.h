@@ -117,9 +117,10 @@ class OnEveryBackend : public ::testing::TestWithParam<pbf_backend> {
 
 // A dam break: a block of side `block` [m] in the corner of a box.
 inline SolverPtr make_dam_break(float spacing, const float box[3], const float block[3], int threads,
-                                pbf_backend backend = PBF_BACKEND_CPU) {
+                                pbf_backend backend = PBF_BACKEND_CPU, uint32_t max_neighbors = 0) {
   pbf_solver_desc desc = pbf_solver_desc_default();
   desc.backend = backend;
+  desc.max_neighbors = max_neighbors;
   desc.particle_spacing = spacing;
   for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
   desc.thread_count = threads;

@@ -72,7 +72,7 @@ public final class SolverDesc implements Cloneable {
 
   /** @return neighbours kept per particle, 0 = chosen from the kernel radius; default 0 */
   public int getMaxNeighbors() { return maxNeighbors; }
-  /** @param value 0 = automatic, else 8 .. 1024 @return this */
+  /** @param value 0 = automatic, else 8 .. 1024; a particle with more keeps the nearest @return this */
   public SolverDesc setMaxNeighbors(int value) { maxNeighbors = Checks.count(value, "maxNeighbors"); return this; }
 
   /** @return the simulation method; default {@link Method#PBF} */

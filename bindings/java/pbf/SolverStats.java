@@ -46,7 +46,7 @@ public final class SolverStats {
   public float getAvgNeighbors() { return avgNeighbors; }
   /** @return largest neighbour count kept */
   public int getMaxNeighbors() { return maxNeighbors; }
-  /** @return particles that had more neighbours than the solver keeps */
+  /** @return particles that had more neighbours than the solver keeps (each kept its nearest) */
   public int getNeighborOverflows() { return neighborOverflows; }
   /** @return largest particle speed after the step [m/s] */
   public float getMaxSpeed() { return maxSpeed; }

@@ -7,7 +7,7 @@ namespace pbf {
 
 namespace {
 
-// Each list scanned into a row on the stack, then stored by put_list().
+// Each list scanned into a row on the stack (the nearest where it overflows), then stored by put_list().
 uint32_t scan_neighbor_run_baseline(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t /*n*/,
                                     uint32_t begin, uint32_t end, float radius, const ListRows& rows,
                                     uint32_t* count) {
@@ -16,6 +16,7 @@ uint32_t scan_neighbor_run_baseline(const GridSpec& spec, const uint32_t* start,
   for (uint32_t i = begin; i < end; ++i) {
     bool overflow = false;
     count[i] = scan_neighbors(spec, start, x, i, radius, rows.stride, row, 1, &overflow);
+    if (overflow) count[i] = scan_nearest_neighbors(spec, start, x, i, radius, rows.stride, row, 1, &overflow);
     put_list(row, count[i], rows, i);
     overflows += overflow ? 1u : 0u;
   }

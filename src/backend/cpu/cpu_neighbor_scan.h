@@ -77,8 +77,9 @@ inline void put_list(uint32_t* row, uint32_t count, const ListRows& rows, uint32
 // The lists of the particles begin .. end - 1, where x holds the n sorted
 // positions: particle i's list in `rows` and its length in count[i], each as
 // scan_neighbors(spec, start, x, i, radius, stride, list, 1, overflow)
-// gives them, stored by put_list(). Returns how many overflowed (had more
-// neighbours than `stride`).
+// gives them, or scan_nearest_neighbors() where it overflows (core/
+// neighbor_scan.h), stored by put_list(). Returns how many overflowed (had
+// more neighbours than `stride`).
 typedef uint32_t (*NeighborScan)(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                  uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count);
 

@@ -99,7 +99,7 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
 uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n,
                                   uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count) {
   return avx512::scan_run_in_rows(
-      spec, x, begin, end, radius, rows, count,
+      spec, start, x, begin, end, radius, rows, count,
       [&](uint32_t first, uint32_t m, const int* lo, const int* hi, uint32_t* local, uint32_t step) {
         return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, rows.stride, local, step, count);
       });

@@ -30,13 +30,26 @@ __global__ void k_cell_keys(size_t n, GridSpec grid, const Vec3* xp, uint32_t* k
   atomicAdd(cell_count + key, 1u);
 }
 
+// The nearest neighbours of a particle whose list overflowed, out of line, so
+// that the scan every particle runs keeps the registers of its own.
+__device__ __noinline__ uint32_t nearest_neighbors(const GridSpec& grid, const uint32_t* start, const Vec3* xp,
+                                                   uint32_t i, float radius, uint32_t stride, uint32_t* list,
+                                                   size_t list_step) {
+  bool overflow = false;
+  return scan_nearest_neighbors(grid, start, xp, i, radius, stride, list, list_step, &overflow);
+}
+
 __global__ void k_neighbors(size_t n, GridSpec grid, const uint32_t* start, const Vec3* xp, float radius,
                             uint32_t stride, uint32_t* index, uint32_t* count, uint32_t* overflows) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   bool overflow = false;
   count[i] = scan_neighbors(grid, start, xp, static_cast<uint32_t>(i), radius, stride, index + i, n, &overflow);
-  if (overflow) atomicAdd(overflows, 1u);
+  if (overflow) {
+    // The nearest kept, as on the CPU (core/neighbor_scan.h).
+    count[i] = nearest_neighbors(grid, start, xp, static_cast<uint32_t>(i), radius, stride, index + i, n);
+    atomicAdd(overflows, 1u);
+  }
 }
 
 __global__ void k_boundary_near(size_t n, BoundarySamples boundary, float reach, const Vec3* xp, uint8_t* near) {

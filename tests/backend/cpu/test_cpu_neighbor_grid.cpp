@@ -21,6 +21,7 @@
 #include "core/config.h"
 #include "core/grid_spec.h"
 #include "core/motion.h"
+#include "core/neighbor_scan.h"
 
 namespace {
 
@@ -419,32 +420,98 @@ TEST(CpuNeighborGrid, EveryLaneTargetSortsAndSetsAsideAsTheBaseline) {
   }
 }
 
-TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmall) {
+// The list a particle with more neighbours than `stride` keeps: the stride
+// nearest (at equal distances the lower index) of the first
+// (1 + kNearestScanExtra) x stride of its neighbours in ascending order (the
+// scan's), in ascending order.
+std::vector<uint32_t> nearest_kept(const std::vector<uint32_t>& truth, const LaneVector<Vec3>& x, size_t i,
+                                   uint32_t stride) {
+  std::vector<uint32_t> weighed(truth.begin(),
+                                truth.begin() + std::min<size_t>(truth.size(), stride * (1 + pbf::kNearestScanExtra)));
+  std::stable_sort(weighed.begin(), weighed.end(), [&](uint32_t a, uint32_t b) {
+    return pbf::length_squared(x[i] - x[a]) < pbf::length_squared(x[i] - x[b]);
+  });
+  weighed.resize(std::min<size_t>(weighed.size(), stride));
+  std::sort(weighed.begin(), weighed.end());
+  return weighed;
+}
+
+TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmallAndKeepsTheNearest) {
   const float cell = 0.1f;
   const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 8, 8, 8);
   const LaneVector<Vec3> x = make_cloud(31, 3000, g, cell);
-  CpuNeighborGrid grid(g);
-  const LaneVector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
+  CpuNeighborGrid baseline(g, pbf::LaneTarget::Baseline);
+  const LaneVector<Vec3> sorted = gather(x, sort_in_arena(baseline, x, 2));
   const auto truth = brute_force(sorted, cell);
-  for (uint32_t stride : {0u, 1u, 4u, 10u}) {
-    const Lists l = find_in_arena(grid, sorted, cell, stride, 2);
-    uint32_t expected_overflows = 0;
-    for (size_t i = 0; i < truth.size(); ++i) {
-      const size_t want = truth[i].size();
-      if (want > stride) ++expected_overflows;
-      ASSERT_EQ(l.count[i], std::min<size_t>(want, stride)) << "stride " << stride << " particle " << i;
-      // The kept entries are distinct true neighbours.
-      std::vector<uint32_t> got = l.of(i);
-      std::sort(got.begin(), got.end());
-      EXPECT_TRUE(std::adjacent_find(got.begin(), got.end()) == got.end());
-      EXPECT_TRUE(std::includes(truth[i].begin(), truth[i].end(), got.begin(), got.end()))
-          << "stride " << stride << " particle " << i;
+  for (pbf::LaneTarget target : pbf::lane_targets_here()) {
+    CpuNeighborGrid grid(g, target);
+    ASSERT_EQ(sort_in_arena(grid, x, 2), sort_in_arena(baseline, x, 2));  // and its cells' starts
+    size_t past_the_weighed = 0;  // particles with more neighbours than the scan weighs
+    for (uint32_t stride : {0u, 1u, 4u, 10u, 24u}) {
+      const std::string what = std::string(pbf::lane_target_name(target)) + " stride " + std::to_string(stride);
+      const Lists l = find_in_arena(grid, sorted, cell, stride, 2);
+      uint32_t expected_overflows = 0;
+      for (size_t i = 0; i < truth.size(); ++i) {
+        const size_t want = truth[i].size();
+        if (want > stride) ++expected_overflows;
+        if (want > stride * (1 + pbf::kNearestScanExtra)) ++past_the_weighed;
+        ASSERT_EQ(l.count[i], std::min<size_t>(want, stride)) << what << " particle " << i;
+        // The nearest (every neighbour where all fit), in ascending order.
+        ASSERT_EQ(l.of(i), nearest_kept(truth[i], sorted, i, stride)) << what << " particle " << i;
+      }
+      EXPECT_GT(expected_overflows, 0u) << "the cloud must be dense enough to overflow " << what;
+      EXPECT_EQ(l.overflows, expected_overflows) << what;
     }
-    EXPECT_GT(expected_overflows, 0u) << "the cloud must be dense enough to overflow stride " << stride;
-    EXPECT_EQ(l.overflows, expected_overflows) << "stride " << stride;
+    EXPECT_GT(past_the_weighed, 0u) << "some particle must have more neighbours than the scan weighs";
+    // With room for everyone there is no overflow.
+    EXPECT_EQ(find_in_arena(grid, sorted, cell, static_cast<uint32_t>(max_count(truth)), 2).overflows, 0u);
   }
-  // With room for everyone there is no overflow.
-  EXPECT_EQ(find_in_arena(grid, sorted, cell, static_cast<uint32_t>(max_count(truth)), 2).overflows, 0u);
+}
+
+// Where the lists overflow, the nearest neighbours are kept: in a lattice
+// (which the lists' order and the cells' do not favour), every particle
+// whose neighbours fill more than its list keeps those at the lattice's
+// nearest distances and none farther than the ones it leaves out.
+TEST(CpuNeighborGrid, AnOverflowingLatticeKeepsTheNearestShellsOnEverySide) {
+  const float s = 0.05f, h = 2.0f * s;
+  const GridSpec g = make_spec(Vec3{0, 0, 0}, h, 6, 6, 6);
+  LaneVector<Vec3> x;
+  for (int k = 0; k < 10; ++k)
+    for (int j = 0; j < 10; ++j)
+      for (int i = 0; i < 10; ++i) x.push_back(Vec3{(i + 1) * s, (j + 1) * s, (k + 1) * s});
+  for (pbf::LaneTarget target : pbf::lane_targets_here()) {
+    CpuNeighborGrid grid(g, target);
+    const LaneVector<Vec3> sorted = gather(x, sort_in_arena(grid, x, 2));
+    const auto truth = brute_force(sorted, h);
+    // An inner particle has 26 neighbours closer than 2 s: 6 at s, 12 at s sqrt 2 and 8 at s sqrt 3
+    // (those at 2 s are not: the radius is exclusive). In the scan's order the first 18 would be the
+    // 9 below it, the 8 beside it and one above.
+    const uint32_t stride = 18;  // room for the 6 nearest and the 12 next
+    const Lists l = find_in_arena(grid, sorted, h, stride, 2);
+    size_t inner = 0;
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (truth[i].size() <= stride) continue;
+      const std::vector<uint32_t> kept = l.of(i);
+      ASSERT_EQ(kept.size(), stride);
+      float farthest_kept = 0.0f, nearest_left = INFINITY;
+      for (uint32_t j : truth[i]) {
+        const float d2 = pbf::length_squared(sorted[i] - sorted[j]);
+        if (std::binary_search(kept.begin(), kept.end(), j))
+          farthest_kept = std::max(farthest_kept, d2);
+        else
+          nearest_left = std::min(nearest_left, d2);
+      }
+      EXPECT_LE(farthest_kept, nearest_left) << pbf::lane_target_name(target) << " particle " << i;
+      if (truth[i].size() == 26) {
+        ++inner;
+        // The 6 face and 12 edge neighbours: their sum is zero (no side left out).
+        Vec3 sum{0, 0, 0};
+        for (uint32_t j : kept) sum += sorted[j] - sorted[i];
+        EXPECT_LT(pbf::length_squared(sum), 1e-10f) << pbf::lane_target_name(target) << " particle " << i;
+      }
+    }
+    EXPECT_GT(inner, 0u);
+  }
 }
 
 TEST(CpuNeighborGrid, AMillionParticlesAtOnePointFillTheirListsAndStopScanning) {

@@ -80,6 +80,24 @@ TEST_F(CudaBackend, TheFirstStepsAgreeWithTheCpuWithinRoundOff) {
   EXPECT_NEAR(a.avg_density_error, b.avg_density_error, 1e-4f);
 }
 
+// Lists too short for every neighbour keep the nearest on both backends
+// (core/neighbor_scan.h): the same lists, so the first steps agree as they
+// do with room for all.
+TEST_F(CudaBackend, WithListsTooShortTheFirstStepsAgreeWithTheCpu) {
+  SolverPtr cpu = make_dam_break(0.04f, kBox, kBlock, 0, PBF_BACKEND_CPU, 20);
+  SolverPtr gpu = make_dam_break(0.04f, kBox, kBlock, 0, PBF_BACKEND_CUDA, 20);
+  for (int step = 1; step <= 5; ++step) {
+    PBF_ASSERT_OK(pbf_solver_step(cpu.get(), 1.0f / 240.0f, 1));
+    PBF_ASSERT_OK(pbf_solver_step(gpu.get(), 1.0f / 240.0f, 1));
+    const pbf_stats a = stats_of(cpu.get()), b = stats_of(gpu.get());
+    EXPECT_GT(a.neighbor_overflows, 1000u) << "step " << step << ": the lists must overflow";
+    EXPECT_EQ(a.neighbor_overflows, b.neighbor_overflows) << "step " << step;
+    EXPECT_NEAR(a.avg_neighbors, b.avg_neighbors, 0.01f) << "step " << step;
+    EXPECT_LT(max_difference(positions_of(cpu.get()), positions_of(gpu.get())), 1e-5f) << "step " << step;
+    EXPECT_LT(max_difference(velocities_of(cpu.get()), velocities_of(gpu.get())), 1e-3f) << "step " << step;
+  }
+}
+
 // A column 60 particles tall stepped one 1/60 s frame: 4 iterations leave it
 // compressed above the density tolerance, so more run, ended on the GPU by
 // its gate (graph or stages) after as many as on the CPU.
