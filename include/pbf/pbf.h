@@ -237,7 +237,9 @@ typedef struct pbf_params {
   int32_t unilateral;            /**< 1 = only compression is corrected; 0 = the paper's two-sided
                                       constraint, which also pulls free-surface particles (they lack
                                       neighbours) inwards and clumps them, its lambda under-relaxed
-                                      by half to stay stable (docs/PHYSICS.md §3); default 1 */
+                                      by half so that its sweeps do not explode; the surface still
+                                      snaps inward in the first frames (particles at 7-16 m/s in
+                                      the dam break, docs/PHYSICS.md §3); default 1 */
   float artificial_pressure_k;   /**< k of s_corr (eq. 13), 0 .. 1, 0 = off; default 0.1. s_corr acts like
                                       a compression of k (W(r)/W(dq))^n in each of 4 iterations of a
                                       1/240 s substep; at more iterations and shorter substeps it is
