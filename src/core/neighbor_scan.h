@@ -61,6 +61,23 @@ PBF_HD bool nearer_neighbor(float d2a, uint32_t a, float d2b, uint32_t b) {
   return d2a < d2b || (d2a == d2b && a < b);
 }
 
+// The farthest (nearer_neighbor()) of the `count` neighbours in list[0],
+// list[list_step], ...: its slot, index and squared distance from xi.
+struct FarthestNeighbor {
+  uint32_t slot, j;
+  float d2;
+};
+PBF_HD FarthestNeighbor farthest_neighbor(Vec3 xi, const Vec3* x, const uint32_t* list, size_t list_step,
+                                          uint32_t count) {
+  FarthestNeighbor far{0, list[0], length_squared(xi - x[list[0]])};
+  for (uint32_t k = 1; k < count; ++k) {
+    const uint32_t j = list[k * list_step];
+    const float d2 = length_squared(xi - x[j]);
+    if (nearer_neighbor(far.d2, far.j, d2, j)) far = FarthestNeighbor{k, j, d2};
+  }
+  return far;
+}
+
 // The list of a particle whose neighbours do not all fit (scan_neighbors()
 // set *overflow): the `stride` nearest of them (nearer_neighbor()), in
 // ascending order as scan_neighbors() writes them, and *overflow as it sets
@@ -83,48 +100,25 @@ PBF_HD uint32_t scan_nearest_neighbors(const GridSpec& spec, const uint32_t* sta
   spec.cell_block(xi, radius, lo, hi);
   const uint32_t most = stride * (1u + kNearestScanExtra);
   uint32_t found = 0;
-  // Once the list is full: its farthest slot, that neighbour's index and distance.
-  uint32_t far = 0, far_j = 0;
-  float far_d2 = 0.0f;
+  FarthestNeighbor far{};  // once the list is full
   bool done = false;
   for (int z = lo[2]; z <= hi[2] && !done; ++z) {
     for (int y = lo[1]; y <= hi[1] && !done; ++y) {
       const uint32_t b = start[spec.linear(lo[0], y, z)];
       const uint32_t e = start[spec.linear(hi[0], y, z) + 1];
-      for (uint32_t j = b; j < e; ++j) {
+      for (uint32_t j = b; j < e && !done; ++j) {
         if (j == i) continue;
         const float d2 = length_squared(xi - x[j]);
         if (d2 >= r2max) continue;
         ++found;
         if (found <= stride) {
           list[(found - 1) * list_step] = j;
-          if (found < stride) continue;
-        } else if (nearer_neighbor(d2, j, far_d2, far_j)) {
-          list[far * list_step] = j;
-        } else {
-          if (found == most) {
-            done = true;
-            break;
-          }
-          continue;
+          if (found == stride) far = farthest_neighbor(xi, x, list, list_step, stride);
+        } else if (nearer_neighbor(d2, j, far.d2, far.j)) {
+          list[far.slot * list_step] = j;
+          far = farthest_neighbor(xi, x, list, list_step, stride);
         }
-        // The list is full, or its farthest was replaced: find its farthest.
-        far = 0;
-        far_j = list[0];
-        far_d2 = length_squared(xi - x[far_j]);
-        for (uint32_t k = 1; k < stride; ++k) {
-          const uint32_t jk = list[k * list_step];
-          const float dk = length_squared(xi - x[jk]);
-          if (nearer_neighbor(far_d2, far_j, dk, jk)) {
-            far = k;
-            far_j = jk;
-            far_d2 = dk;
-          }
-        }
-        if (found == most) {
-          done = true;
-          break;
-        }
+        done = found == most;
       }
     }
   }

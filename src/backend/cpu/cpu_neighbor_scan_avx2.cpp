@@ -51,7 +51,7 @@ constexpr PackTable kPack;
 // The lists of the m particles first .. first + m - 1, which share the
 // block of cells lo .. hi: each row's candidates are read once, eight at a
 // time, and tested against every particle of the run that has room left.
-// Returns how many overflowed.
+// Returns the particles whose lists overflowed (bit p: particle first + p).
 uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t n, uint32_t first,
                            uint32_t m, const int lo[3], const int hi[3], float radius, uint32_t stride,
                            uint32_t* local, uint32_t step, uint32_t* count) {
@@ -59,8 +59,8 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
   const __m256 r2 = _mm256_set1_ps(radius * radius);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   uint32_t found[avx2::kScanShared] = {};
-  uint32_t open = (1u << m) - 1u;  // the particles whose lists have room (bit p: particle first + p)
-  uint32_t overflows = 0;
+  const uint32_t all = (1u << m) - 1u;
+  uint32_t open = all;  // the particles whose lists have room (bit p: particle first + p)
   // The scan ends when every list is full, as the scalar scan stops at the
   // first neighbour that does not fit.
   for (int z = lo[2]; z <= hi[2] && open != 0; ++z) {
@@ -103,14 +103,13 @@ uint32_t scan_shared_block(const GridSpec& spec, const uint32_t* start, const Ve
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), packed);
           if (!avx2::take_group(k, stride, found[p])) {
             open &= ~(1u << p);
-            ++overflows;
           }
         }
       }
     }
   }
   for (uint32_t p = 0; p < m; ++p) count[first + p] = found[p];
-  return overflows;
+  return all & ~open;  // a list closes only where it overflows
 }
 
 }  // namespace

@@ -73,9 +73,9 @@ inline uint32_t scan_in_shared_blocks(const GridSpec& spec, const Vec3* x, uint3
 // collected in rows on the stack and stored with put_list():
 // block(first, m, lo, hi, local, step) scans the m particles from `first`
 // into the rows local, local + step, ..., their counts into count[first ..],
-// and returns how many overflowed. A list that filled its row is scanned
-// again by scan_nearest_neighbors(), which keeps the nearest where it
-// overflowed (and the same list where it did not). Returns the total.
+// and returns the particles whose lists overflowed (bit p: particle
+// first + p), which scan_nearest_neighbors() scans again to keep their
+// nearest. Returns how many overflowed.
 template <class Block>
 inline uint32_t scan_run_in_rows(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t begin,
                                  uint32_t end, float radius, const ListRows& rows, uint32_t* count, Block&& block) {
@@ -85,19 +85,18 @@ inline uint32_t scan_run_in_rows(const GridSpec& spec, const uint32_t* start, co
   for (uint32_t k = 0; k < kScanShared * step; ++k) local[k] = 0u;
   return scan_in_shared_blocks(spec, x, begin, end, radius,
                                [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
-                                 const uint32_t overflows = block(first, m, lo, hi, local, step);
+                                 const uint32_t overflowed = block(first, m, lo, hi, local, step);
                                  for (uint32_t p = 0; p < m; ++p) {
                                    uint32_t* row = local + p * step;
                                    const uint32_t i = first + p;
-                                   // A full list may have overflowed: keep the nearest.
-                                   if (count[i] == rows.stride && rows.stride > 0) {
+                                   if ((overflowed >> p) & 1u) {
                                      bool overflow = false;
                                      count[i] = scan_nearest_neighbors(spec, start, x, i, radius, rows.stride, row,
                                                                        1, &overflow);
                                    }
                                    put_list(row, count[i], rows, i);
                                  }
-                                 return overflows;
+                                 return static_cast<uint32_t>(__builtin_popcount(overflowed));
                                });
 }
 
