@@ -231,6 +231,8 @@ int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
     std::printf("(emitters and sinks do not run in --bench: the initial fluid is timed)\n");
   std::map<std::string, std::vector<double>> t;
   double err_sum = 0.0, err_max = 0.0, iterations = 0.0, substeps = 0.0;
+  int overflow_steps = 0;
+  uint32_t overflows_max = 0;
   pbf_stats s = pbf_stats_default();
   for (int k = 0; k < steps; ++k) {
     if (pbf_solver_step(solver, o.bench_dt, 1) != PBF_OK || pbf_solver_get_stats(solver, &s) != PBF_OK)
@@ -246,6 +248,10 @@ int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
     iterations += s.density_iterations;
     substeps += s.substeps;
     err_max = std::max(err_max, static_cast<double>(s.max_density_error));
+    if (s.neighbor_overflows > 0) {
+      ++overflow_steps;
+      overflows_max = std::max(overflows_max, s.neighbor_overflows);
+    }
     if (isatty(STDERR_FILENO) && (k + 1) % 50 == 0)
       print_progress(k + 1, steps, 0.001 * std::accumulate(t["total"].begin(), t["total"].end(), 0.0));
   }
@@ -255,6 +261,12 @@ int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
   std::printf("density error: average over steps %.4f%%, maximum %.3f%%\n", 100.0 * err_sum / std::max(steps, 1),
               100.0 * err_max);
   std::printf("density iterations per substep: %.2f on average\n", iterations / std::max(substeps, 1.0));
+  // Lists that overflow are scanned again for their nearest neighbours: the times above include it.
+  if (overflow_steps > 0)
+    std::printf("neighbour lists: overflowed in %d of %d steps, up to %u particles at a step's end (max_neighbors %u; "
+                "--max-neighbors raises it; the times include scanning those lists again)\n",
+                overflow_steps, steps, static_cast<unsigned>(overflows_max),
+                static_cast<unsigned>(runner.desc().max_neighbors));
   std::printf("particle-iterations per second: %.3g\n",
               static_cast<double>(n) * iterations / (std::accumulate(t["total"].begin(), t["total"].end(), 0.0) * 1e-3));
   return 0;
