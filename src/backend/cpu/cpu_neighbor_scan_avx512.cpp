@@ -14,6 +14,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #pragma GCC push_options
@@ -100,8 +101,8 @@ uint32_t scan_neighbor_run_avx512(const GridSpec& spec, const uint32_t* start, c
                                   uint32_t begin, uint32_t end, float radius, const ListRows& rows, uint32_t* count) {
   return avx512::scan_run_in_rows(
       spec, start, x, begin, end, radius, rows, count,
-      [&](uint32_t first, uint32_t m, const int* lo, const int* hi, uint32_t* local, uint32_t step) {
-        return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, rows.stride, local, step, count);
+      [&](uint32_t first, uint32_t m, const int* lo, const int* hi, uint32_t stride, uint32_t* local, uint32_t step) {
+        return scan_shared_block(spec, start, x, n, first, m, lo, hi, radius, stride, local, step, count);
       });
 }
 

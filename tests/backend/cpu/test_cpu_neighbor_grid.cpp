@@ -468,6 +468,35 @@ TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmallAndKeepsTheNearest) 
   }
 }
 
+// Lists of hundreds of slots keep the nearest too: up to 256 slots the
+// scans collect the neighbours that the nearest are chosen from in their
+// first pass, past it they scan an overflowing list again (cpu_neighbor_scan_blocks.h);
+// both give the lists of brute force.
+TEST(CpuNeighborGrid, LongListsThatOverflowKeepTheNearestOnEitherSideOf256Slots) {
+  const float cell = 0.1f;
+  const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 4, 4, 4);
+  const LaneVector<Vec3> x = make_cloud(7, 5000, g, cell);  // about 300 neighbours a particle inside
+  CpuNeighborGrid baseline(g, pbf::LaneTarget::Baseline);
+  const LaneVector<Vec3> sorted = gather(x, sort_in_arena(baseline, x, 2));
+  const auto truth = brute_force(sorted, cell);
+  for (pbf::LaneTarget target : pbf::lane_targets_here()) {
+    CpuNeighborGrid grid(g, target);
+    ASSERT_EQ(sort_in_arena(grid, x, 2), sort_in_arena(baseline, x, 2));  // and its cells' starts
+    for (uint32_t stride : {200u, 256u, 257u, 300u}) {
+      const std::string what = std::string(pbf::lane_target_name(target)) + " stride " + std::to_string(stride);
+      const Lists l = find_in_arena(grid, sorted, cell, stride, 2, 40);
+      uint32_t expected_overflows = 0;
+      for (size_t i = 0; i < truth.size(); ++i) {
+        if (truth[i].size() > stride) ++expected_overflows;
+        ASSERT_EQ(l.count[i], std::min<size_t>(truth[i].size(), stride)) << what << " particle " << i;
+        ASSERT_EQ(l.of(i), nearest_kept(truth[i], sorted, i, stride)) << what << " particle " << i;
+      }
+      EXPECT_GT(expected_overflows, 0u) << "the cloud must be dense enough to overflow " << what;
+      EXPECT_EQ(l.overflows, expected_overflows) << what;
+    }
+  }
+}
+
 // Where the lists overflow, the nearest neighbours are kept: in a lattice
 // (which the lists' order and the cells' do not favour), every particle
 // whose neighbours fill more than its list keeps those at the lattice's
