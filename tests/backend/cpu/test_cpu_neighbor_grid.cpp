@@ -436,6 +436,27 @@ std::vector<uint32_t> nearest_kept(const std::vector<uint32_t>& truth, const Lan
   return weighed;
 }
 
+// The lists of `stride` slots (`head`: as find_in_arena()) against brute
+// force: each particle's count and its nearest (nearest_kept()), and the
+// overflows counted. Adds the particles with more neighbours than the scan
+// weighs to *past_the_weighed.
+void expect_nearest_kept(const CpuNeighborGrid& grid, const LaneVector<Vec3>& sorted,
+                         const std::vector<std::vector<uint32_t>>& truth, float radius, uint32_t stride,
+                         uint32_t head, const std::string& what, size_t* past_the_weighed) {
+  const Lists l = find_in_arena(grid, sorted, radius, stride, 2, head);
+  uint32_t expected_overflows = 0;
+  for (size_t i = 0; i < truth.size(); ++i) {
+    const size_t want = truth[i].size();
+    if (want > stride) ++expected_overflows;
+    if (want > stride * (1 + pbf::kNearestScanExtra)) ++*past_the_weighed;
+    ASSERT_EQ(l.count[i], std::min<size_t>(want, stride)) << what << " particle " << i;
+    // The nearest (every neighbour where all fit), in ascending order.
+    ASSERT_EQ(l.of(i), nearest_kept(truth[i], sorted, i, stride)) << what << " particle " << i;
+  }
+  EXPECT_GT(expected_overflows, 0u) << "the cloud must be dense enough to overflow " << what;
+  EXPECT_EQ(l.overflows, expected_overflows) << what;
+}
+
 TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmallAndKeepsTheNearest) {
   const float cell = 0.1f;
   const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 8, 8, 8);
@@ -449,18 +470,8 @@ TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmallAndKeepsTheNearest) 
     size_t past_the_weighed = 0;  // particles with more neighbours than the scan weighs
     for (uint32_t stride : {0u, 1u, 4u, 10u, 24u}) {
       const std::string what = std::string(pbf::lane_target_name(target)) + " stride " + std::to_string(stride);
-      const Lists l = find_in_arena(grid, sorted, cell, stride, 2);
-      uint32_t expected_overflows = 0;
-      for (size_t i = 0; i < truth.size(); ++i) {
-        const size_t want = truth[i].size();
-        if (want > stride) ++expected_overflows;
-        if (want > stride * (1 + pbf::kNearestScanExtra)) ++past_the_weighed;
-        ASSERT_EQ(l.count[i], std::min<size_t>(want, stride)) << what << " particle " << i;
-        // The nearest (every neighbour where all fit), in ascending order.
-        ASSERT_EQ(l.of(i), nearest_kept(truth[i], sorted, i, stride)) << what << " particle " << i;
-      }
-      EXPECT_GT(expected_overflows, 0u) << "the cloud must be dense enough to overflow " << what;
-      EXPECT_EQ(l.overflows, expected_overflows) << what;
+      ASSERT_NO_FATAL_FAILURE(
+          expect_nearest_kept(grid, sorted, truth, cell, stride, UINT32_MAX, what, &past_the_weighed));
     }
     EXPECT_GT(past_the_weighed, 0u) << "some particle must have more neighbours than the scan weighs";
     // With room for everyone there is no overflow.
@@ -470,8 +481,8 @@ TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmallAndKeepsTheNearest) 
 
 // Lists of hundreds of slots keep the nearest too: up to 256 slots the
 // scans collect the neighbours that the nearest are chosen from in their
-// first pass, past it they scan an overflowing list again (cpu_neighbor_scan_blocks.h);
-// both give the lists of brute force.
+// first pass, past it they scan an overflowing list again
+// (cpu_neighbor_scan_blocks.h); both give the lists of brute force.
 TEST(CpuNeighborGrid, LongListsThatOverflowKeepTheNearestOnEitherSideOf256Slots) {
   const float cell = 0.1f;
   const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 4, 4, 4);
@@ -482,17 +493,10 @@ TEST(CpuNeighborGrid, LongListsThatOverflowKeepTheNearestOnEitherSideOf256Slots)
   for (pbf::LaneTarget target : pbf::lane_targets_here()) {
     CpuNeighborGrid grid(g, target);
     ASSERT_EQ(sort_in_arena(grid, x, 2), sort_in_arena(baseline, x, 2));  // and its cells' starts
+    size_t past_the_weighed = 0;
     for (uint32_t stride : {200u, 256u, 257u, 300u}) {
       const std::string what = std::string(pbf::lane_target_name(target)) + " stride " + std::to_string(stride);
-      const Lists l = find_in_arena(grid, sorted, cell, stride, 2, 40);
-      uint32_t expected_overflows = 0;
-      for (size_t i = 0; i < truth.size(); ++i) {
-        if (truth[i].size() > stride) ++expected_overflows;
-        ASSERT_EQ(l.count[i], std::min<size_t>(truth[i].size(), stride)) << what << " particle " << i;
-        ASSERT_EQ(l.of(i), nearest_kept(truth[i], sorted, i, stride)) << what << " particle " << i;
-      }
-      EXPECT_GT(expected_overflows, 0u) << "the cloud must be dense enough to overflow " << what;
-      EXPECT_EQ(l.overflows, expected_overflows) << what;
+      ASSERT_NO_FATAL_FAILURE(expect_nearest_kept(grid, sorted, truth, cell, stride, 40, what, &past_the_weighed));
     }
   }
 }
