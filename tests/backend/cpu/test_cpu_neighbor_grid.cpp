@@ -436,47 +436,47 @@ std::vector<uint32_t> nearest_kept(const std::vector<uint32_t>& truth, const Lan
   return weighed;
 }
 
-// The lists of `stride` slots (`head`: as find_in_arena()) against brute
-// force: each particle's count and its nearest (nearest_kept()), and the
-// overflows counted. Adds the particles with more neighbours than the scan
-// weighs to *past_the_weighed.
-void expect_nearest_kept(const CpuNeighborGrid& grid, const LaneVector<Vec3>& sorted,
-                         const std::vector<std::vector<uint32_t>>& truth, float radius, uint32_t stride,
-                         uint32_t head, const std::string& what, size_t* past_the_weighed) {
-  const Lists l = find_in_arena(grid, sorted, radius, stride, 2, head);
-  uint32_t expected_overflows = 0;
-  for (size_t i = 0; i < truth.size(); ++i) {
-    const size_t want = truth[i].size();
-    if (want > stride) ++expected_overflows;
-    if (want > stride * (1 + pbf::kNearestScanExtra)) ++*past_the_weighed;
-    ASSERT_EQ(l.count[i], std::min<size_t>(want, stride)) << what << " particle " << i;
-    // The nearest (every neighbour where all fit), in ascending order.
-    ASSERT_EQ(l.of(i), nearest_kept(truth[i], sorted, i, stride)) << what << " particle " << i;
-  }
-  EXPECT_GT(expected_overflows, 0u) << "the cloud must be dense enough to overflow " << what;
-  EXPECT_EQ(l.overflows, expected_overflows) << what;
-}
-
-TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmallAndKeepsTheNearest) {
+// A cloud of n points (make_cloud(seed)) in a grid of dims^3 cells of 0.1
+// m, its lists of each of `strides` slots (`head`: as find_in_arena()) in
+// every lane target against brute force: each particle's count and its
+// nearest (nearest_kept()), and the overflows counted; then, with room for
+// everyone, no overflow. Returns the particles with more neighbours than
+// the scan weighs, summed over targets and strides, in *past_the_weighed.
+void expect_nearest_kept(uint32_t seed, size_t n, int dims, std::initializer_list<uint32_t> strides, uint32_t head,
+                         size_t* past_the_weighed) {
   const float cell = 0.1f;
-  const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 8, 8, 8);
-  const LaneVector<Vec3> x = make_cloud(31, 3000, g, cell);
+  const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, dims, dims, dims);
+  const LaneVector<Vec3> x = make_cloud(seed, n, g, cell);
   CpuNeighborGrid baseline(g, pbf::LaneTarget::Baseline);
   const LaneVector<Vec3> sorted = gather(x, sort_in_arena(baseline, x, 2));
   const auto truth = brute_force(sorted, cell);
   for (pbf::LaneTarget target : pbf::lane_targets_here()) {
     CpuNeighborGrid grid(g, target);
     ASSERT_EQ(sort_in_arena(grid, x, 2), sort_in_arena(baseline, x, 2));  // and its cells' starts
-    size_t past_the_weighed = 0;  // particles with more neighbours than the scan weighs
-    for (uint32_t stride : {0u, 1u, 4u, 10u, 24u}) {
+    for (uint32_t stride : strides) {
       const std::string what = std::string(pbf::lane_target_name(target)) + " stride " + std::to_string(stride);
-      ASSERT_NO_FATAL_FAILURE(
-          expect_nearest_kept(grid, sorted, truth, cell, stride, UINT32_MAX, what, &past_the_weighed));
+      const Lists l = find_in_arena(grid, sorted, cell, stride, 2, head);
+      uint32_t expected_overflows = 0;
+      for (size_t i = 0; i < truth.size(); ++i) {
+        const size_t want = truth[i].size();
+        if (want > stride) ++expected_overflows;
+        if (want > stride * (1 + pbf::kNearestScanExtra)) ++*past_the_weighed;
+        ASSERT_EQ(l.count[i], std::min<size_t>(want, stride)) << what << " particle " << i;
+        // The nearest (every neighbour where all fit), in ascending order.
+        ASSERT_EQ(l.of(i), nearest_kept(truth[i], sorted, i, stride)) << what << " particle " << i;
+      }
+      EXPECT_GT(expected_overflows, 0u) << "the cloud must be dense enough to overflow " << what;
+      EXPECT_EQ(l.overflows, expected_overflows) << what;
     }
-    EXPECT_GT(past_the_weighed, 0u) << "some particle must have more neighbours than the scan weighs";
     // With room for everyone there is no overflow.
     EXPECT_EQ(find_in_arena(grid, sorted, cell, static_cast<uint32_t>(max_count(truth)), 2).overflows, 0u);
   }
+}
+
+TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmallAndKeepsTheNearest) {
+  size_t past_the_weighed = 0;
+  ASSERT_NO_FATAL_FAILURE(expect_nearest_kept(31, 3000, 8, {0u, 1u, 4u, 10u, 24u}, UINT32_MAX, &past_the_weighed));
+  EXPECT_GT(past_the_weighed, 0u) << "some particle must have more neighbours than the scan weighs";
 }
 
 // Lists of hundreds of slots keep the nearest too: up to 256 slots the
@@ -484,21 +484,8 @@ TEST(CpuNeighborGrid, CountsOverflowsWhenTheStrideIsTooSmallAndKeepsTheNearest) 
 // first pass, past it they scan an overflowing list again
 // (cpu_neighbor_scan_blocks.h); both give the lists of brute force.
 TEST(CpuNeighborGrid, LongListsThatOverflowKeepTheNearestOnEitherSideOf256Slots) {
-  const float cell = 0.1f;
-  const GridSpec g = make_spec(Vec3{0, 0, 0}, cell, 4, 4, 4);
-  const LaneVector<Vec3> x = make_cloud(7, 5000, g, cell);  // about 300 neighbours a particle inside
-  CpuNeighborGrid baseline(g, pbf::LaneTarget::Baseline);
-  const LaneVector<Vec3> sorted = gather(x, sort_in_arena(baseline, x, 2));
-  const auto truth = brute_force(sorted, cell);
-  for (pbf::LaneTarget target : pbf::lane_targets_here()) {
-    CpuNeighborGrid grid(g, target);
-    ASSERT_EQ(sort_in_arena(grid, x, 2), sort_in_arena(baseline, x, 2));  // and its cells' starts
-    size_t past_the_weighed = 0;
-    for (uint32_t stride : {200u, 256u, 257u, 300u}) {
-      const std::string what = std::string(pbf::lane_target_name(target)) + " stride " + std::to_string(stride);
-      ASSERT_NO_FATAL_FAILURE(expect_nearest_kept(grid, sorted, truth, cell, stride, 40, what, &past_the_weighed));
-    }
-  }
+  size_t past_the_weighed = 0;  // about 300 neighbours a particle inside the cloud
+  ASSERT_NO_FATAL_FAILURE(expect_nearest_kept(7, 5000, 4, {200u, 256u, 257u, 300u}, 40, &past_the_weighed));
 }
 
 // Where the lists overflow, the nearest neighbours are kept: in a lattice
