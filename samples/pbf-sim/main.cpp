@@ -261,10 +261,10 @@ int run_bench(SceneRunner& runner, const Options& o, bool builtin) {
   std::printf("density error: average over steps %.4f%%, maximum %.3f%%\n", 100.0 * err_sum / std::max(steps, 1),
               100.0 * err_max);
   std::printf("density iterations per substep: %.2f on average\n", iterations / std::max(substeps, 1.0));
-  // Lists that overflow are scanned again for their nearest neighbours: the times above include it.
+  // Lists that overflow keep their nearest neighbours, which the search chooses: the times above include it.
   if (overflow_steps > 0)
     std::printf("neighbour lists: overflowed in %d of %d steps, up to %u particles at a step's end (max_neighbors %u; "
-                "--max-neighbors raises it; the times include scanning those lists again)\n",
+                "--max-neighbors raises it; the times include choosing those lists' nearest)\n",
                 overflow_steps, steps, static_cast<unsigned>(overflows_max),
                 static_cast<unsigned>(runner.desc().max_neighbors));
   std::printf("particle-iterations per second: %.3g\n",
