@@ -1,11 +1,24 @@
 #include "backend/cpu/cpu_neighbor_scan.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "boundary/boundary_equations.h"
 #include "core/neighbor_scan.h"
 
 namespace pbf {
 
 namespace {
+
+// A neighbour j at squared distance d2 as one integer that orders as
+// nearer_neighbor() does: d2's bits above (a float that is not negative
+// orders as its bits; d2 is never negative, and a NaN goes last), j below.
+uint64_t nearness_key(float d2, uint32_t j) {
+  uint32_t bits;
+  std::memcpy(&bits, &d2, sizeof bits);
+  if (!(d2 == d2)) bits = 0xFFFFFFFFu;
+  return static_cast<uint64_t>(bits) << 32 | j;
+}
 
 // Each list scanned into a row on the stack (the nearest where it overflows), then stored by put_list().
 uint32_t scan_neighbor_run_baseline(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t /*n*/,
@@ -34,6 +47,20 @@ void boundary_near_baseline(const BoundarySamples& b, const Vec3* x, uint32_t be
 }
 
 }  // namespace
+
+// The stride-th nearest by selection, then the list filtered in its order.
+uint32_t keep_nearest(const Vec3* x, uint32_t i, uint32_t* row, uint32_t found, uint32_t stride) {
+  if (found <= stride) return found;
+  uint64_t key[kMaxListSlots], order[kMaxListSlots];
+  const Vec3 xi = x[i];
+  for (uint32_t k = 0; k < found; ++k) order[k] = key[k] = nearness_key(length_squared(xi - x[row[k]]), row[k]);
+  std::nth_element(order, order + (stride - 1), order + found);
+  const uint64_t last = order[stride - 1];  // the stride-th nearest
+  uint32_t kept = 0;  // at most k: each slot is read before it is written
+  for (uint32_t k = 0; k < found; ++k)
+    if (key[k] <= last) row[kept++] = row[k];
+  return kept;
+}
 
 BoundaryNear boundary_near_for(LaneTarget target) {
   if ((target == LaneTarget::Avx2 || target == LaneTarget::Avx512) && lane_target_runs_here(LaneTarget::Avx2))

@@ -74,6 +74,15 @@ inline void put_list(uint32_t* row, uint32_t count, const ListRows& rows, uint32
   if (filled > rows.head) copy_slots(row + rows.head, filled - rows.head, rows.tail_of(i));
 }
 
+// Of the `found` (at most kMaxListSlots) neighbours of i in row[0 ..]
+// (ascending; the first (1 + kNearestScanExtra) x stride in the scan's
+// order, as scan_nearest_neighbors() weighs them), leaves the `stride`
+// nearest (nearer_neighbor(), core/neighbor_scan.h) at the front of row, in
+// ascending order, as scan_nearest_neighbors() gives them, and returns how
+// many. For the lane scans (cpu_neighbor_scan_blocks.h), which collect the
+// neighbours in their one pass; compiled once, for the baseline.
+uint32_t keep_nearest(const Vec3* x, uint32_t i, uint32_t* row, uint32_t found, uint32_t stride);
+
 // The lists of the particles begin .. end - 1, where x holds the n sorted
 // positions: particle i's list in `rows` and its length in count[i], each as
 // scan_neighbors(spec, start, x, i, radius, stride, list, 1, overflow)

@@ -18,7 +18,6 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cstring>
 
 #pragma GCC push_options

@@ -14,7 +14,6 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cstring>
 
 #pragma GCC push_options

@@ -5,9 +5,7 @@
 // that it is compiled for the target's instruction set (for the baseline,
 // SSE2, each of cell_block()'s six floorf() is a dozen instructions and a
 // branch; with AVX, one rounding instruction).
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "backend/cpu/cpu_neighbor_scan.h"
 #include "core/grid_spec.h"
@@ -25,10 +23,6 @@ constexpr uint32_t kScanShared = 16;
 // stored whole wherever the list ends (and put_list() has its room for the
 // padding).
 constexpr uint32_t kScanRowSlots = kScanShared * (kMaxListSlots + 16);
-
-// The most neighbours a scan collects for one particle: a row's room less
-// its group of sixteen.
-constexpr uint32_t kMostCollected = kScanRowSlots / kScanShared - 16;
 
 // Counts in a group of k packed neighbours that a scan stored whole at slot
 // `found` of a particle's row, or, where they pass the stride, marks the
@@ -75,37 +69,6 @@ inline uint32_t scan_in_shared_blocks(const GridSpec& spec, const Vec3* x, uint3
   return overflows;
 }
 
-// A neighbour j at squared distance d2 as one integer that orders as
-// nearer_neighbor() does: d2's bits above (a float that is not negative
-// orders as its bits; d2 is never negative, and a NaN goes last), j below.
-inline uint64_t nearness_key(float d2, uint32_t j) {
-  uint32_t bits;
-  std::memcpy(&bits, &d2, sizeof bits);
-  if (!(d2 == d2)) bits = 0xFFFFFFFFu;
-  return static_cast<uint64_t>(bits) << 32 | j;
-}
-
-// Of the `found` (at most kMostCollected) neighbours of i in row[0 ..] (ascending; the first
-// (1 + kNearestScanExtra) x stride in the scan's order, as
-// scan_nearest_neighbors() weighs them), the `stride` nearest
-// (nearer_neighbor(): those no farther than the stride-th nearest, found by
-// selection) are left at the front of row, in ascending order, as
-// scan_nearest_neighbors() gives them. Returns how many. Out of line: its
-// arrays take their room on the stack only where a list overflowed.
-__attribute__((noinline)) inline uint32_t keep_nearest(const Vec3* x, uint32_t i, uint32_t* row, uint32_t found,
-                                                       uint32_t stride) {
-  if (found <= stride) return found;
-  uint64_t key[kMostCollected], order[kMostCollected];
-  const Vec3 xi = x[i];
-  for (uint32_t k = 0; k < found; ++k) order[k] = key[k] = nearness_key(length_squared(xi - x[row[k]]), row[k]);
-  std::nth_element(order, order + (stride - 1), order + found);
-  const uint64_t last = order[stride - 1];  // the stride-th nearest
-  uint32_t kept = 0;  // at most k: each slot is read before it is written
-  for (uint32_t k = 0; k < found; ++k)
-    if (key[k] <= last) row[kept++] = row[k];
-  return kept;
-}
-
 // The lists of the particles begin .. end - 1 (scan_in_shared_blocks()),
 // collected in rows on the stack and stored with put_list():
 // block(first, m, lo, hi, scanned, local, step) scans the lists of at most
@@ -125,7 +88,7 @@ inline uint32_t scan_run_in_rows(const GridSpec& spec, const uint32_t* start, co
                                  uint32_t end, float radius, const ListRows& rows, uint32_t* count, Block&& block) {
   alignas(64) uint32_t local[kScanRowSlots];
   const uint32_t stride = rows.stride, most = stride * (1u + kNearestScanExtra);
-  const bool weigh = stride > 0 && most <= kMostCollected;
+  const bool weigh = stride > 0 && most <= kMaxListSlots;
   const uint32_t scanned = weigh ? most : stride, step = scanned + 16;
   // Every slot the rows may copy out has a value (put_list() copies head rows whole).
   for (uint32_t p = 0; p < kScanShared; ++p)
