@@ -74,7 +74,7 @@ inline uint32_t scan_in_shared_blocks(const GridSpec& spec, const Vec3* x, uint3
 // block(first, m, lo, hi, scanned, local, step) scans the lists of at most
 // `scanned` neighbours of the m particles from `first` into the rows local,
 // local + step, ..., their counts into count[first ..], and returns the
-// particles whose lists overflowed that (bit p: particle first + p).
+// particles that had more than `scanned` (bit p: particle first + p).
 // Where the rows have room for them (stride 1 to 256), the scans collect
 // the (1 + kNearestScanExtra) x stride neighbours that
 // scan_nearest_neighbors() weighs, in the same order, and a list that has
