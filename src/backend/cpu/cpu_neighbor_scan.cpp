@@ -20,16 +20,27 @@ uint64_t nearness_key(float d2, uint32_t j) {
   return static_cast<uint64_t>(bits) << 32 | j;
 }
 
-// Each list scanned into a row on the stack (the nearest where it overflows), then stored by put_list().
+// Each list scanned into a row on the stack, then stored by put_list(). Where the row has room for them (stride 1 to
+// 256) the scan collects the neighbours that scan_nearest_neighbors() weighs, and a list with more than the stride
+// keeps its nearest by keep_nearest(), as the lane scans do; a longer list that overflows is scanned again by
+// scan_nearest_neighbors().
 uint32_t scan_neighbor_run_baseline(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t /*n*/,
                                     uint32_t begin, uint32_t end, float radius, const ListRows& rows,
                                     uint32_t* count) {
   uint32_t overflows = 0;
   uint32_t row[kMaxListSlots + kLaneGroup] = {};
+  const uint32_t stride = rows.stride, most = stride * (1u + kNearestScanExtra);
+  const bool weigh = stride > 0 && most <= kMaxListSlots;
   for (uint32_t i = begin; i < end; ++i) {
     bool overflow = false;
-    count[i] = scan_neighbors(spec, start, x, i, radius, rows.stride, row, 1, &overflow);
-    if (overflow) count[i] = scan_nearest_neighbors(spec, start, x, i, radius, rows.stride, row, 1, &overflow);
+    if (weigh) {
+      count[i] = scan_neighbors(spec, start, x, i, radius, most, row, 1, &overflow);
+      overflow = count[i] > stride;
+      count[i] = keep_nearest(x, i, row, count[i], stride);
+    } else {
+      count[i] = scan_neighbors(spec, start, x, i, radius, stride, row, 1, &overflow);
+      if (overflow) count[i] = scan_nearest_neighbors(spec, start, x, i, radius, stride, row, 1, &overflow);
+    }
     put_list(row, count[i], rows, i);
     overflows += overflow ? 1u : 0u;
   }

@@ -79,8 +79,9 @@ inline void put_list(uint32_t* row, uint32_t count, const ListRows& rows, uint32
 // order, as scan_nearest_neighbors() weighs them), leaves the `stride`
 // nearest (nearer_neighbor(), core/neighbor_scan.h) at the front of row, in
 // ascending order, as scan_nearest_neighbors() gives them, and returns how
-// many. For the lane scans (cpu_neighbor_scan_blocks.h), which collect the
-// neighbours in their one pass; compiled once, for the baseline.
+// many. For the scans of every copy (the lanes': cpu_neighbor_scan_blocks.h),
+// which collect the neighbours in their one pass; compiled once, for the
+// baseline.
 uint32_t keep_nearest(const Vec3* x, uint32_t i, uint32_t* row, uint32_t found, uint32_t stride);
 
 // The lists of the particles begin .. end - 1, where x holds the n sorted
