@@ -23,7 +23,7 @@ namespace pbf {
 // `stride` in the scan's order; the backends keep the nearest instead, as
 // scan_nearest_neighbors() gives them (CUDA scans such a particle again with
 // it; the CPU's scans choose them from the neighbours they collected,
-// keep_nearest() in backend/cpu/cpu_neighbor_scan.h).
+// finish_list() in backend/cpu/cpu_neighbor_scan.h).
 PBF_HD uint32_t scan_neighbors(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t i,
                                float radius, uint32_t stride, uint32_t* list, size_t list_step,
                                bool* overflow) {

@@ -20,29 +20,19 @@ uint64_t nearness_key(float d2, uint32_t j) {
   return static_cast<uint64_t>(bits) << 32 | j;
 }
 
-// Each list scanned into a row on the stack, then stored by put_list(). Where the row has room for them (stride 1 to
-// 256) the scan collects the neighbours that scan_nearest_neighbors() weighs, and a list with more than the stride
-// keeps its nearest by keep_nearest(), as the lane scans do; a longer list that overflows is scanned again by
-// scan_nearest_neighbors().
+// Each list scanned into a row on the stack, finished by finish_list(), then stored by put_list().
 uint32_t scan_neighbor_run_baseline(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t /*n*/,
                                     uint32_t begin, uint32_t end, float radius, const ListRows& rows,
                                     uint32_t* count) {
   uint32_t overflows = 0;
   uint32_t row[kMaxListSlots + kLaneGroup] = {};
-  const uint32_t stride = rows.stride, most = stride * (1u + kNearestScanExtra);
-  const bool weigh = stride > 0 && most <= kMaxListSlots;
+  const uint32_t collected = collected_slots(rows.stride);
   for (uint32_t i = begin; i < end; ++i) {
-    bool overflow = false;
-    if (weigh) {
-      count[i] = scan_neighbors(spec, start, x, i, radius, most, row, 1, &overflow);
-      overflow = count[i] > stride;
-      count[i] = keep_nearest(x, i, row, count[i], stride);
-    } else {
-      count[i] = scan_neighbors(spec, start, x, i, radius, stride, row, 1, &overflow);
-      if (overflow) count[i] = scan_nearest_neighbors(spec, start, x, i, radius, stride, row, 1, &overflow);
-    }
+    bool full = false, overflowed = false;
+    const uint32_t found = scan_neighbors(spec, start, x, i, radius, collected, row, 1, &full);
+    count[i] = finish_list(spec, start, x, i, radius, rows.stride, row, found, full, &overflowed);
     put_list(row, count[i], rows, i);
-    overflows += overflow ? 1u : 0u;
+    overflows += overflowed ? 1u : 0u;
   }
   return overflows;
 }
@@ -59,9 +49,15 @@ void boundary_near_baseline(const BoundarySamples& b, const Vec3* x, uint32_t be
 
 }  // namespace
 
-// The stride-th nearest by selection, then the list filtered in its order.
-uint32_t keep_nearest(const Vec3* x, uint32_t i, uint32_t* row, uint32_t found, uint32_t stride) {
-  if (found <= stride) return found;
+uint32_t finish_list(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t i, float radius,
+                     uint32_t stride, uint32_t* row, uint32_t found, bool full, bool* overflowed) {
+  if (collected_slots(stride) == stride) {  // rows without room to weigh: scanned again where it overflowed
+    *overflowed = full;
+    return full ? scan_nearest_neighbors(spec, start, x, i, radius, stride, row, 1, overflowed) : found;
+  }
+  *overflowed = found > stride;
+  if (!*overflowed) return found;
+  // The stride-th nearest by selection, then the list filtered in its order.
   uint64_t key[kMaxListSlots], order[kMaxListSlots];
   const Vec3 xi = x[i];
   for (uint32_t k = 0; k < found; ++k) order[k] = key[k] = nearness_key(length_squared(xi - x[row[k]]), row[k]);

@@ -12,6 +12,7 @@
 
 #include "backend/cpu/lane_targets.h"
 #include "core/grid_spec.h"
+#include "core/neighbor_scan.h"
 
 namespace pbf {
 
@@ -74,15 +75,27 @@ inline void put_list(uint32_t* row, uint32_t count, const ListRows& rows, uint32
   if (filled > rows.head) copy_slots(row + rows.head, filled - rows.head, rows.tail_of(i));
 }
 
-// Of the `found` (at most kMaxListSlots) neighbours of i in row[0 ..]
-// (ascending; the first (1 + kNearestScanExtra) x stride in the scan's
-// order, as scan_nearest_neighbors() weighs them), leaves the `stride`
-// nearest (nearer_neighbor(), core/neighbor_scan.h) at the front of row, in
-// ascending order, as scan_nearest_neighbors() gives them, and returns how
-// many. For the scans of every copy (the lanes': cpu_neighbor_scan_blocks.h),
-// which collect the neighbours in their one pass; compiled once, for the
-// baseline.
-uint32_t keep_nearest(const Vec3* x, uint32_t i, uint32_t* row, uint32_t found, uint32_t stride);
+// How many neighbours the CPU's scans collect for a list of `stride` slots:
+// the (1 + kNearestScanExtra) x stride that scan_nearest_neighbors() weighs
+// (core/neighbor_scan.h), where a row has room for them (stride 1 to 256),
+// so that a list that overflows keeps its nearest without a second scan;
+// else the stride.
+inline uint32_t collected_slots(uint32_t stride) {
+  const uint32_t most = stride * (1u + kNearestScanExtra);
+  return stride > 0 && most <= kMaxListSlots ? most : stride;
+}
+
+// Particle i's list of `stride` slots, as scan_nearest_neighbors() gives it,
+// from the `found` neighbours that a scan collected in row (ascending, at
+// most collected_slots(stride); `full`: it found more than that): where it
+// collected more than the stride, the nearest by selection, left at the
+// front of row in ascending order; where it collected only the stride and
+// found more, the particle scanned again by scan_nearest_neighbors().
+// Returns the list's length; *overflowed tells whether i had more
+// neighbours than the stride. For every copy of the scan (the lanes':
+// cpu_neighbor_scan_blocks.h); compiled once, for the baseline.
+uint32_t finish_list(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t i, float radius,
+                     uint32_t stride, uint32_t* row, uint32_t found, bool full, bool* overflowed);
 
 // The lists of the particles begin .. end - 1, where x holds the n sorted
 // positions: particle i's list in `rows` and its length in count[i], each as

@@ -70,48 +70,34 @@ inline uint32_t scan_in_shared_blocks(const GridSpec& spec, const Vec3* x, uint3
 }
 
 // The lists of the particles begin .. end - 1 (scan_in_shared_blocks()),
-// collected in rows on the stack and stored with put_list():
-// block(first, m, lo, hi, scanned, local, step) scans the lists of at most
-// `scanned` neighbours of the m particles from `first` into the rows local,
-// local + step, ..., their counts into count[first ..], and returns the
-// particles that had more than `scanned` (bit p: particle first + p).
-// Where the rows have room for them (stride 1 to 256), the scans collect
-// the (1 + kNearestScanExtra) x stride neighbours that
-// scan_nearest_neighbors() weighs, in the same order, and a list that has
-// more than stride keeps its nearest (keep_nearest()): the lists that
-// overflow cost the selection and the candidates the scan would otherwise
-// have left untested once they were full. Longer lists are scanned to the
-// stride and those that overflow scanned again by scan_nearest_neighbors().
-// The same lists either way. Returns how many had more than `stride`.
+// collected in rows on the stack, finished by finish_list() and stored with
+// put_list(): block(first, m, lo, hi, collected, local, step) scans at most
+// `collected` (collected_slots()) neighbours of each of the m particles from
+// `first` into the rows local, local + step, ..., their counts into
+// count[first ..], and returns the particles that had more (bit p: particle
+// first + p). Returns how many had more neighbours than the stride.
 template <class Block>
 inline uint32_t scan_run_in_rows(const GridSpec& spec, const uint32_t* start, const Vec3* x, uint32_t begin,
                                  uint32_t end, float radius, const ListRows& rows, uint32_t* count, Block&& block) {
   alignas(64) uint32_t local[kScanRowSlots];
-  const uint32_t stride = rows.stride, most = stride * (1u + kNearestScanExtra);
-  const bool weigh = stride > 0 && most <= kMaxListSlots;
-  const uint32_t scanned = weigh ? most : stride, step = scanned + 16;
+  const uint32_t collected = collected_slots(rows.stride), step = collected + 16;
   // Every slot the rows may copy out has a value (put_list() copies head rows whole).
   for (uint32_t p = 0; p < kScanShared; ++p)
     for (uint32_t k = 0; k < rows.head; ++k) local[p * step + k] = 0u;
   return scan_in_shared_blocks(spec, x, begin, end, radius,
                                [&](uint32_t first, uint32_t m, const int* lo, const int* hi) {
-                                 const uint32_t full = block(first, m, lo, hi, scanned, local, step);
-                                 uint32_t overflowed = 0;
+                                 const uint32_t full = block(first, m, lo, hi, collected, local, step);
+                                 uint32_t overflows = 0;
                                  for (uint32_t p = 0; p < m; ++p) {
                                    uint32_t* row = local + p * step;
                                    const uint32_t i = first + p;
-                                   if (weigh && count[i] > stride) {
-                                     overflowed += 1;
-                                     count[i] = keep_nearest(x, i, row, count[i], stride);
-                                   } else if (!weigh && ((full >> p) & 1u)) {
-                                     overflowed += 1;
-                                     bool more = false;
-                                     count[i] = scan_nearest_neighbors(spec, start, x, i, radius, stride, row, 1,
-                                                                       &more);
-                                   }
+                                   bool overflowed = false;
+                                   count[i] = finish_list(spec, start, x, i, radius, rows.stride, row, count[i],
+                                                          ((full >> p) & 1u) != 0, &overflowed);
                                    put_list(row, count[i], rows, i);
+                                   overflows += overflowed ? 1u : 0u;
                                  }
-                                 return overflowed;
+                                 return overflows;
                                });
 }
 
