@@ -168,6 +168,9 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
     std::printf("neighbour lists: overflowed in %d of %d frames, up to %zu particles at a frame's end "
                 "(max_neighbors %u; --max-neighbors raises it)\n",
                 t.overflow_frames, t.frames, t.overflows_max, static_cast<unsigned>(runner.desc().max_neighbors));
+  if (t.compressed_frames > 0)
+    std::printf("compression: the water ended %d of %d frames compressed by more than %.0f%% on average\n",
+                t.compressed_frames, t.frames, 100.0 * pbf_sim::kCompressedMean);
   if (dynamic_count)
     std::printf("particles: %zu at the start, %zu emitted, %zu removed by sinks, %zu refused (max_particles %u), "
                 "%zu emitted outside the domain\n",

@@ -368,6 +368,7 @@ void SceneRunner::advance() {
   totals_.density_error_sum += stats_.avg_density_error;
   totals_.density_error_max = std::max(totals_.density_error_max, stats_.max_density_error);
   if (stats_.neighbor_overflows > 0) note_overflows();
+  if (stats_.avg_density_error > kCompressedMean) note_compression();
   if (!emitters_.empty()) emit();
   if (!scene_.sinks.empty()) drain();
 }
@@ -389,6 +390,34 @@ void SceneRunner::note_overflows() {
          ": each kept its nearest, and the farthest are left out of its density and forces, so water squeezed "
          "there reads a lower density than it has; raise max_neighbors (--max-neighbors) (the summary counts the "
          "frames)");
+}
+
+// Water left compressed by more than 1 % on average: the method did not hold it at these steps (docs/API.md,
+// pbf_solver_step: deep water, real-time steps). Said once, with what holds it; the totals count every frame.
+void SceneRunner::note_compression() {
+  ++totals_.compressed_frames;
+  if (compression_notice_) return;
+  compression_notice_ = true;
+  const pbf_params& p = scene_.params;
+  char text[512];
+  const int n = std::snprintf(text, sizeof text,
+                        ": the water ended frame %d (t = %.3f s) compressed by %.2f %% on average (%.1f %% at the "
+                        "most compressed particle)",
+                        frame_, time(), 100.0 * stats_.avg_density_error, 100.0 * stats_.max_density_error);
+  const size_t at = static_cast<size_t>(std::max(n, 0));
+  if (scene_.method == PBF_METHOD_PROJECTIVE) {
+    std::snprintf(text + at, sizeof text - at,
+                  ": Projective Fluids holds it with a higher projective_stiffness, more projective_iterations or "
+                  "shorter steps (max_dt)");
+  } else {
+    const unsigned most = p.density_tolerance > 0.0f ? std::max(p.iterations, p.max_iterations) : p.iterations;
+    std::snprintf(text + at, sizeof text - at,
+                  ": substeps of %.3g ms with %u density iteration%s each do not reach through water this deep; "
+                  "more substeps hold it (time.substeps, --substeps)%s",
+                  1000.0 * stats_.max_substep_dt, most, most == 1 ? "" : "s",
+                  p.adaptive_dt ? "" : ", and adaptive_dt (off in this scene) takes them where the water needs them");
+  }
+  notify(scene_.source + text + " (the summary counts the frames)");
 }
 
 void SceneRunner::emit() {

@@ -43,6 +43,10 @@ struct RunOptions {
  */
 std::string large_domain_notice(const float domain_min[3], const float domain_max[3], float spacing);
 
+/** A frame that ends with its water compressed by more than this on average (1 %, ten times PBF's default
+ *  density_tolerance) is noticed: the method did not hold the water at the scene's steps. */
+constexpr float kCompressedMean = 0.01f;
+
 /** What a run has done so far. */
 struct RunTotals {
   size_t initial_particles = 0;  ///< after the fluid blocks were placed (or the checkpoint loaded)
@@ -52,6 +56,7 @@ struct RunTotals {
   size_t removed = 0;            ///< particles removed by sinks
   int overflow_frames = 0;       ///< frames whose last substep had neighbour lists overflow (pbf_stats.neighbor_overflows)
   size_t overflows_max = 0;      ///< most particles with overflowing lists after one frame
+  int compressed_frames = 0;     ///< frames that ended with the water compressed by more than kCompressedMean on average
   int frames = 0;                ///< frames advanced
   uint64_t substeps = 0;         ///< solver substeps taken
   uint64_t density_iterations = 0;  ///< density iterations run, over every substep (pbf_stats.density_iterations)
@@ -192,6 +197,7 @@ class SceneRunner {
   void drain();
   void notify(const std::string& text) const;
   void note_overflows();
+  void note_compression();
 
   Scene scene_;
   RunOptions options_;
@@ -204,6 +210,7 @@ class SceneRunner {
   int first_frame_ = 0;
   bool capacity_notice_ = false;
   bool overflow_notice_ = false;
+  bool compression_notice_ = false;
   bool output_ready_ = false;
   std::vector<PvdEntry> pvd_;
   // Lists `file` (in output.dir) at the current time as `part` of frames.pvd and rewrites it.

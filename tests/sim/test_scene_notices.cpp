@@ -2,7 +2,9 @@
 // so large that float positions may resolve it too coarsely for the flow
 // (docs/PHYSICS.md §9; where the domain lies does not matter: the library
 // keeps positions relative to an origin near it), and neighbour lists that
-// overflow (the scene's max_neighbors, said once and counted in the totals).
+// overflow (the scene's max_neighbors, said once and counted in the totals),
+// and water left compressed by more than 1 % on average at a frame's end (the
+// method did not hold it at the scene's steps: said once, with what holds it).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -92,7 +94,64 @@ TEST(NeighborOverflowNotice, SaysNothingWithTheAutomaticCapacityOrOneRaisedByThe
     EXPECT_TRUE(messages.empty()) << (messages.empty() ? "" : messages[0]);
     EXPECT_EQ(r.totals().overflow_frames, 0);
     EXPECT_EQ(r.totals().overflows_max, 0u);
+    EXPECT_EQ(r.totals().compressed_frames, 0) << "a block 6 layers deep at rest stays within 1 %";
   }
+}
+
+// A column 20 layers deep at 5 cm, one 1/60 s substep a frame.
+pbf_sim::Scene column_scene(const char* extra) {
+  return pbf_sim::parse_scene(
+      std::string(R"({"domain": {"min": [0, 0, 0], "max": [0.3, 1.2, 0.3]}, "backend": "cpu", "spacing": 0.05,)") +
+          extra +
+          R"( "fluid": [{"box": {"min": [0, 0, 0], "max": [0.3, 1.0, 0.3]}}], "time": {"frames": 6, "substeps": 1},
+              "output": {"ply": false}})",
+      "column.json");
+}
+
+TEST(CompressionNotice, IsSaidOnceWhenPbfsIterationsDoNotHoldTheWaterAndTheFramesAreCounted) {
+  // Two iterations a substep, no density tolerance, no adaptive step: the column sinks into itself.
+  std::vector<std::string> messages;
+  pbf_sim::RunOptions options;
+  options.message = [&](const std::string& m) { messages.push_back(m); };
+  pbf_sim::SceneRunner r(
+      column_scene(R"( "parameters": {"adaptive_dt": 0, "density_tolerance": 0, "iterations": 2},)"), options);
+  for (int f = 0; f < 6; ++f) r.advance();
+  ASSERT_EQ(messages.size(), 1u) << "said once, however many frames are compressed";
+  EXPECT_EQ(messages[0].rfind("column.json: the water ended frame ", 0), 0u) << messages[0];
+  EXPECT_NE(messages[0].find("% on average"), std::string::npos) << messages[0];
+  EXPECT_NE(messages[0].find(": substeps of 16.7 ms with 2 density iterations each"), std::string::npos) << messages[0];
+  EXPECT_NE(messages[0].find("--substeps"), std::string::npos) << messages[0];
+  EXPECT_NE(messages[0].find("adaptive_dt (off in this scene)"), std::string::npos) << messages[0];
+  // It is compressed by more than 1 % from the second or third frame on (2 % by the third, 7 % by the sixth).
+  EXPECT_GE(r.totals().compressed_frames, 4);
+  EXPECT_LE(r.totals().compressed_frames, 5);
+  EXPECT_GT(r.last_stats().avg_density_error, 0.03f);
+}
+
+TEST(CompressionNotice, SaysNothingWhereFourSubstepsHoldTheColumn) {
+  std::vector<std::string> messages;
+  pbf_sim::RunOptions options;
+  options.message = [&](const std::string& m) { messages.push_back(m); };
+  pbf_sim::Scene s = column_scene("");
+  s.time.substeps = 4;
+  pbf_sim::SceneRunner r(s, options);
+  for (int f = 0; f < 6; ++f) r.advance();
+  EXPECT_TRUE(messages.empty()) << (messages.empty() ? "" : messages[0]);
+  EXPECT_EQ(r.totals().compressed_frames, 0);
+}
+
+TEST(CompressionNotice, NamesProjectiveFluidsOwnRemediesForItsMethod) {
+  // Projective Fluids with a stiffness far below what a column 1 m deep needs (docs/API.md, projective_stiffness).
+  std::vector<std::string> messages;
+  pbf_sim::RunOptions options;
+  options.message = [&](const std::string& m) { messages.push_back(m); };
+  pbf_sim::SceneRunner r(column_scene(R"( "method": "projective", "parameters": {"projective_stiffness": 1000},)"),
+                         options);
+  for (int f = 0; f < 4; ++f) r.advance();
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_NE(messages[0].find("Projective Fluids holds it with a higher projective_stiffness"), std::string::npos)
+      << messages[0];
+  EXPECT_EQ(messages[0].find("density iterations"), std::string::npos) << "PBF's remedy is not Projective Fluids'";
 }
 
 }  // namespace
