@@ -294,10 +294,50 @@ size_t SceneRunner::particle_count() const {
   return n;
 }
 
+std::string bodies_checkpoint_path(const std::string& checkpoint) { return checkpoint + ".bodies.json"; }
+
+namespace {
+
+// The dynamic obstacles' poses and velocities as save_checkpoint() writes them: every number a float,
+// written as the double it converts to exactly, so that it reads back to the same bits.
+nlohmann::ordered_json bodies_json(pbf_solver* solver, const std::vector<uint32_t>& bodies) {
+  nlohmann::ordered_json doc;
+  doc["bodies"] = nlohmann::ordered_json::array();
+  for (const uint32_t index : bodies) {
+    float rotation[4], translation[3], linear[3], angular[3];
+    if (pbf_solver_get_obstacle_pose(solver, index, rotation, translation) != PBF_OK ||
+        pbf_solver_get_obstacle_velocity(solver, index, linear, angular) != PBF_OK)
+      throw RunError(std::string("obstacle ") + std::to_string(index) + ": " + pbf_last_error());
+    nlohmann::ordered_json b;
+    b["obstacle"] = index;
+    b["rotation"] = std::vector<double>(rotation, rotation + 4);
+    b["translation"] = std::vector<double>(translation, translation + 3);
+    b["velocity"] = std::vector<double>(linear, linear + 3);
+    b["angular_velocity"] = std::vector<double>(angular, angular + 3);
+    doc["bodies"].push_back(b);
+  }
+  return doc;
+}
+
+// Reads `n` finite numbers of b[key] into out, or throws naming the file and the key.
+void read_floats(const nlohmann::json& b, const char* key, size_t n, float* out, const std::string& where) {
+  if (!b.contains(key) || !b[key].is_array() || b[key].size() != n)
+    throw RunError(where + "." + key + ": expected " + std::to_string(n) + " numbers");
+  for (size_t k = 0; k < n; ++k) {
+    const nlohmann::json& v = b[key][k];
+    if (!v.is_number() || !std::isfinite(v.get<double>()))
+      throw RunError(where + "." + key + "[" + std::to_string(k) + "]: expected a finite number");
+    out[k] = static_cast<float>(v.get<double>());
+  }
+}
+
+}  // namespace
+
 void SceneRunner::resume(const std::string& checkpoint, int start_frame) {
   check(pbf_solver_load_checkpoint(solver_, checkpoint.c_str()), "");
   frame_ = first_frame_ = start_frame;
   if (!scene_.obstacles.empty()) add_obstacles(time());
+  if (!dynamic_obstacles_.empty()) restore_bodies(bodies_checkpoint_path(checkpoint));
   // Keep the earlier run's frames up to this one in the manifest.
   manifest_.clear();
   std::ifstream in(manifest_path());
@@ -345,6 +385,41 @@ void SceneRunner::resume(const std::string& checkpoint, int start_frame) {
 
 void SceneRunner::save_checkpoint(const std::string& path) const {
   check(pbf_solver_save_checkpoint(solver_, path.c_str()), "");
+  if (dynamic_obstacles_.empty()) return;
+  AtomicFile f(bodies_checkpoint_path(path));
+  f.write(bodies_json(solver_, dynamic_obstacles_).dump(1) + "\n");
+  f.commit();
+}
+
+// The scene's dynamic obstacles, placed where the scene starts them (add_obstacles()), are moved to
+// the poses and given the velocities the checkpoint's run left them with.
+void SceneRunner::restore_bodies(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw RunError("--resume: " + path + ": cannot be read; the scene has dynamic obstacles, whose poses and "
+                   "velocities pbf-sim saves there beside the checkpoint (--checkpoint)");
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("bodies") || !doc["bodies"].is_array())
+    throw RunError(path + ": expected a JSON object with an array \"bodies\"");
+  const nlohmann::json& bodies = doc["bodies"];
+  if (bodies.size() != dynamic_obstacles_.size())
+    throw RunError(path + ": holds " + std::to_string(bodies.size()) + " bodies, the scene has " +
+                   std::to_string(dynamic_obstacles_.size()) + " dynamic obstacles");
+  for (size_t k = 0; k < bodies.size(); ++k) {
+    const std::string where = path + ": bodies[" + std::to_string(k) + "]";
+    const nlohmann::json& b = bodies[k];
+    if (!b.is_object() || !b.contains("obstacle") || !b["obstacle"].is_number_unsigned() ||
+        b["obstacle"].get<uint64_t>() != dynamic_obstacles_[k])
+      throw RunError(where + ".obstacle: expected " + std::to_string(dynamic_obstacles_[k]) +
+                     ", the scene's dynamic obstacle in that place");
+    float rotation[4], translation[3], linear[3], angular[3];
+    read_floats(b, "rotation", 4, rotation, where);
+    read_floats(b, "translation", 3, translation, where);
+    read_floats(b, "velocity", 3, linear, where);
+    read_floats(b, "angular_velocity", 3, angular, where);
+    check(pbf_solver_set_obstacle_pose(solver_, dynamic_obstacles_[k], rotation, translation), where);
+    check(pbf_solver_set_obstacle_velocity(solver_, dynamic_obstacles_[k], linear, angular), where);
+  }
 }
 
 void SceneRunner::advance() {

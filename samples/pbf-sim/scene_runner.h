@@ -47,6 +47,12 @@ std::string large_domain_notice(const float domain_min[3], const float domain_ma
  *  density_tolerance) is noticed: the method did not hold the water at the scene's steps. */
 constexpr float kCompressedMean = 0.01f;
 
+/**
+ * Where pbf-sim keeps the poses and velocities of a scene's dynamic obstacles beside the checkpoint
+ * `checkpoint` (the library's checkpoints leave obstacles to the scene): `checkpoint` + ".bodies.json".
+ */
+std::string bodies_checkpoint_path(const std::string& checkpoint);
+
 /** What a run has done so far. */
 struct RunTotals {
   size_t initial_particles = 0;  ///< after the fluid blocks were placed (or the checkpoint loaded)
@@ -111,15 +117,24 @@ class SceneRunner {
   const pbf_stats& last_stats() const { return stats_; }
   /** Totals of the run so far. */
   const RunTotals& totals() const { return totals_; }
+  /** How many of the scene's obstacles are dynamic bodies (those with a density). */
+  size_t dynamic_obstacle_count() const { return dynamic_obstacles_.size(); }
 
   /**
    * Replaces the state by a checkpoint saved at frame `start_frame` and
    * continues numbering (and emitting) from there. Frames of the earlier run
-   * found in the output folder stay listed in the .pvd.
+   * found in the output folder stay listed in the .pvd. A scene with dynamic
+   * obstacles also reads their poses and velocities from
+   * bodies_checkpoint_path(checkpoint); throws naming that file when it is
+   * missing, unreadable or does not fit the scene's bodies.
    */
   void resume(const std::string& checkpoint, int start_frame);
 
-  /** Saves the complete solver state to `path` (pbf_solver_save_checkpoint). */
+  /**
+   * Saves the complete solver state to `path` (pbf_solver_save_checkpoint),
+   * and a scene's dynamic obstacles' poses and velocities, which the
+   * library's checkpoints do not hold, to bodies_checkpoint_path(path).
+   */
   void save_checkpoint(const std::string& path) const;
 
   /**
@@ -198,6 +213,7 @@ class SceneRunner {
   void notify(const std::string& text) const;
   void note_overflows();
   void note_compression();
+  void restore_bodies(const std::string& path);
 
   Scene scene_;
   RunOptions options_;
