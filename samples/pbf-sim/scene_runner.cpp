@@ -8,7 +8,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <optional>
+#include <string_view>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
@@ -319,6 +322,18 @@ nlohmann::ordered_json bodies_json(pbf_solver* solver, const std::vector<uint32_
   return doc;
 }
 
+// The checkpoint file's bytes as a hash, which ties the bodies saved beside it to it: a bodies file left from
+// another save of the same path is refused rather than read.
+std::string checkpoint_fingerprint(const std::string& checkpoint) {
+  std::ifstream in(checkpoint, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw RunError(checkpoint + ": cannot be read");
+  char text[48];
+  std::snprintf(text, sizeof text, "%zu bytes, %016llx", bytes.size(),
+                static_cast<unsigned long long>(std::hash<std::string_view>{}(bytes)));
+  return text;
+}
+
 // Reads `n` finite numbers of b[key] into out, or throws naming the file and the key.
 void read_floats(const nlohmann::json& b, const char* key, size_t n, float* out, const std::string& where) {
   if (!b.contains(key) || !b[key].is_array() || b[key].size() != n)
@@ -337,7 +352,7 @@ void SceneRunner::resume(const std::string& checkpoint, int start_frame) {
   check(pbf_solver_load_checkpoint(solver_, checkpoint.c_str()), "");
   frame_ = first_frame_ = start_frame;
   if (!scene_.obstacles.empty()) add_obstacles(time());
-  if (!dynamic_obstacles_.empty()) restore_bodies(bodies_checkpoint_path(checkpoint));
+  if (!dynamic_obstacles_.empty()) restore_bodies(checkpoint);
   // Keep the earlier run's frames up to this one in the manifest.
   manifest_.clear();
   std::ifstream in(manifest_path());
@@ -386,14 +401,17 @@ void SceneRunner::resume(const std::string& checkpoint, int start_frame) {
 void SceneRunner::save_checkpoint(const std::string& path) const {
   check(pbf_solver_save_checkpoint(solver_, path.c_str()), "");
   if (dynamic_obstacles_.empty()) return;
+  nlohmann::ordered_json doc = bodies_json(solver_, dynamic_obstacles_);
+  doc["checkpoint"] = checkpoint_fingerprint(path);
   AtomicFile f(bodies_checkpoint_path(path));
-  f.write(bodies_json(solver_, dynamic_obstacles_).dump(1) + "\n");
+  f.write(doc.dump(1) + "\n");
   f.commit();
 }
 
 // The scene's dynamic obstacles, placed where the scene starts them (add_obstacles()), are moved to
 // the poses and given the velocities the checkpoint's run left them with.
-void SceneRunner::restore_bodies(const std::string& path) {
+void SceneRunner::restore_bodies(const std::string& checkpoint) {
+  const std::string path = bodies_checkpoint_path(checkpoint);
   std::ifstream in(path);
   if (!in)
     throw RunError("--resume: " + path + ": cannot be read; the scene has dynamic obstacles, whose poses and "
@@ -401,6 +419,10 @@ void SceneRunner::restore_bodies(const std::string& path) {
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("bodies") || !doc["bodies"].is_array())
     throw RunError(path + ": expected a JSON object with an array \"bodies\"");
+  const std::string fingerprint = checkpoint_fingerprint(checkpoint);
+  if (!doc.contains("checkpoint") || !doc["checkpoint"].is_string() || doc["checkpoint"] != fingerprint)
+    throw RunError(path + ": saved with another checkpoint than " + checkpoint + " (" + fingerprint +
+                   "); both are written by one --checkpoint");
   const nlohmann::json& bodies = doc["bodies"];
   if (bodies.size() != dynamic_obstacles_.size())
     throw RunError(path + ": holds " + std::to_string(bodies.size()) + " bodies, the scene has " +
@@ -476,9 +498,9 @@ void SceneRunner::note_compression() {
   const pbf_params& p = scene_.params;
   char text[512];
   const int n = std::snprintf(text, sizeof text,
-                        ": the water ended frame %d (t = %.3f s) compressed by %.2f %% on average (%.1f %% at the "
-                        "most compressed particle)",
-                        frame_, time(), 100.0 * stats_.avg_density_error, 100.0 * stats_.max_density_error);
+                              ": the water ended frame %d (t = %.3f s) compressed by %.2f %% on average (%.1f %% at "
+                              "the most compressed particle)",
+                              frame_, time(), 100.0 * stats_.avg_density_error, 100.0 * stats_.max_density_error);
   const size_t at = static_cast<size_t>(std::max(n, 0));
   if (scene_.method == PBF_METHOD_PROJECTIVE) {
     std::snprintf(text + at, sizeof text - at,

@@ -213,7 +213,7 @@ class SceneRunner {
   void notify(const std::string& text) const;
   void note_overflows();
   void note_compression();
-  void restore_bodies(const std::string& path);
+  void restore_bodies(const std::string& checkpoint);
 
   Scene scene_;
   RunOptions options_;

@@ -1,15 +1,19 @@
 // A scene with dynamic obstacles resumes from a checkpoint: pbf-sim saves the
 // bodies' poses and velocities beside it (the library's checkpoints leave
 // obstacles to the scene) and puts them back, so that the resumed run goes on
-// where the uninterrupted one went; a missing or mangled file is refused by
-// name before anything is simulated.
+// where the uninterrupted one went; a missing, mangled or stale file (one
+// saved with another checkpoint) is refused by name before anything is
+// simulated.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "scene.h"
 #include "scene_runner.h"
@@ -96,47 +100,52 @@ std::string refusal(const std::string& checkpoint) {
   return "";
 }
 
-TEST(ResumeWithDynamicBodies, AMissingOrMangledBodiesFileIsRefusedByName) {
+TEST(ResumeWithDynamicBodies, AMissingMangledOrStaleBodiesFileIsRefusedByName) {
   const std::string dir = sim_test::fresh_dir();
   const std::string checkpoint = dir + "/state.pbfc", bodies = pbf_sim::bodies_checkpoint_path(checkpoint);
-  {
-    pbf_sim::SceneRunner first(ball_scene());
-    first.advance();
-    first.save_checkpoint(checkpoint);
-  }
-  std::string text;
-  {
+  const auto save_at = [&](int frames) {
+    pbf_sim::SceneRunner r(ball_scene());
+    for (int f = 0; f < frames; ++f) r.advance();
+    r.save_checkpoint(checkpoint);
     std::ifstream in(bodies);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  ASSERT_NE(text.find("\"angular_velocity\""), std::string::npos) << text;
+    return nlohmann::json::parse(in);
+  };
+  const nlohmann::json stale = save_at(2);
+  const nlohmann::json saved = save_at(1);
+  ASSERT_TRUE(saved["bodies"][0].contains("angular_velocity")) << saved.dump();
+  ASSERT_TRUE(saved["checkpoint"].is_string()) << "the file names the checkpoint it was saved with";
   EXPECT_EQ(refusal(checkpoint), "") << "the file as saved";
 
   const auto with = [&](const std::string& contents) {
     std::ofstream(bodies, std::ios::trunc) << contents;
     return refusal(checkpoint);
   };
+  // Each case: the file as saved with one thing changed.
+  const auto changed = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json doc = saved;
+    change(doc);
+    return with(doc.dump(1));
+  };
   std::filesystem::remove(bodies);
   std::string m = refusal(checkpoint);
   EXPECT_NE(m.find("--resume: " + bodies + ": cannot be read"), std::string::npos) << m;
   m = with("{\"bodies\": ");
   EXPECT_NE(m.find(bodies + ": expected a JSON object with an array \"bodies\""), std::string::npos) << m;
-  m = with("{\"bodies\": []}");
+  // One left from another save to the same path (a frame later, then this one's save failed): refused, not read.
+  m = with(stale.dump(1));
+  EXPECT_NE(m.find(bodies + ": saved with another checkpoint than " + checkpoint), std::string::npos) << m;
+  m = changed([](nlohmann::json& d) { d.erase("checkpoint"); });
+  EXPECT_NE(m.find(bodies + ": saved with another checkpoint than " + checkpoint), std::string::npos) << m;
+  m = changed([](nlohmann::json& d) { d["bodies"] = nlohmann::json::array(); });
   EXPECT_NE(m.find(bodies + ": holds 0 bodies, the scene has 1 dynamic obstacles"), std::string::npos) << m;
-  std::string other = text;
-  other.replace(other.find("\"obstacle\": 0"), 13, "\"obstacle\": 3");
-  m = with(other);
+  m = changed([](nlohmann::json& d) { d["bodies"][0]["obstacle"] = 3; });
   EXPECT_NE(m.find(bodies + ": bodies[0].obstacle: expected 0"), std::string::npos) << m;
-  std::string short_rotation = text;
-  const size_t rotation = short_rotation.find("\"rotation\": [");
-  short_rotation.replace(rotation, 13, "\"rotation\": [0.5, ");
-  m = with(short_rotation);
+  m = changed([](nlohmann::json& d) { d["bodies"][0]["rotation"].push_back(0.5); });
   EXPECT_NE(m.find(bodies + ": bodies[0].rotation: expected 4 numbers"), std::string::npos) << m;
-  // A rotation that is no unit quaternion, from the library, with the file's place in the message.
-  std::string zero = text;
-  const size_t open = zero.find("\"rotation\": [");
-  zero.replace(open, zero.find(']', open) - open + 1, "\"rotation\": [0, 0, 0, 0]");
-  m = with(zero);
+  m = changed([](nlohmann::json& d) { d["bodies"][0]["velocity"][1] = "fast"; });
+  EXPECT_NE(m.find(bodies + ": bodies[0].velocity[1]: expected a finite number"), std::string::npos) << m;
+  // A rotation that is no unit quaternion, refused by the library, with the file's place in the message.
+  m = changed([](nlohmann::json& d) { d["bodies"][0]["rotation"] = {0, 0, 0, 0}; });
   EXPECT_NE(m.find(bodies + ": bodies[0]: "), std::string::npos) << m;
   EXPECT_NE(m.find("rotation"), std::string::npos) << m;
 }
