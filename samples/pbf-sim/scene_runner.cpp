@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <optional>
 #include <string_view>
 #include <system_error>
@@ -326,11 +325,20 @@ nlohmann::ordered_json bodies_json(pbf_solver* solver, const std::vector<uint32_
 // another save of the same path is refused rather than read.
 std::string checkpoint_fingerprint(const std::string& checkpoint) {
   std::ifstream in(checkpoint, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) throw RunError(checkpoint + ": cannot be read");
+  if (!in) throw RunError(checkpoint + ": cannot be read");
+  // Read in pieces, so that a checkpoint of millions of particles is never held whole.
+  std::vector<char> piece(1 << 20);
+  size_t bytes = 0, hash = 0;
+  while (in) {
+    in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+    const size_t got = static_cast<size_t>(in.gcount());
+    if (got == 0) break;
+    bytes += got;
+    hash = hash * 1099511628211ull ^ std::hash<std::string_view>{}(std::string_view(piece.data(), got));
+  }
+  if (in.bad()) throw RunError(checkpoint + ": cannot be read");
   char text[48];
-  std::snprintf(text, sizeof text, "%zu bytes, %016llx", bytes.size(),
-                static_cast<unsigned long long>(std::hash<std::string_view>{}(bytes)));
+  std::snprintf(text, sizeof text, "%zu bytes, %016llx", bytes, static_cast<unsigned long long>(hash));
   return text;
 }
 
@@ -495,7 +503,6 @@ void SceneRunner::note_compression() {
   ++totals_.compressed_frames;
   if (compression_notice_) return;
   compression_notice_ = true;
-  const pbf_params& p = scene_.params;
   char text[512];
   const int n = std::snprintf(text, sizeof text,
                               ": the water ended frame %d (t = %.3f s) compressed by %.2f %% on average (%.1f %% at "
@@ -507,12 +514,14 @@ void SceneRunner::note_compression() {
                   ": Projective Fluids holds it with a higher projective_stiffness, more projective_iterations or "
                   "shorter steps (max_dt)");
   } else {
-    const unsigned most = p.density_tolerance > 0.0f ? std::max(p.iterations, p.max_iterations) : p.iterations;
+    const unsigned most = stats_.iterations;  // a substep's most: max_iterations where the tolerance is on
     std::snprintf(text + at, sizeof text - at,
                   ": substeps of %.3g ms with %u density iteration%s each do not reach through water this deep; "
                   "more substeps hold it (time.substeps, --substeps)%s",
                   1000.0 * stats_.max_substep_dt, most, most == 1 ? "" : "s",
-                  p.adaptive_dt ? "" : ", and adaptive_dt (off in this scene) takes them where the water needs them");
+                  scene_.params.adaptive_dt ? ""
+                                            : ", and adaptive_dt (off in this scene) takes them where the water "
+                                              "needs them");
   }
   notify(scene_.source + text + " (the summary counts the frames)");
 }

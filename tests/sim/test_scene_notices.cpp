@@ -15,6 +15,13 @@
 
 namespace {
 
+// Run options that collect the run's notices in `messages`.
+pbf_sim::RunOptions collecting(std::vector<std::string>& messages) {
+  pbf_sim::RunOptions options;
+  options.message = [&messages](const std::string& m) { messages.push_back(m); };
+  return options;
+}
+
 TEST(LargeDomainNotice, SaysNothingForADomainOfAFewMetresWhereverItLies) {
   const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {4.0f, 3.0f, 1.5f};
   EXPECT_EQ(pbf_sim::large_domain_notice(lo, hi, 0.025f), "");
@@ -44,8 +51,7 @@ TEST(LargeDomainNotice, IsSaidOnceWhenALargeSceneStartsAndNotForAFarSmallOne) {
             R"(, "backend": "cpu", "spacing": 0.1, "time": {"frames": 1}, "output": {"ply": false}})",
         "scene.json");
     std::vector<std::string> messages;
-    pbf_sim::RunOptions options;
-    options.message = [&](const std::string& m) { messages.push_back(m); };
+    const pbf_sim::RunOptions options = collecting(messages);
     pbf_sim::SceneRunner r(s, options);
     r.advance();
     if (large) {
@@ -68,8 +74,7 @@ pbf_sim::Scene block_scene(const char* extra) {
 
 TEST(NeighborOverflowNotice, IsSaidOnceNamingTheCapacityAndTheFramesAreCounted) {
   std::vector<std::string> messages;
-  pbf_sim::RunOptions options;
-  options.message = [&](const std::string& m) { messages.push_back(m); };
+  const pbf_sim::RunOptions options = collecting(messages);
   pbf_sim::SceneRunner r(block_scene(R"( "max_neighbors": 8,)"), options);
   EXPECT_EQ(r.desc().max_neighbors, 8u) << "the scene's max_neighbors reaches the solver";
   for (int f = 0; f < 3; ++f) r.advance();
@@ -86,8 +91,7 @@ TEST(NeighborOverflowNotice, IsSaidOnceNamingTheCapacityAndTheFramesAreCounted) 
 TEST(NeighborOverflowNotice, SaysNothingWithTheAutomaticCapacityOrOneRaisedByTheScene) {
   for (const char* extra : {"", R"( "max_neighbors": 100,)"}) {
     std::vector<std::string> messages;
-    pbf_sim::RunOptions options;
-    options.message = [&](const std::string& m) { messages.push_back(m); };
+    const pbf_sim::RunOptions options = collecting(messages);
     pbf_sim::SceneRunner r(block_scene(extra), options);
     EXPECT_EQ(r.desc().max_neighbors, *extra ? 100u : 56u) << extra;
     for (int f = 0; f < 3; ++f) r.advance();
@@ -111,8 +115,7 @@ pbf_sim::Scene column_scene(const char* extra) {
 TEST(CompressionNotice, IsSaidOnceWhenPbfsIterationsDoNotHoldTheWaterAndTheFramesAreCounted) {
   // Two iterations a substep, no density tolerance, no adaptive step: the column sinks into itself.
   std::vector<std::string> messages;
-  pbf_sim::RunOptions options;
-  options.message = [&](const std::string& m) { messages.push_back(m); };
+  const pbf_sim::RunOptions options = collecting(messages);
   pbf_sim::SceneRunner r(
       column_scene(R"( "parameters": {"adaptive_dt": 0, "density_tolerance": 0, "iterations": 2},)"), options);
   for (int f = 0; f < 6; ++f) r.advance();
@@ -130,8 +133,7 @@ TEST(CompressionNotice, IsSaidOnceWhenPbfsIterationsDoNotHoldTheWaterAndTheFrame
 
 TEST(CompressionNotice, SaysNothingWhereFourSubstepsHoldTheColumn) {
   std::vector<std::string> messages;
-  pbf_sim::RunOptions options;
-  options.message = [&](const std::string& m) { messages.push_back(m); };
+  const pbf_sim::RunOptions options = collecting(messages);
   pbf_sim::Scene s = column_scene("");
   s.time.substeps = 4;
   pbf_sim::SceneRunner r(s, options);
@@ -143,8 +145,7 @@ TEST(CompressionNotice, SaysNothingWhereFourSubstepsHoldTheColumn) {
 TEST(CompressionNotice, NamesProjectiveFluidsOwnRemediesForItsMethod) {
   // Projective Fluids with a stiffness far below what a column 1 m deep needs (docs/API.md, projective_stiffness).
   std::vector<std::string> messages;
-  pbf_sim::RunOptions options;
-  options.message = [&](const std::string& m) { messages.push_back(m); };
+  const pbf_sim::RunOptions options = collecting(messages);
   pbf_sim::SceneRunner r(column_scene(R"( "method": "projective", "parameters": {"projective_stiffness": 1000},)"),
                          options);
   for (int f = 0; f < 4; ++f) r.advance();
