@@ -76,8 +76,8 @@ public sealed class SolverParams {
   /// <summary>Projective Fluids: the largest adaptive step [s], 1e-6 .. 1; default 0.005.</summary>
   public float MaxDt { get; set; } = 0.005f;
 
-  /// <summary>Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.98, 0 = off; default 0.9.</summary>
-  public float ProjectiveChebyshevRho { get; set; } = 0.9f;
+  /// <summary>Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.98, 0 = off; default 0.98.</summary>
+  public float ProjectiveChebyshevRho { get; set; } = 0.98f;
 
   /// <summary>PBF: after the first <see cref="Iterations"/> density iterations of a substep, more run until the
   /// mean compression an iteration starts from is at most this, 0 .. 1, 0 = exactly Iterations; default 0.001.</summary>

@@ -52,7 +52,7 @@ struct PbfParams {
   uint32_t newton_iterations = 5;          // per constraint projection, at most
   float newton_tolerance = 1.0e-5f;        // constraint value that ends a projection
   bool adaptive_dt = true;
-  float projective_chebyshev_rho = 0.9f;   // spectral radius estimate; 0 = plain alternation
+  float projective_chebyshev_rho = 0.98f;  // spectral radius estimate; 0 = plain alternation
   float cfl_number = 0.4f;
   float max_dt = 0.005f;                   // [s]
   // PBF: more density iterations than `iterations`, up to max_iterations, until the mean compression

@@ -86,7 +86,7 @@ static void check_defaults(void) {
   CHECK(params.newton_iterations == 5u);
   CHECK(params.adaptive_dt == 1);
   CHECK(params.max_dt == 0.005f);
-  CHECK(params.projective_chebyshev_rho == 0.9f);
+  CHECK(params.projective_chebyshev_rho == 0.98f);
   CHECK(params.density_tolerance == 0.001f);
   CHECK(params.max_iterations == 20u);
   CHECK(stats.density_iterations == 0u);

@@ -16,6 +16,9 @@
 namespace pbf_test {
 namespace {
 
+// Projective Fluids' Chebyshev acceleration as a caller gets it.
+const float kDefaultChebyshevRho = pbf_params_default().projective_chebyshev_rho;
+
 constexpr float kG = 9.81f;
 
 struct BodyState {
@@ -94,7 +97,7 @@ Floated float_box(pbf_backend backend, float density, float seconds, pbf_method 
   const float at[3] = {0.5f * kWidth, float(start_level - d + kHalf + 0.01), 0.5f * kWidth};
   SolverPtr s = tank_around_box(backend, kSpacing, kWidth, 0.5f, layers, kHalf, at, method);
   const uint32_t box = add_dynamic_box(s.get(), kHalf, density, 0.005f, at);
-  {  // set even at 0: the default is 0.9
+  {  // set even at 0: the default is not
     pbf_params p = pbf_params_default();
     EXPECT_EQ(pbf_solver_get_params(s.get(), &p), PBF_OK);
     p.projective_chebyshev_rho = chebyshev_rho;
@@ -157,7 +160,7 @@ TEST_P(DynamicBodies, ABoxOfAQuarterTheWatersDensityFloatsAQuarterSubmerged) {
 }
 
 // Projective Fluids at 2 cm (its steps cost more), with the paper's plain
-// alternation (projective_chebyshev_rho = 0; the default, 0.9, below): the
+// alternation (projective_chebyshev_rho = 0; the default below): the
 // water pushes the box through its samples' share of the constraints and its
 // collisions (projective_equations.h, obstacle_sample_push()).
 TEST_P(DynamicBodies, ProjectiveFluidsWithPlainAlternationFloatABoxOfHalfTheWatersDensityHalfSubmerged) {
@@ -169,13 +172,13 @@ TEST_P(DynamicBodies, ProjectiveFluidsWithPlainAlternationFloatABoxOfHalfTheWate
   EXPECT_LT(f.height_spread, 0.002f) << "at rest in its last half second";
 }
 
-// The same with the Chebyshev acceleration (rho = 0.9, the default). While the
+// The same with the Chebyshev acceleration at its default. While the
 // extrapolation repeated the water's pushes on the box, the box felt too
 // little of them and floated 87 % submerged.
 TEST_P(DynamicBodies, ProjectiveFluidsWithChebyshevAccelerationFloatABoxOfHalfTheWatersDensityHalfSubmerged) {
-  const Floated f = float_box(GetParam(), 500.0f, 2.0f, PBF_METHOD_PROJECTIVE, 0.02f, 0.9f);
+  const Floated f = float_box(GetParam(), 500.0f, 2.0f, PBF_METHOD_PROJECTIVE, 0.02f, kDefaultChebyshevRho);
   RecordProperty("draft", std::to_string(f.draft));
-  std::cout << "projective fluids, rho 0.9, box of 500 kg/m^3: draft " << f.draft
+  std::cout << "projective fluids, rho " << kDefaultChebyshevRho << ", box of 500 kg/m^3: draft " << f.draft
             << ", height spread over the last 0.5 s " << f.height_spread << " m\n";
   EXPECT_NEAR(f.draft, 0.5f, 0.025f) << "within 5 %";
   EXPECT_LT(f.height_spread, 0.002f) << "at rest in its last half second";
@@ -305,7 +308,8 @@ TEST_P(DynamicBodies, ProjectiveFluidsWithPlainAlternationKeepMomentumThroughAnI
 
 TEST_P(DynamicBodies, ProjectiveFluidsWithChebyshevAccelerationKeepMomentumThroughAnImpact) {
   for (const float origin : {0.0f, 1.0f})
-    expect_momentum_kept_through_impact(GetParam(), PBF_METHOD_PROJECTIVE, 18, kProjectiveMomentum, origin, 0.9f);
+    expect_momentum_kept_through_impact(GetParam(), PBF_METHOD_PROJECTIVE, 18, kProjectiveMomentum, origin,
+                                        kDefaultChebyshevRho);
 }
 
 TEST(DynamicBodies, MoveTheSameBitsOnAnyThreadCount) {

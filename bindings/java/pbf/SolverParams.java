@@ -31,7 +31,7 @@ public final class SolverParams implements Cloneable {
   private boolean adaptiveDt = true;
   private float cflNumber = 0.4f;
   private float maxDt = 0.005f;
-  private float projectiveChebyshevRho = 0.9f;
+  private float projectiveChebyshevRho = 0.98f;
   private float densityTolerance = 0.001f;
   private int maxIterations = 20;
 
@@ -146,7 +146,7 @@ public final class SolverParams implements Cloneable {
   /** @param value see the getter @return this */
   public SolverParams setMaxDt(float value) { maxDt = value; return this; }
 
-  /** @return Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.98, 0 = off; default 0.9. */
+  /** @return Projective Fluids: spectral radius estimate for Chebyshev acceleration, 0 .. 0.98, 0 = off; default 0.98. */
   public float getProjectiveChebyshevRho() { return projectiveChebyshevRho; }
   /** @param value see the getter @return this */
   public SolverParams setProjectiveChebyshevRho(float value) { projectiveChebyshevRho = value; return this; }

@@ -35,15 +35,10 @@ void projective_substep(Backend& backend, const ProjectiveStageSet& stages, cons
   {
     PhaseTimer t(timing.time_constraints_ms);
     stages.projective.begin(ctx, c.projective);
-    // Chebyshev semi-iterative weights (Wang 2015): omega_1 = 1,
-    // omega_2 = 2 / (2 - rho^2), omega_k+1 = 4 / (4 - rho^2 omega_k).
-    const float rho2 = params.projective_chebyshev_rho * params.projective_chebyshev_rho;
-    float omega = 1.0f;
+    ChebyshevWeights weights(params.projective_chebyshev_rho);
     for (uint32_t k = 0; k < params.projective_iterations; ++k) {
-      if (k == 1) omega = 2.0f / (2.0f - rho2);
-      else if (k > 1) omega = 4.0f / (4.0f - rho2 * omega);
       stages.projective.local_step(ctx, c.projective, params.projective_tolerance);
-      stages.projective.global_step(ctx, c.projective, omega);
+      stages.projective.global_step(ctx, c.projective, weights.next());
     }
   }
   {

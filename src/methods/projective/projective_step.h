@@ -4,6 +4,8 @@
 // whole control logic, written once for every backend.
 #pragma once
 
+#include <cstdint>
+
 #include "backend/backend.h"
 #include "methods/pbf/pbf_stages.h"
 #include "methods/projective/projective_stages.h"
@@ -19,6 +21,32 @@ struct ProjectiveStepConstants {
 };
 ProjectiveStepConstants make_projective_step_constants(const SolverConfig& config, const PbfParams& params, float dt);
 
+// The Chebyshev semi-iterative weights (Wang 2015) of a substep's
+// local/global iterations, omega for iteration k = 0, 1, ... The first
+// kChebyshevPlainIterations run plain (omega = 1): while what touches what
+// is still changing from the prediction, extrapolating the iterates' moves
+// threw single particles out of their flow at rho near its top (docs/
+// PHYSICS.md §7). Then omega = 2 / (2 - rho^2) and omega' = 4 / (4 - rho^2
+// omega), tending to 2 / (1 + sqrt(1 - rho^2)). rho = 0 gives omega = 1
+// throughout: the paper's plain alternation.
+constexpr uint32_t kChebyshevPlainIterations = 6;
+class ChebyshevWeights {
+ public:
+  explicit ChebyshevWeights(float rho) : rho2_(rho * rho) {}
+  // The weight of the next iteration.
+  float next() {
+    if (k_ == kChebyshevPlainIterations) omega_ = 2.0f / (2.0f - rho2_);
+    else if (k_ > kChebyshevPlainIterations) omega_ = 4.0f / (4.0f - rho2_ * omega_);
+    ++k_;
+    return omega_;
+  }
+
+ private:
+  float rho2_;
+  float omega_ = 1.0f;
+  uint32_t k_ = 0;
+};
+
 // The stages one Projective Fluids substep runs.
 struct ProjectiveStageSet {
   ProjectiveStages& projective;
@@ -26,7 +54,9 @@ struct ProjectiveStageSet {
 };
 
 // Records one substep of size c.viscosity.dt: prediction and neighbours as
-// in PBF, then params.projective_iterations local/global iterations, which
+// in PBF, then params.projective_iterations local/global iterations, the
+// global steps weighted by ChebyshevWeights(params.projective_chebyshev_rho),
+// which
 // the stages end early once the mean compression of the iterate is at most
 // params.projective_tolerance (ProjectiveStages::local_step); then
 // velocities and XSPH viscosity. Adds the time of each phase to `timing`.

@@ -7,6 +7,7 @@
 // with the stages one by one as the fallback giving the same result.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +82,7 @@ class LoggingBackend final : public pbf_test::ForwardingBackend {
         mode_(mode) {}
 
   std::vector<std::string> log;
+  std::vector<float> omegas;  // the weight of every global step, recorded or run
   uint32_t recorded_substeps = 0;
 
   void predict(const StepContext& ctx) override { stage("predict", [&] { inner_->predict(ctx); }); }
@@ -125,6 +127,7 @@ class LoggingBackend final : public pbf_test::ForwardingBackend {
       d_.stage("local", [&] { d_.inner_projective_->local_step(ctx, c, tolerance); });
     }
     void global_step(const StepContext& ctx, const pbf::ProjectiveConstants& c, float omega) override {
+      d_.omegas.push_back(omega);
       d_.stage("global", [&] { d_.inner_projective_->global_step(ctx, c, omega); });
     }
     void update_velocities(const StepContext& ctx, const pbf::ProjectiveConstants& c) override {
@@ -220,6 +223,49 @@ TEST(ProjectiveStep, TheEarlyStopIsTheBackendsAndTheTallyCountsOnlyGlobalStepsRu
   EXPECT_EQ(backend.log, concat({substep_log(""), substep_log(""), {"tally"}}));
   EXPECT_EQ(stats.local_global_iterations, 0u);
   EXPECT_EQ(stats.cg_iterations, 0u);
+}
+
+// The Chebyshev weights (Wang 2015): plain for the first
+// kChebyshevPlainIterations iterations, then 2 / (2 - rho^2) and the
+// recurrence 4 / (4 - rho^2 omega), tending to 2 / (1 + sqrt(1 - rho^2)).
+TEST(ChebyshevWeights, RunPlainFirstThenFollowTheRecurrenceToTheirLimit) {
+  static_assert(pbf::kChebyshevPlainIterations == 6, "docs/PHYSICS.md §7 and pbf.h name six");
+  const double rho = 0.98, rho2 = rho * rho;
+  pbf::ChebyshevWeights weights(static_cast<float>(rho));
+  double expected = 1.0;
+  for (uint32_t k = 0; k < 200; ++k) {
+    if (k == pbf::kChebyshevPlainIterations) expected = 2.0 / (2.0 - rho2);
+    else if (k > pbf::kChebyshevPlainIterations) expected = 4.0 / (4.0 - rho2 * expected);
+    const float omega = weights.next();
+    if (k < pbf::kChebyshevPlainIterations) EXPECT_EQ(omega, 1.0f) << "iteration " << k;
+    EXPECT_NEAR(omega, expected, 1e-5) << "iteration " << k;
+  }
+  EXPECT_NEAR(expected, 2.0 / (1.0 + std::sqrt(1.0 - rho2)), 1e-9);
+  pbf::ChebyshevWeights plain(0.0f);
+  for (int k = 0; k < 20; ++k) EXPECT_EQ(plain.next(), 1.0f) << "rho = 0 is the paper's plain alternation";
+}
+
+// Every substep of a step starts the weights again, and a recording gets
+// the same weights as the stages run one by one.
+TEST(ProjectiveStep, EverySubstepWeighsItsGlobalStepsFromTheFirst) {
+  Step step;
+  step.params.projective_iterations = 9;
+  step.params.projective_chebyshev_rho = 0.9f;
+  std::vector<float> substep;
+  pbf::ChebyshevWeights weights(0.9f);
+  for (uint32_t k = 0; k < 9; ++k) substep.push_back(weights.next());
+  ASSERT_GT(substep.back(), 1.2f);
+  const std::vector<float> two = [&] {
+    std::vector<float> v = substep;
+    v.insert(v.end(), substep.begin(), substep.end());
+    return v;
+  }();
+  for (const auto mode : {LoggingBackend::Recording::None, LoggingBackend::Recording::Runs}) {
+    LoggingBackend backend(step.config, mode);
+    StepStats stats;
+    step.run(backend, 2, stats);
+    EXPECT_EQ(backend.omegas, two) << (mode == LoggingBackend::Recording::None ? "run" : "recorded");
+  }
 }
 
 TEST(ProjectiveStep, ARecordingBackendGetsTheWholeStepAsOneRecording) {
