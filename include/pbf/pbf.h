@@ -500,7 +500,9 @@ PBF_API pbf_status pbf_solver_add_particles(pbf_solver* solver, const float* pos
 /**
  * Fills the box [lo, hi] with particles on a cubic lattice at the rest
  * spacing, at centres lo + (i + 1/2) * spacing, all with `velocity` (NULL =
- * at rest). Lattice points outside the domain are skipped. The number added
+ * at rest). Lattice points outside the domain, or closer than half a spacing
+ * to one of its walls (where a particle would start compressed against the
+ * wall), are skipped. The number added
  * goes to *out_added when out_added is not NULL. Fails without adding
  * anything if hi[a] < lo[a] on an axis (PBF_ERROR_INVALID_ARGUMENT), if the
  * capacity would be exceeded, or if lo or hi lies more than

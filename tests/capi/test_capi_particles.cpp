@@ -551,6 +551,37 @@ TEST(CApiFillBox, ClipsABoxThatReachesOutOfTheDomain) {
   }
 }
 
+// A point closer than half a spacing to a domain wall is left out: its
+// particle would start compressed against the wall. A box flush with the
+// walls that is a whole number of spacings keeps every point (the first and
+// last exactly half a spacing in); one that is not loses its last column
+// against the wall, not against its own open face.
+TEST(CApiFillBox, LeavesOutPointsCloserThanHalfASpacingToADomainWall) {
+  for (const float spacing : {0.03f, 0.02f}) {
+    pbf_solver_desc d = pbf_solver_desc_default();
+    d.max_particles = 40000;
+    d.particle_spacing = spacing;
+    d.domain_max[0] = 0.8f;
+    d.domain_max[1] = 0.9f;
+    d.domain_max[2] = 0.8f;
+    Solver s(d);
+    ASSERT_EQ(s.status(), PBF_OK) << pbf_last_error();
+    const float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.8f, 0.4f, 0.8f};
+    size_t added = 0;
+    ASSERT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, &added), PBF_OK) << pbf_last_error();
+    // 0.03: 0.015 .. 0.765 across (0.795 lay 5 mm from the wall), 0.015 .. 0.375 up (the
+    // box's top is no wall); 0.02: 0.01 .. 0.79 across, all 40.
+    const size_t across = spacing == 0.03f ? 26u : 40u, up = spacing == 0.03f ? 13u : 20u;
+    EXPECT_EQ(added, across * up * across) << "spacing " << spacing;
+    const std::vector<float> x = positions_of(s.get());
+    for (size_t p = 0; p < added; ++p)
+      for (int a : {0, 2}) {
+        EXPECT_GE(x[3 * p + a], 0.5f * spacing - 1e-6f) << "particle " << p;
+        EXPECT_LE(x[3 * p + a], 0.8f - 0.5f * spacing + 1e-6f) << "particle " << p;
+      }
+  }
+}
+
 TEST(CApiFillBox, AFlatBoxHoldsNoParticle) {
   Solver s(small_desc());
   ASSERT_EQ(s.status(), PBF_OK) << pbf_last_error();
