@@ -220,6 +220,33 @@ TEST(LatticeFill, KeepsPointsExactlyOnTheFacesOfEitherBox) {
   EXPECT_EQ(p[2], 0.125f);
 }
 
+// With a margin (pbf_solver_fill_box(): half a spacing from the domain's
+// walls) a box that fills the keep box in a whole number n of spacings keeps
+// all n points per axis, whatever float round-off the decimal bounds carry
+// (the first and last lie exactly half a spacing in), and one a fraction of
+// a spacing longer still n: its extra point would lie within half a spacing
+// of the wall.
+TEST(LatticeFill, AMarginOfHalfASpacingKeepsWholeBoxesWholeAndLeavesOutPartialColumns) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> sp(0.001f, 0.1f), origin(-3.0f, 3.0f), part(0.55f, 0.95f);
+  std::uniform_int_distribution<int> count(1, 2000);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const float s = sp(rng), o = origin(rng);
+    const int n = count(rng);
+    const float top = static_cast<float>(o + n * double(s));
+    const Vec3 lo{o, o, o}, hi{top, top, top};
+    const size_t all = pbf::lattice_fill_count(lo, hi, s, lo, hi, 0.5f * s);
+    const long got = static_cast<long>(std::lround(std::cbrt(static_cast<double>(all))));
+    ASSERT_EQ(got, n) << "trial " << trial << ": spacing " << s << ", origin " << o;
+    const float longer = static_cast<float>(o + (n + part(rng)) * double(s));
+    const Vec3 far{longer, longer, longer};
+    ASSERT_EQ(pbf::lattice_fill_count(lo, far, s, lo, far, 0.5f * s), size_t(n) * n * n)
+        << "trial " << trial << ": the partial column lies within half a spacing of the wall";
+    ASSERT_EQ(pbf::lattice_fill_count(lo, far, s, lo, far), size_t(n + 1) * (n + 1) * (n + 1))
+        << "trial " << trial << ": without a margin it is kept";
+  }
+}
+
 TEST(LatticeFill, EmptyBoxesGiveNoPoints) {
   const Vec3 lo{0, 0, 0}, hi{1, 1, 1};
   // Keep box disjoint from the box.
