@@ -255,11 +255,8 @@ TEST(ProjectiveStep, EverySubstepWeighsItsGlobalStepsFromTheFirst) {
   pbf::ChebyshevWeights weights(0.9f);
   for (uint32_t k = 0; k < 9; ++k) substep.push_back(weights.next());
   ASSERT_GT(substep.back(), 1.2f);
-  const std::vector<float> two = [&] {
-    std::vector<float> v = substep;
-    v.insert(v.end(), substep.begin(), substep.end());
-    return v;
-  }();
+  std::vector<float> two = substep;
+  two.insert(two.end(), substep.begin(), substep.end());
   for (const auto mode : {LoggingBackend::Recording::None, LoggingBackend::Recording::Runs}) {
     LoggingBackend backend(step.config, mode);
     StepStats stats;
