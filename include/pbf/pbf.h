@@ -1125,8 +1125,9 @@ PBF_API pbf_status pbf_solver_add_obstacle(pbf_solver* solver, const pbf_sdf* sd
  * solver's rest spacing, all with `velocity` [m/s] (NULL: at rest): every
  * point of the lattice domain_min + (i + 1/2) * spacing (that of
  * pbf_solver_fill_box() for a box anchored at the domain's corner) where
- * the field is negative. Points outside the domain are skipped. The number
- * added goes to *out_added when it is not NULL. All or nothing: when the
+ * the field is negative. Points outside the domain, or closer than half a
+ * spacing to one of its walls (as pbf_solver_fill_box() leaves them out),
+ * are skipped. The number added goes to *out_added when it is not NULL. All or nothing: when the
  * particles would exceed max_particles nothing is added and the call fails
  * with PBF_ERROR_CAPACITY_EXCEEDED, saying how many the solid holds.
  */

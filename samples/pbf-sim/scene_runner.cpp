@@ -77,9 +77,11 @@ Vec3 rotate(const Quat& q, const Vec3& v) {
   return {v[0] + w * tx + (uy * tz - uz * ty), v[1] + w * ty + (uz * tx - ux * tz), v[2] + w * tz + (ux * ty - uy * tx)};
 }
 
-bool inside(const Box& b, const float* p) {
-  return p[0] >= b.min[0] && p[1] >= b.min[1] && p[2] >= b.min[2] && p[0] <= b.max[0] && p[1] <= b.max[1] &&
-         p[2] <= b.max[2];
+// Whether p lies in the box and at least `margin` inside each of its faces.
+bool inside(const Box& b, const float* p, float margin = 0.0f) {
+  for (int a = 0; a < 3; ++a)
+    if (!(p[a] >= b.min[a] + margin && p[a] <= b.max[a] - margin)) return false;
+  return true;
 }
 
 }  // namespace
@@ -269,7 +271,9 @@ void SceneRunner::notify(const std::string& text) const {
   }
 }
 
-// The rest lattice (centres at centre + (i + 1/2) s) inside the sphere and the domain.
+// The rest lattice (centres at centre + (i + 1/2) s) inside the sphere and at least half a spacing
+// inside the domain, as pbf_solver_fill_box() and pbf_solver_fill_sdf() keep their points: a point
+// nearer a wall would start compressed against it.
 void SceneRunner::place_sphere(const FluidBlock& b, size_t index) {
   const double s = scene_.spacing;
   const double r = b.radius;
@@ -282,7 +286,7 @@ void SceneRunner::place_sphere(const FluidBlock& b, size_t index) {
         if (o[0] * o[0] + o[1] * o[1] + o[2] * o[2] > r * r) continue;
         float p[3];
         for (int a = 0; a < 3; ++a) p[a] = static_cast<float>(b.center[a] + o[a]);
-        if (!inside(scene_.domain, p)) continue;
+        if (!inside(scene_.domain, p, 0.5f * static_cast<float>(s) * (1.0f - 1e-3f))) continue;
         pos.insert(pos.end(), p, p + 3);
         vel.insert(vel.end(), b.velocity.begin(), b.velocity.end());
       }

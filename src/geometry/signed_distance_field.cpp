@@ -492,15 +492,20 @@ std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& pl
       hi[a] = std::max(hi[a], double(w[a]));
     }
   }
-  // Lattice indices [first, last] per axis whose points lie in both boxes.
+  // Lattice indices [first, last] per axis whose points lie in the field's box and at least half a
+  // spacing inside the domain, as pbf_solver_fill_box() keeps them: a point nearer a wall would start
+  // compressed against it. (Index 0 lies half a spacing from domain_min; at domain_max the margin is
+  // met within 1e-3 spacing, for the round-off of the bounds, so that a domain of a whole number of
+  // spacings keeps its last layer.)
   const double dmin[3] = {domain_min.x, domain_min.y, domain_min.z};
   const double dmax[3] = {domain_max.x, domain_max.y, domain_max.z};
   int64_t first[3], count[3];
   double candidates = 1.0;
   for (int a = 0; a < 3; ++a) {
-    const double from = std::max(lo[a], dmin[a]), to = std::min(hi[a], dmax[a]);
+    const double from = std::max(lo[a], dmin[a]);
     const double f = std::max(0.0, std::ceil((from - dmin[a]) / spacing - 0.5));
-    const double l = std::floor((to - dmin[a]) / spacing - 0.5 + 1e-6);
+    const double l = std::min(std::floor((hi[a] - dmin[a]) / spacing - 0.5 + 1e-6),
+                              std::floor((dmax[a] - dmin[a]) / spacing - 1.0 + 1e-3));
     count[a] = l >= f ? int64_t(l - f) + 1 : 0;
     first[a] = int64_t(f);
     candidates *= double(count[a]);
@@ -521,7 +526,6 @@ std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& pl
       const float y = float(dmin[1] + (double(first[1] + ky) + 0.5) * spacing);
       for (int64_t kx = 0; kx < count[0]; ++kx) {
         const float x = float(dmin[0] + (double(first[0] + kx) + 0.5) * spacing);
-        if (x > domain_max.x || y > domain_max.y || z > domain_max.z) continue;
         if (sdf_sample(field, to_local(placement, Vec3{x, y, z}), nullptr) >= 0.0f) continue;
         ++found;
         if (total.load(std::memory_order_relaxed) + found > max_points) continue;  // counted, not kept

@@ -99,7 +99,9 @@ MassProperties sdf_mass_properties(const SdfGridView& field, double density);
 // domain's corner) where the field, placed by `placement` (x_world =
 // R x_field + t), is negative; each point stands for a spacing^3 cube, so
 // the count times spacing^3 approximates the solid's volume. Points outside
-// [domain_min, domain_max] are skipped. x, y, z triples in lattice order.
+// [domain_min, domain_max], or closer than half a spacing to one of its
+// walls (as pbf_solver_fill_box() leaves them out), are skipped. x, y, z
+// triples in lattice order.
 // Throws Error: CapacityExceeded (with the count) when more than
 // `max_points` points would be made; InvalidArgument for a spacing that is
 // not > 0 or that would test more than kMaxFillCandidates lattice points.

@@ -396,6 +396,41 @@ TEST_F(CApiSdfSolver, AFilledSphereHoldsItsVolumeInParticlesWithTheVelocityGiven
   EXPECT_EQ(v[3 * added - 1], 0.5f);
 }
 
+// A solid flush with the domain's walls fills as pbf_solver_fill_box() fills the same box: a lattice point
+// closer than half a spacing to a wall is left out (it would start compressed against it), and a box a
+// whole number of spacings long keeps its last layer.
+TEST(CApiFillSdf, LeavesOutPointsCloserThanHalfASpacingToADomainWall) {
+  for (const float spacing : {0.03f, 0.02f}) {
+    pbf_solver_desc d = pbf_solver_desc_default();
+    d.backend = PBF_BACKEND_CPU;
+    d.max_particles = 40000;
+    d.particle_spacing = spacing;
+    d.domain_max[0] = 0.8f;
+    d.domain_max[1] = 0.9f;
+    d.domain_max[2] = 0.8f;
+    const SolverPtr solver = pbf_test::make_solver(d);
+    ASSERT_TRUE(solver);
+    // The box 0 .. 0.8 across, 0 .. 0.4 up, reaching past the walls by a centimetre.
+    const float half[3] = {0.41f, 0.21f, 0.41f}, at[3] = {0.4f, 0.19f, 0.4f};
+    pbf_sdf* raw = nullptr;
+    ASSERT_EQ(pbf_sdf_box(half, 0.01f, &raw), PBF_OK) << pbf_last_error();
+    const SdfPtr box(raw);
+    size_t added = 0;
+    ASSERT_EQ(pbf_solver_fill_sdf(solver.get(), box.get(), nullptr, at, nullptr, &added), PBF_OK) << pbf_last_error();
+    // 0.03: 0.015 .. 0.765 across (0.795 lies 5 mm from the wall), 0.015 .. 0.375 up (the box's top
+    // is no wall); 0.02: 0.01 .. 0.79 across, all 40, and 0.01 .. 0.39 up.
+    const size_t across = spacing == 0.03f ? 26u : 40u, up = spacing == 0.03f ? 13u : 20u;
+    EXPECT_EQ(added, across * up * across) << "spacing " << spacing;
+    const std::vector<float> x = pbf_test::positions_of(solver.get());
+    ASSERT_EQ(x.size(), 3 * added);
+    for (size_t p = 0; p < added; ++p)
+      for (int a : {0, 1, 2}) {
+        EXPECT_GE(x[3 * p + a], 0.5f * spacing - 1e-6f) << "particle " << p << ", spacing " << spacing;
+        if (a != 1) EXPECT_LE(x[3 * p + a], 0.8f - 0.5f * spacing + 1e-6f) << "particle " << p;
+      }
+  }
+}
+
 TEST_F(CApiSdfSolver, AFillBeyondTheCapacityAddsNothing) {
   const SdfPtr big = sphere(0.3f, 0.02f);  // about 14,000 particles
   size_t added = 77;

@@ -1,6 +1,7 @@
-// Scene obstacles and mesh-shaped fluid bodies: paths interpolate as
+// Scene obstacles and fluid bodies of a shape: paths interpolate as
 // documented, mesh files are found from the scene's folder, a missing mesh
-// is named by its key, obstacles keep the water out and are drawn.
+// is named by its key, a sphere of water keeps clear of the walls, obstacles
+// keep the water out and are drawn.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -91,6 +92,24 @@ TEST(SceneMeshes, AMeshBlockHasTheMeshsVolume) {
   const double volume = runner.particle_count() * 1e-6;
   const double exact = 2.0 * M_PI * M_PI * 0.25 * 0.1 * 0.1;
   EXPECT_NEAR(volume, exact, 0.03 * exact);
+}
+
+// A sphere of water cut by the domain's walls keeps its lattice points at least half a spacing inside
+// them, as the library's fills do: its centre lies 0.01 m from one wall's nearest layer and 0.03 m
+// from another's, so without the margin particles would start 0.01 m (a quarter spacing) from a wall.
+TEST(SceneFluidBlocks, ASphereCutByTheWallsStartsHalfASpacingInside) {
+  const std::string text = R"({"domain": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.4]}, "spacing": 0.04, "backend": "cpu",
+    "fluid": [{"sphere": {"center": [0.03, 0.2, 0.37], "radius": 0.15}}]})";
+  pbf_sim::SceneRunner runner(parse_scene(text, "scene.json"));
+  const size_t n = runner.particle_count();
+  ASSERT_GT(n, 40u);  // about a quarter of the sphere's 221 (the walls cut it near its centre)
+  std::vector<float> x(3 * n);
+  ASSERT_EQ(pbf_solver_get_positions(runner.solver(), x.data(), x.size()), PBF_OK) << pbf_last_error();
+  for (size_t p = 0; p < n; ++p)
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_GE(x[3 * p + a], 0.02f - 1e-5f) << "particle " << p << ", axis " << a;
+      EXPECT_LE(x[3 * p + a], 0.38f + 1e-5f) << "particle " << p << ", axis " << a;
+    }
 }
 
 // Water dropped on a sphere and a tilted box flows around them and never ends up inside.
