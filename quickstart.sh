@@ -2,9 +2,10 @@
 # quickstart.sh - sets up a fresh Debian machine for pbf, builds it, and
 #   ./quickstart.sh dam-break   runs the dam break (PLY frames in pbf-out/)
 #   ./quickstart.sh test        runs every test: the optimised build, the
-#                               sanitizer build, the mesh loader's fuzzer for
-#                               60 s, a program built against the
-#                               installed package, and the installed pbf-sim
+#                               sanitizer build, the fuzzers of mesh,
+#                               checkpoint and field files for 60 s each, a
+#                               program built against the installed package,
+#                               and the installed pbf-sim
 # Dependencies come from Debian's packages (apt-get, as root or with sudo).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -59,7 +60,7 @@ run_tests() {
   echo "== fast tests under AddressSanitizer and UndefinedBehaviorSanitizer"
   build sanitize
   ctest --preset sanitize
-  echo "== the mesh loader under libFuzzer for 60 s (stops at the first crash; inputs in build/fuzz/tests/fuzz)"
+  echo "== mesh, checkpoint and field files under libFuzzer, 60 s each (stops at the first crash; inputs in build/fuzz/tests/fuzz)"
   build fuzz
   ctest --preset fuzz
   echo "== a program built against the installed package"
