@@ -122,7 +122,8 @@ public sealed class Solver : IDisposable {
   /// <summary>
   /// Fills the box [<paramref name="lo"/>, <paramref name="hi"/>] (3 floats each) with
   /// particles on a cubic lattice at the rest spacing, all moving with
-  /// <paramref name="velocity"/> (null = at rest); points outside the domain are skipped.
+  /// <paramref name="velocity"/> (null = at rest); points outside the domain, or closer than half a
+  /// spacing to one of its walls (they would start compressed against it), are skipped.
   /// </summary>
   /// <returns>The number of particles added.</returns>
   public int FillBox(float[] lo, float[] hi, float[] velocity = null) {
@@ -502,7 +503,8 @@ public sealed class Solver : IDisposable {
   /// <summary>
   /// Fills the inside of the solid of <paramref name="sdf"/>, placed by <paramref name="rotation"/> and
   /// <paramref name="translation"/>, with particles at the rest spacing on the lattice of
-  /// <see cref="FillBox"/>; points outside the domain are skipped. All or nothing.
+  /// <see cref="FillBox"/>; points outside the domain, or closer than half a spacing to one of its
+  /// walls, are skipped. All or nothing.
   /// </summary>
   /// <param name="sdf">The solid, in its own frame.</param>
   /// <param name="rotation">Quaternion x, y, z, w (4 floats), or null for none.</param>

@@ -175,7 +175,8 @@ public final class Solver implements AutoCloseable {
 
   /**
    * Fills the box [lo, hi] with particles on a cubic lattice at the rest spacing;
-   * lattice points outside the domain are skipped.
+   * lattice points outside the domain, or closer than half a spacing to one of its
+   * walls (they would start compressed against it), are skipped.
    *
    * @param lo lower corner [m], 3 floats
    * @param hi upper corner [m], 3 floats
@@ -696,7 +697,8 @@ public final class Solver implements AutoCloseable {
 
   /**
    * Fills the inside of a solid with particles at the rest spacing on the lattice of
-   * {@link #fillBox}; points outside the domain are skipped. All or nothing.
+   * {@link #fillBox}; points outside the domain, or closer than half a spacing to one of
+   * its walls, are skipped. All or nothing.
    *
    * @param sdf the solid, in its own frame
    * @param rotation quaternion x, y, z, w (4 floats), or null for none
