@@ -5,42 +5,41 @@
 
 namespace pbf {
 
+void lattice_axis_range(double anchor, double lo, double hi, double spacing, double keep_lo, double keep_hi,
+                        double margin, int64_t& first, int64_t& last) {
+  const double s = spacing, tolerance = margin > 0.0 ? 1e-3 : 0.0;
+  first = std::max({int64_t(0), static_cast<int64_t>(std::ceil((lo - anchor) / s - 0.5)),
+                    static_cast<int64_t>(std::ceil((keep_lo + margin - anchor) / s - 0.5 - tolerance))});
+  const double top = std::min(hi - anchor + 1e-6 * s, keep_hi - margin - anchor + std::max(1e-6, tolerance) * s);
+  last = std::max(first, static_cast<int64_t>(std::floor(top / s - 0.5)) + 1);
+}
+
 namespace {
 
-// The lattice indices [first, last) along one axis: points p_i = lo + (i + 0.5) s with lo <= p_i <= hi
-// and keep_lo + margin <= p_i <= keep_hi - margin. The margin's bounds are met within 1e-3 s, for the
-// float round-off of the bounds themselves (without it a layer flush with a wall could be lost).
-void axis_range(float lo, float hi, float spacing, float keep_lo, float keep_hi, double margin, long& first,
-                long& last) {
-  const double s = spacing, tolerance = margin > 0.0 ? 1e-3 : 0.0;
-  first = static_cast<long>(std::ceil((static_cast<double>(keep_lo) + margin - lo) / s - 0.5 - tolerance));
-  first = std::max(first, 0L);
-  const double top = std::min(static_cast<double>(hi) - lo + 1e-6 * s,
-                              static_cast<double>(keep_hi) - margin - lo + std::max(1e-6, tolerance) * s);
-  last = static_cast<long>(std::floor(top / s - 0.5)) + 1;
-  if (last < first) last = first;
+// lattice_axis_range() of the lattice anchored at the box's own low corner, for each axis.
+void box_ranges(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin, int64_t first[3],
+                int64_t last[3]) {
+  const float l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+  const float kl[3] = {keep_min.x, keep_min.y, keep_min.z}, kh[3] = {keep_max.x, keep_max.y, keep_max.z};
+  for (int a = 0; a < 3; ++a) lattice_axis_range(l[a], l[a], h[a], spacing, kl[a], kh[a], margin, first[a], last[a]);
 }
 
 }  // namespace
 
 size_t lattice_fill_count(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin) {
-  long f[3], l[3];
-  axis_range(lo.x, hi.x, spacing, keep_min.x, keep_max.x, margin, f[0], l[0]);
-  axis_range(lo.y, hi.y, spacing, keep_min.y, keep_max.y, margin, f[1], l[1]);
-  axis_range(lo.z, hi.z, spacing, keep_min.z, keep_max.z, margin, f[2], l[2]);
+  int64_t f[3], l[3];
+  box_ranges(lo, hi, spacing, keep_min, keep_max, margin, f, l);
   return static_cast<size_t>(l[0] - f[0]) * static_cast<size_t>(l[1] - f[1]) * static_cast<size_t>(l[2] - f[2]);
 }
 
 std::vector<float> lattice_fill(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin) {
-  long f[3], l[3];
-  axis_range(lo.x, hi.x, spacing, keep_min.x, keep_max.x, margin, f[0], l[0]);
-  axis_range(lo.y, hi.y, spacing, keep_min.y, keep_max.y, margin, f[1], l[1]);
-  axis_range(lo.z, hi.z, spacing, keep_min.z, keep_max.z, margin, f[2], l[2]);
+  int64_t f[3], l[3];
+  box_ranges(lo, hi, spacing, keep_min, keep_max, margin, f, l);
   std::vector<float> points;
   points.reserve(3 * lattice_fill_count(lo, hi, spacing, keep_min, keep_max, margin));
-  for (long z = f[2]; z < l[2]; ++z)
-    for (long y = f[1]; y < l[1]; ++y)
-      for (long x = f[0]; x < l[0]; ++x) {
+  for (int64_t z = f[2]; z < l[2]; ++z)
+    for (int64_t y = f[1]; y < l[1]; ++y)
+      for (int64_t x = f[0]; x < l[0]; ++x) {
         points.push_back(static_cast<float>(lo.x + (x + 0.5) * spacing));
         points.push_back(static_cast<float>(lo.y + (y + 0.5) * spacing));
         points.push_back(static_cast<float>(lo.z + (z + 0.5) * spacing));

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/lattice_fill.h"
 
 namespace pbf {
 
@@ -492,22 +493,16 @@ std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& pl
       hi[a] = std::max(hi[a], double(w[a]));
     }
   }
-  // Lattice indices [first, last] per axis whose points lie in the field's box and at least half a
-  // spacing inside the domain, as pbf_solver_fill_box() keeps them: a point nearer a wall would start
-  // compressed against it. (Index 0 lies half a spacing from domain_min; at domain_max the margin is
-  // met within 1e-3 spacing, for the round-off of the bounds, so that a domain of a whole number of
-  // spacings keeps its last layer.)
+  // Lattice indices per axis whose points lie in the field's box and kFillWallMargin inside the
+  // domain, as pbf_solver_fill_box() keeps them.
   const double dmin[3] = {domain_min.x, domain_min.y, domain_min.z};
   const double dmax[3] = {domain_max.x, domain_max.y, domain_max.z};
   int64_t first[3], count[3];
   double candidates = 1.0;
   for (int a = 0; a < 3; ++a) {
-    const double from = std::max(lo[a], dmin[a]);
-    const double f = std::max(0.0, std::ceil((from - dmin[a]) / spacing - 0.5));
-    const double l = std::min(std::floor((hi[a] - dmin[a]) / spacing - 0.5 + 1e-6),
-                              std::floor((dmax[a] - dmin[a]) / spacing - 1.0 + 1e-3));
-    count[a] = l >= f ? int64_t(l - f) + 1 : 0;
-    first[a] = int64_t(f);
+    int64_t last = 0;
+    lattice_axis_range(dmin[a], lo[a], hi[a], spacing, dmin[a], dmax[a], kFillWallMargin * spacing, first[a], last);
+    count[a] = last - first[a];
     candidates *= double(count[a]);
   }
   if (candidates == 0.0) return {};

@@ -128,12 +128,11 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
   // The lattice is anchored at lo moved into the frame, and computed there: far from the world's
   // origin its points are then as exact as near it (the world's floats would round them).
   const Vec3 local_lo = frame_.to_local(lo), local_hi = frame_.to_local(hi);
-  // A point closer than half a spacing to a domain wall is left out: its particle would start
-  // inside the wall's reach, compressed against it, and be thrown out in the first step (a box of
-  // 0.8 m at 0.03 m spacing flush with two walls put its last column 5 mm from them, 25 % above rest
-  // density, and Projective Fluids threw one at 5.8 m/s).
+  // A point closer than kFillWallMargin to a domain wall is left out (a box of 0.8 m at 0.03 m
+  // spacing flush with two walls put its last column 5 mm from them, 25 % above rest density, and
+  // Projective Fluids threw one at 5.8 m/s).
   const Vec3 keep_min = local_config_.domain_min, keep_max = local_config_.domain_max;
-  const float margin = 0.5f * config_.particle_spacing;
+  const float margin = kFillWallMargin * config_.particle_spacing;
   const size_t n = lattice_fill_count(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max, margin);
   if (size() + n > config_.max_particles) {
     std::ostringstream msg;
