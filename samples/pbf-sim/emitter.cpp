@@ -1,7 +1,9 @@
 // emitter.cpp - disc lattice and emission schedule of an inlet.
 #include "emitter.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace pbf_sim {
 
@@ -23,7 +25,7 @@ void basis(const Vec3& d, double u[3], double v[3]) {
 
 }  // namespace
 
-Emitter::Emitter(const EmitterSpec& spec, float spacing) : spec_(spec) {
+Emitter::Emitter(const EmitterSpec& spec, float spacing) : spec_(spec), spacing_(spacing) {
   double u[3], v[3];
   basis(spec_.direction, u, v);
   const double s = spacing;
@@ -48,11 +50,41 @@ void Emitter::start_at(double time) {
   while (next_ > 0 && due(next_ - 1) >= time) --next_;
 }
 
-size_t Emitter::emit(double t1, std::vector<float>& positions, std::vector<float>& velocities) {
+double Emitter::room(const float* positions, size_t n) const {
+  const double reach = spec_.radius + spacing_;
+  double rearmost = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < n; ++i) {
+    double rel[3], along = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      rel[k] = static_cast<double>(positions[3 * i + k]) - spec_.position[k];
+      along += rel[k] * spec_.direction[k];
+    }
+    if (along < -spacing_ || along >= rearmost) continue;
+    double across = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      const double a = rel[k] - along * spec_.direction[k];
+      across += a * a;
+    }
+    if (across <= reach * reach) rearmost = along;
+  }
+  return rearmost;
+}
+
+size_t Emitter::emit(double t1, std::vector<float>& positions, std::vector<float>& velocities, double room,
+                     size_t* blocked) {
   size_t added = 0;
   const size_t n = disc_size();
+  // Discs are spacing / speed apart in time at the derived rate; a higher rate packs them closer.
+  const double gap = std::min(spacing_, spec_.speed * interval_);
   for (double t = due(next_); t < t1 && t < spec_.stop; t = due(++next_)) {
-    const double travel = spec_.speed * (t1 - t);
+    // A disc due at t1 itself sits on the inlet's plane; the water ahead lagging it by a hair
+    // (round-off, the push of the jet's own end) leaves it a little upstream, which is room enough.
+    const double travel = std::min(spec_.speed * (t1 - t), room - gap);
+    if (!(travel >= -0.5 * gap)) {
+      if (blocked != nullptr) *blocked += n;
+      continue;
+    }
+    room = travel;
     for (size_t p = 0; p < n; ++p)
       for (int k = 0; k < 3; ++k) {
         positions.push_back(static_cast<float>(spec_.position[k] + disc_[3 * p + k] + travel * spec_.direction[k]));

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "scene.h"
@@ -15,7 +16,10 @@ namespace pbf_sim {
  * to the flow direction. Disc k is due at start + k x interval (while before
  * stop); a disc emitted later than it was due is placed as far downstream as
  * the flow has carried it since, so that layers stay one spacing apart when
- * the rate is derived from the speed.
+ * the rate is derived from the speed, but no nearer than that to the water
+ * already in the inlet's way (room(), emit()): where the water ahead lags
+ * the inlet, a disc placed where the flow would have carried it landed on
+ * it, and the density constraint threw the particles apart.
  */
 class Emitter {
  public:
@@ -41,18 +45,37 @@ class Emitter {
   void start_at(double time);
 
   /**
+   * How far downstream of the disc's plane [m] the rearmost of the given
+   * particles (3 floats each, n of them) lies among those in the inlet's way:
+   * within the disc's radius and one spacing of its axis, and at most one
+   * spacing upstream of its plane. Infinity where none is.
+   */
+  double room(const float* positions, size_t n) const;
+
+  /**
    * Appends every disc due before time t1 [s] and not emitted yet to
    * `positions` and `velocities` (3 floats per particle each), advanced to
-   * t1 along the flow. Returns the number of particles appended. Positions
-   * are not clipped to any domain.
+   * t1 along the flow, but never closer to the water already in the inlet's
+   * way than the discs are to each other: with `room` (room() of that
+   * water), a disc goes no further downstream than its gap (one spacing, or
+   * less where a rate packs the discs closer) short of the water or of the
+   * disc placed before it. A disc that would then lie more than half its
+   * gap upstream of the inlet's plane has no room: it is not emitted, and
+   * is counted in *blocked (particles) when given. Returns the number of
+   * particles appended. Positions are not clipped to any domain.
    */
-  size_t emit(double t1, std::vector<float>& positions, std::vector<float>& velocities);
+  size_t emit(double t1, std::vector<float>& positions, std::vector<float>& velocities,
+              double room = std::numeric_limits<double>::infinity(), size_t* blocked = nullptr);
+
+  /** Whether the emitter runs at some time in [t0, t1) [s]. */
+  bool running(double t0, double t1) const { return t1 > spec_.start && t0 < spec_.stop; }
 
   /** The number of discs emitted (or skipped by start_at) so far. */
   uint64_t discs_emitted() const { return next_; }
 
  private:
   EmitterSpec spec_;
+  double spacing_;
   std::vector<float> disc_;  // offsets from the centre, 3 floats per lattice point
   double interval_ = 1.0;
   uint64_t next_ = 0;        // the next disc to emit

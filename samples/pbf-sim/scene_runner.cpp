@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <system_error>
@@ -83,6 +84,11 @@ bool inside(const Box& b, const float* p, float margin = 0.0f) {
     if (!(p[a] >= b.min[a] + margin && p[a] <= b.max[a] - margin)) return false;
   return true;
 }
+
+// How far from the domain's walls a placed particle stays: half a spacing, as pbf_solver_fill_box()
+// and pbf_solver_fill_sdf() keep their points (a point nearer a wall would start compressed against
+// it), less the fills' tolerance of a thousandth.
+float wall_margin(double spacing) { return 0.5f * static_cast<float>(spacing) * (1.0f - 1e-3f); }
 
 }  // namespace
 
@@ -286,7 +292,7 @@ void SceneRunner::place_sphere(const FluidBlock& b, size_t index) {
         if (o[0] * o[0] + o[1] * o[1] + o[2] * o[2] > r * r) continue;
         float p[3];
         for (int a = 0; a < 3; ++a) p[a] = static_cast<float>(b.center[a] + o[a]);
-        if (!inside(scene_.domain, p, 0.5f * static_cast<float>(s) * (1.0f - 1e-3f))) continue;
+        if (!inside(scene_.domain, p, wall_margin(s))) continue;
         pos.insert(pos.end(), p, p + 3);
         vel.insert(vel.end(), b.velocity.begin(), b.velocity.end());
       }
@@ -534,12 +540,31 @@ void SceneRunner::emit() {
   new_positions_.clear();
   new_velocities_.clear();
   const double t = time();
-  for (Emitter& e : emitters_) e.emit(t, new_positions_, new_velocities_);
-  // Drop what the flow carried out of the domain: the solver accepts only particles inside.
+  // Each inlet places its discs no closer to the water already in its way than to each other
+  // (Emitter::emit()): the positions are read once a frame, while an emitter runs.
+  const double frame = 1.0 / scene_.time.fps;
+  const size_t present = particle_count();
+  bool read = false;
+  for (Emitter& e : emitters_) {
+    double ahead = std::numeric_limits<double>::infinity();
+    if (present > 0 && e.running(t - frame, t)) {
+      if (!read) {
+        positions_.resize(3 * present);
+        check(pbf_solver_get_positions(solver_, positions_.data(), positions_.size()), "");
+        read = true;
+      }
+      ahead = e.room(positions_.data(), present);
+    }
+    e.emit(t, new_positions_, new_velocities_, ahead, &totals_.blocked);
+  }
+  // Drop what the flow carried out of the domain or nearer than half a spacing to a wall, as the
+  // fills leave such points out: the solver accepts only particles inside, and a particle at a wall
+  // starts compressed against it.
+  const float margin = wall_margin(scene_.spacing);
   size_t kept = 0;
   const size_t n = new_positions_.size() / 3;
   for (size_t i = 0; i < n; ++i) {
-    if (!inside(scene_.domain, &new_positions_[3 * i])) {
+    if (!inside(scene_.domain, &new_positions_[3 * i], margin)) {
       ++totals_.clipped;
       continue;
     }

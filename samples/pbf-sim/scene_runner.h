@@ -58,7 +58,8 @@ struct RunTotals {
   size_t initial_particles = 0;  ///< after the fluid blocks were placed (or the checkpoint loaded)
   size_t emitted = 0;            ///< particles added by emitters
   size_t refused = 0;            ///< emitted particles refused because the solver was full
-  size_t clipped = 0;            ///< emitted particles that fell outside the domain
+  size_t clipped = 0;            ///< emitted particles outside the domain or nearer than half a spacing to a wall
+  size_t blocked = 0;            ///< particles of discs that found no room at their inlet (Emitter::emit())
   size_t removed = 0;            ///< particles removed by sinks
   int overflow_frames = 0;       ///< frames whose last substep had neighbour lists overflow (pbf_stats.neighbor_overflows)
   size_t overflows_max = 0;      ///< most particles with overflowing lists after one frame
