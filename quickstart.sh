@@ -57,7 +57,7 @@ run_tests() {
   build release
   echo "== tests (optimised build)"
   ctest --preset release
-  echo "== fast tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+  echo "== the fast and pbf-sim tests under AddressSanitizer and UndefinedBehaviorSanitizer"
   build sanitize
   ctest --preset sanitize
   echo "== mesh, checkpoint and field files under libFuzzer, 60 s each (stops at the first crash; inputs in build/fuzz/tests/fuzz)"
