@@ -41,6 +41,12 @@ Emitter::Emitter(const EmitterSpec& spec, float spacing) : spec_(spec), spacing_
   interval_ = spec_.rate > 0.0f ? static_cast<double>(disc_size()) / spec_.rate : s / spec_.speed;
 }
 
+std::vector<float> Emitter::disc_on_plane() const {
+  std::vector<float> points(disc_.size());
+  for (size_t i = 0; i < disc_.size(); ++i) points[i] = static_cast<float>(spec_.position[i % 3] + disc_[i]);
+  return points;
+}
+
 void Emitter::start_at(double time) {
   next_ = 0;
   if (time <= spec_.start) return;

@@ -32,6 +32,8 @@ class Emitter {
   /** Seconds between two discs: spacing / speed, or disc_size() / rate when a rate is given. */
   double interval() const { return interval_; }
 
+  /** The positions of one disc on the inlet's plane (3 floats per particle), as emit() places a disc due now. */
+  std::vector<float> disc_on_plane() const;
   /** Particles per second while the emitter runs. */
   double rate() const { return static_cast<double>(disc_size()) / interval_; }
 

@@ -155,6 +155,7 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
         place_mesh(b, i);
     }
     for (const EmitterSpec& e : scene_.emitters) emitters_.emplace_back(e, scene_.spacing);
+    notify_inlets_at_walls();
     totals_.initial_particles = particle_count();
     // Frame 0 is written before any step: its densities are those of the placed fluid, not 0.
     check(pbf_solver_update_densities(solver_), scene_.source);
@@ -266,6 +267,24 @@ void SceneRunner::place_mesh(const FluidBlock& b, size_t index) {
 void SceneRunner::check(pbf_status status, const std::string& context) const {
   if (status == PBF_OK) return;
   throw RunError((context.empty() ? "" : context + ": ") + pbf_last_error() + " (" + pbf_status_string(status) + ")");
+}
+
+void SceneRunner::notify_inlets_at_walls() const {
+  const float margin = wall_margin(scene_.spacing);
+  for (size_t i = 0; i < emitters_.size(); ++i) {
+    const std::vector<float> disc = emitters_[i].disc_on_plane();
+    size_t near = 0;
+    for (size_t p = 0; p < disc.size(); p += 3) near += inside(scene_.domain, &disc[p], margin) ? 0 : 1;
+    if (near == 0) continue;
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  ": %zu of the %zu particles of each disc lie outside the domain or nearer than half a spacing "
+                  "(%g m) to one of its walls where the inlet places them: each is dropped until the flow "
+                  "has carried it clear, if it does (the summary counts them); an inlet whose disc lies at "
+                  "least half a spacing inside every wall emits all of them",
+                  near, emitters_[i].disc_size(), 0.5 * scene_.spacing);
+    notify(scene_.source + ": " + block_key("emitters", i) + text);
+  }
 }
 
 void SceneRunner::notify(const std::string& text) const {

@@ -212,6 +212,9 @@ class SceneRunner {
   void emit();
   void drain();
   void notify(const std::string& text) const;
+  // Says, for each inlet, how many of its disc's particles start outside the domain or within half a
+  // spacing of a wall, where emit() drops them.
+  void notify_inlets_at_walls() const;
   void note_overflows();
   void note_compression();
   void restore_bodies(const std::string& checkpoint);

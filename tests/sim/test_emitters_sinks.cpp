@@ -259,6 +259,36 @@ TEST(Emitters, AnInletOnAWallEmitsHalfASpacingFromIt) {
   EXPECT_EQ(r.totals().emitted + r.totals().clipped, 34u * 49u);
 }
 
+TEST(Emitters, AnInletWhoseDiscStartsAtAWallIsNamedWhenTheRunStarts) {
+  // Particles of a disc outside the domain or within half a spacing of a wall are dropped where
+  // the inlet places them (above): pbf-sim says so once, when the run starts, with the count.
+  auto notices = [](const pbf_sim::Scene& s) {
+    std::vector<std::string> messages;
+    pbf_sim::RunOptions options;
+    options.message = [&messages](const std::string& m) { messages.push_back(m); };
+    pbf_sim::SceneRunner r(s, options);
+    return messages;
+  };
+  for (float x : {0.0f, 0.005f}) {  // in the wall, and 5 mm of the 1 cm from it
+    const std::vector<std::string> m = notices(level_jet(x));
+    ASSERT_EQ(m.size(), 1u) << "inlet at x = " << x;
+    EXPECT_EQ(m[0].rfind("jet.json: emitters[0]: 49 of the 49 particles of each disc lie outside the domain or "
+                         "nearer than half a spacing (0.01 m) to one of its walls",
+                         0),
+              0u)
+        << m[0];
+  }
+  EXPECT_TRUE(notices(level_jet(0.04f)).empty());
+  // Pointing down beside a wall, its disc (radius 4 spacings) reaching past it: the lattice's
+  // column 4 spacings towards the wall (1 point, x = -0.03) and the one 3 spacings (5 points,
+  // x = -0.01) are outside the domain for good.
+  pbf_sim::Scene s = level_jet(0.05f);
+  s.emitters[0].direction = {0.0f, -1.0f, 0.0f};
+  const std::vector<std::string> m = notices(s);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].rfind("jet.json: emitters[0]: 6 of the 49 particles", 0), 0u) << m[0];
+}
+
 TEST(Sinks, RemoveEveryParticleInsideTheirBox) {
   // A block at rest without gravity; the sink takes the half x > 0.2 (a plane
   // between lattice columns at x = 0.175 and 0.225).
