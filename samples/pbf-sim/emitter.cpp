@@ -23,7 +23,29 @@ void basis(const Vec3& d, double u[3], double v[3]) {
   v[2] = d[0] * u[1] - d[1] * u[0];
 }
 
+// Whether lattice point (i, j) of spacing s lies on the disc of radius r.
+bool on_disc(long i, long j, double s, double r) {
+  return static_cast<double>(i * i + j * j) * s * s <= r * r * (1.0 + 1e-6);
+}
+
 }  // namespace
+
+uint64_t Emitter::disc_count(double radius, double spacing, uint64_t limit) {
+  // A disc of R = radius / spacing lattice units holds at least pi (R - 1/sqrt(2))^2 points (the
+  // unit squares about its points cover that disc), so past the R where that exceeds the limit
+  // there is nothing to count; otherwise a column at a time, stopping past the limit.
+  const double units = radius / spacing;
+  if (!(units <= std::sqrt(static_cast<double>(limit) / 3.14159265358979) + 1.0)) return limit + 1;
+  const long m = static_cast<long>(std::floor(units + 1e-6));
+  uint64_t count = 0;
+  for (long i = -m; i <= m && count <= limit; ++i) {
+    long j = static_cast<long>(std::floor(std::sqrt(std::max(0.0, units * units - static_cast<double>(i * i)))));
+    while (j > 0 && !on_disc(i, j, spacing, radius)) --j;
+    while (on_disc(i, j + 1, spacing, radius)) ++j;
+    if (on_disc(i, j, spacing, radius)) count += static_cast<uint64_t>(2 * j + 1);
+  }
+  return std::min(count, limit + 1);
+}
 
 Emitter::Emitter(const EmitterSpec& spec, float spacing) : spec_(spec), spacing_(spacing) {
   double u[3], v[3];
@@ -35,7 +57,7 @@ Emitter::Emitter(const EmitterSpec& spec, float spacing) : spec_(spec), spacing_
   // discs form the cubic lattice at which the fluid has its rest density.
   for (long i = -m; i <= m; ++i)
     for (long j = -m; j <= m; ++j) {
-      if (static_cast<double>(i * i + j * j) * s * s > r * r * (1.0 + 1e-6)) continue;
+      if (!on_disc(i, j, s, r)) continue;
       for (int k = 0; k < 3; ++k) disc_.push_back(static_cast<float>(s * (i * u[k] + j * v[k])));
     }
   interval_ = spec_.rate > 0.0f ? static_cast<double>(disc_size()) / spec_.rate : s / spec_.speed;

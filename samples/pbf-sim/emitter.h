@@ -26,6 +26,12 @@ class Emitter {
   /** An emitter for `spec` in a fluid of particle spacing `spacing` [m] (> 0). */
   Emitter(const EmitterSpec& spec, float spacing);
 
+  /**
+   * The particles of a disc of `radius` [m] at `spacing` [m] (both > 0), as the constructor
+   * places them, or limit + 1 where there are more than `limit`: the count takes time in
+   * proportion to the disc's radius in spacings, at most that of a disc of `limit` particles.
+   */
+  static uint64_t disc_count(double radius, double spacing, uint64_t limit);
   /** Particles in one disc (at least 1: the centre is always a lattice point). */
   size_t disc_size() const { return disc_.size() / 3; }
 

@@ -154,6 +154,7 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
       else
         place_mesh(b, i);
     }
+    check_emitters();
     for (const EmitterSpec& e : scene_.emitters) emitters_.emplace_back(e, scene_.spacing);
     notify_inlets_at_walls();
     totals_.initial_particles = particle_count();
@@ -267,6 +268,47 @@ void SceneRunner::place_mesh(const FluidBlock& b, size_t index) {
 void SceneRunner::check(pbf_status status, const std::string& context) const {
   if (status == PBF_OK) return;
   throw RunError((context.empty() ? "" : context + ": ") + pbf_last_error() + " (" + pbf_status_string(status) + ")");
+}
+
+void SceneRunner::check_emitters() const {
+  // An inlet whose disc, or whose flow in one frame, exceeds the solver's capacity can never do what
+  // the scene says, and building its disc or its frame's discs would take time and memory without
+  // bound (a radius of 1000 m, a rate of 1e30 particles/s, a speed of 3e38 m/s).
+  const uint64_t capacity = desc_.max_particles;
+  for (size_t i = 0; i < scene_.emitters.size(); ++i) {
+    const EmitterSpec& e = scene_.emitters[i];
+    const std::string key = scene_.source + ": " + block_key("emitters", i);
+    char text[512];
+    const uint64_t disc = Emitter::disc_count(e.radius, scene_.spacing, capacity);
+    if (disc > capacity) {
+      std::snprintf(text, sizeof text,
+                    ".radius: a disc of radius %g m at the spacing of %g m holds more particles than max_particles "
+                    "(%llu); use a smaller radius, or a larger max_particles",
+                    static_cast<double>(e.radius), static_cast<double>(scene_.spacing),
+                    static_cast<unsigned long long>(capacity));
+      throw RunError(key + text);
+    }
+    const double per_second = e.rate > 0.0f ? static_cast<double>(e.rate)
+                                             : static_cast<double>(disc) * e.speed / static_cast<double>(scene_.spacing);
+    const double per_frame = per_second / static_cast<double>(scene_.time.fps);
+    if (!(per_frame <= static_cast<double>(capacity))) {
+      if (e.rate > 0.0f)
+        std::snprintf(text, sizeof text,
+                      ".rate: %g particles/s is %.3g particles a frame at %g frames/s, more than max_particles "
+                      "(%llu) can hold; lower the rate, or raise max_particles",
+                      static_cast<double>(e.rate), per_frame, static_cast<double>(scene_.time.fps),
+                      static_cast<unsigned long long>(capacity));
+      else
+        std::snprintf(text, sizeof text,
+                      ".speed: at %g m/s discs of %llu particles leave one spacing (%g m) apart: %.3g particles a "
+                      "frame at %g frames/s, more than max_particles (%llu) can hold; lower the speed or the radius, or "
+                      "raise max_particles",
+                      static_cast<double>(e.speed), static_cast<unsigned long long>(disc),
+                      static_cast<double>(scene_.spacing), per_frame, static_cast<double>(scene_.time.fps),
+                      static_cast<unsigned long long>(capacity));
+      throw RunError(key + text);
+    }
+  }
 }
 
 void SceneRunner::notify_inlets_at_walls() const {

@@ -289,6 +289,43 @@ TEST(Emitters, AnInletWhoseDiscStartsAtAWallIsNamedWhenTheRunStarts) {
   EXPECT_EQ(m[0].rfind("jet.json: emitters[0]: 6 of the 49 particles", 0), 0u) << m[0];
 }
 
+TEST(Emitters, AnInletBeyondTheSolversCapacityIsRefusedNamingItsKey) {
+  // A disc, or a frame's discs, of more particles than max_particles can never be emitted; building
+  // them took time and memory without bound (these three hung pbf-sim before they were refused).
+  auto refusal = [](float radius, float speed, float rate) {
+    pbf_sim::Scene s = level_jet(0.04f);
+    s.emitters[0].radius = radius;
+    s.emitters[0].speed = speed;
+    s.emitters[0].rate = rate;
+    try {
+      pbf_sim::SceneRunner r(s);
+    } catch (const pbf_sim::RunError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal(1000.0f, 2.0f, 0.0f).rfind("jet.json: emitters[0].radius: a disc of radius 1000 m at the spacing "
+                                                "of 0.02 m holds more particles than max_particles (1000000)",
+                                                0),
+            0u)
+      << refusal(1000.0f, 2.0f, 0.0f);
+  EXPECT_EQ(refusal(0.08f, 2.0f, 1e30f).rfind("jet.json: emitters[0].rate: 1e+30 particles/s is 1.67e+28 particles a "
+                                               "frame at 60 frames/s, more than max_particles (1000000)",
+                                               0),
+            0u)
+      << refusal(0.08f, 2.0f, 1e30f);
+  EXPECT_EQ(refusal(0.08f, 3e38f, 0.0f).rfind("jet.json: emitters[0].speed: at 3e+38 m/s discs of 49 particles leave "
+                                               "one spacing (0.02 m) apart",
+                                               0),
+            0u)
+      << refusal(0.08f, 3e38f, 0.0f);
+  // The largest disc that fits is accepted: 1,000,000 particles hold a disc of 564 spacings (999,289).
+  EXPECT_EQ(pbf_sim::Emitter::disc_count(564.0 * 0.02, 0.02, 1000000), 999289u);
+  EXPECT_EQ(pbf_sim::Emitter::disc_count(565.0 * 0.02, 0.02, 1000000), 1000001u);
+  EXPECT_EQ(pbf_sim::Emitter::disc_count(0.08, 0.02, 1000000), 49u);
+  EXPECT_EQ(pbf_sim::Emitter::disc_count(0.08f, 0.02f, 1000000), pbf_sim::Emitter(inlet(0.08f, 2.0f), 0.02f).disc_size());
+}
+
 TEST(Sinks, RemoveEveryParticleInsideTheirBox) {
   // A block at rest without gravity; the sink takes the half x > 0.2 (a plane
   // between lattice columns at x = 0.175 and 0.225).
