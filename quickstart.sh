@@ -3,7 +3,7 @@
 #   ./quickstart.sh dam-break   runs the dam break (PLY frames in pbf-out/)
 #   ./quickstart.sh test        runs every test: the optimised build, the
 #                               sanitizer build, the fuzzers of mesh,
-#                               checkpoint and field files for 60 s each, a
+#                               checkpoint, field and scene files for 60 s each, a
 #                               program built against the installed package,
 #                               and the installed pbf-sim
 # Dependencies come from Debian's packages (apt-get, as root or with sudo).
@@ -60,7 +60,7 @@ run_tests() {
   echo "== the fast and pbf-sim tests under AddressSanitizer and UndefinedBehaviorSanitizer"
   build sanitize
   ctest --preset sanitize
-  echo "== mesh, checkpoint and field files under libFuzzer, 60 s each (stops at the first crash; inputs in build/fuzz/tests/fuzz)"
+  echo "== mesh, checkpoint, field and scene files under libFuzzer, 60 s each (stops at the first crash; inputs in build/fuzz/tests/fuzz)"
   build fuzz
   ctest --preset fuzz
   echo "== a program built against the installed package"
