@@ -288,8 +288,8 @@ void SceneRunner::check_emitters() const {
                     static_cast<unsigned long long>(capacity));
       throw RunError(key + text);
     }
-    const double per_second = e.rate > 0.0f ? static_cast<double>(e.rate)
-                                             : static_cast<double>(disc) * e.speed / static_cast<double>(scene_.spacing);
+    const double per_second =
+        e.rate > 0.0f ? static_cast<double>(e.rate) : static_cast<double>(disc) * e.speed / double{scene_.spacing};
     const double per_frame = per_second / static_cast<double>(scene_.time.fps);
     if (!(per_frame <= static_cast<double>(capacity))) {
       if (e.rate > 0.0f)
@@ -300,9 +300,9 @@ void SceneRunner::check_emitters() const {
                       static_cast<unsigned long long>(capacity));
       else
         std::snprintf(text, sizeof text,
-                      ".speed: at %g m/s discs of %llu particles leave one spacing (%g m) apart: %.3g particles a "
-                      "frame at %g frames/s, more than max_particles (%llu) can hold; lower the speed or the radius, or "
-                      "raise max_particles",
+                      ".speed: at %g m/s discs of %llu particles leave one spacing (%g m) apart: %.3g particles "
+                      "a frame at %g frames/s, more than max_particles (%llu) can hold; lower the speed or the "
+                      "radius, or raise max_particles",
                       static_cast<double>(e.speed), static_cast<unsigned long long>(disc),
                       static_cast<double>(scene_.spacing), per_frame, static_cast<double>(scene_.time.fps),
                       static_cast<unsigned long long>(capacity));

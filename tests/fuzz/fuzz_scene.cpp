@@ -57,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     scene = pbf_sim::parse_scene(text, "fuzz.json", PBF_FUZZ_SCENES_DIR);
   } catch (const pbf_sim::SceneError& e) {
-    if (std::string(e.what()).rfind("fuzz.json: ", 0) != 0) fail(std::string("a refusal without the file's name: ") + e.what());
+    if (std::string(e.what()).rfind("fuzz.json: ", 0) != 0)
+      fail(std::string("a refusal without the file's name: ") + e.what());
     return 0;
   }
   if (!limit(scene)) return 0;

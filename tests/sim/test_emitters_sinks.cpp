@@ -319,11 +319,14 @@ TEST(Emitters, AnInletBeyondTheSolversCapacityIsRefusedNamingItsKey) {
                                                0),
             0u)
       << refusal(0.08f, 3e38f, 0.0f);
-  // The largest disc that fits is accepted: 1,000,000 particles hold a disc of 564 spacings (999,289).
+  // The count the refusal rests on: a disc of 564 spacings holds 999,289 lattice points, within a
+  // million; one of 565 spacings more (reported as the limit + 1); and it counts what an emitter places.
   EXPECT_EQ(pbf_sim::Emitter::disc_count(564.0 * 0.02, 0.02, 1000000), 999289u);
   EXPECT_EQ(pbf_sim::Emitter::disc_count(565.0 * 0.02, 0.02, 1000000), 1000001u);
-  EXPECT_EQ(pbf_sim::Emitter::disc_count(0.08, 0.02, 1000000), 49u);
-  EXPECT_EQ(pbf_sim::Emitter::disc_count(0.08f, 0.02f, 1000000), pbf_sim::Emitter(inlet(0.08f, 2.0f), 0.02f).disc_size());
+  for (float radius : {0.08f, 0.1f, 0.41f, 1.0f})
+    EXPECT_EQ(pbf_sim::Emitter::disc_count(radius, 0.02f, 1000000),
+              pbf_sim::Emitter(inlet(radius, 2.0f), 0.02f).disc_size())
+        << "radius " << radius;
 }
 
 TEST(Sinks, RemoveEveryParticleInsideTheirBox) {
