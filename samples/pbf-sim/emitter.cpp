@@ -39,9 +39,9 @@ uint64_t Emitter::disc_count(double radius, double spacing, uint64_t limit) {
   const long m = static_cast<long>(std::floor(units + 1e-6));
   uint64_t count = 0;
   for (long i = -m; i <= m && count <= limit; ++i) {
-    long j = static_cast<long>(std::floor(std::sqrt(std::max(0.0, units * units - static_cast<double>(i * i)))));
+    long j = std::min(m, static_cast<long>(std::floor(std::sqrt(std::max(0.0, units * units - double(i * i))))));
     while (j > 0 && !on_disc(i, j, spacing, radius)) --j;
-    while (on_disc(i, j + 1, spacing, radius)) ++j;
+    while (j < m && on_disc(i, j + 1, spacing, radius)) ++j;  // the constructor's square stops at m
     if (on_disc(i, j, spacing, radius)) count += static_cast<uint64_t>(2 * j + 1);
   }
   return std::min(count, limit + 1);

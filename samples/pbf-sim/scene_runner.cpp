@@ -154,9 +154,7 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
       else
         place_mesh(b, i);
     }
-    check_emitters();
-    for (const EmitterSpec& e : scene_.emitters) emitters_.emplace_back(e, scene_.spacing);
-    notify_inlets_at_walls();
+    add_emitters();
     totals_.initial_particles = particle_count();
     // Frame 0 is written before any step: its densities are those of the placed fluid, not 0.
     check(pbf_solver_update_densities(solver_), scene_.source);
@@ -270,62 +268,55 @@ void SceneRunner::check(pbf_status status, const std::string& context) const {
   throw RunError((context.empty() ? "" : context + ": ") + pbf_last_error() + " (" + pbf_status_string(status) + ")");
 }
 
-void SceneRunner::check_emitters() const {
+void SceneRunner::add_emitters() {
   // An inlet whose disc, or whose flow in one frame, exceeds the solver's capacity can never do what
   // the scene says, and building its disc or its frame's discs would take time and memory without
-  // bound (a radius of 1000 m, a rate of 1e30 particles/s, a speed of 3e38 m/s).
+  // bound (a radius of 1000 m, a rate of 1e30 particles/s, a speed of 3e38 m/s): the disc is counted
+  // before it is built, and the flow checked with the emitter's own rate.
   const uint64_t capacity = desc_.max_particles;
+  const float margin = wall_margin(scene_.spacing);
   for (size_t i = 0; i < scene_.emitters.size(); ++i) {
-    const EmitterSpec& e = scene_.emitters[i];
+    const EmitterSpec& spec = scene_.emitters[i];
     const std::string key = scene_.source + ": " + block_key("emitters", i);
     char text[512];
-    const uint64_t disc = Emitter::disc_count(e.radius, scene_.spacing, capacity);
-    if (disc > capacity) {
+    if (Emitter::disc_count(spec.radius, scene_.spacing, capacity) > capacity) {
       std::snprintf(text, sizeof text,
                     ".radius: a disc of radius %g m at the spacing of %g m holds more particles than max_particles "
                     "(%llu); use a smaller radius, or a larger max_particles",
-                    static_cast<double>(e.radius), static_cast<double>(scene_.spacing),
+                    static_cast<double>(spec.radius), static_cast<double>(scene_.spacing),
                     static_cast<unsigned long long>(capacity));
       throw RunError(key + text);
     }
-    const double per_second =
-        e.rate > 0.0f ? static_cast<double>(e.rate) : static_cast<double>(disc) * e.speed / double{scene_.spacing};
-    const double per_frame = per_second / static_cast<double>(scene_.time.fps);
+    const Emitter& e = emitters_.emplace_back(spec, scene_.spacing);
+    const double per_frame = e.rate() / static_cast<double>(scene_.time.fps);
     if (!(per_frame <= static_cast<double>(capacity))) {
-      if (e.rate > 0.0f)
+      if (spec.rate > 0.0f)
         std::snprintf(text, sizeof text,
                       ".rate: %g particles/s is %.3g particles a frame at %g frames/s, more than max_particles "
                       "(%llu) can hold; lower the rate, or raise max_particles",
-                      static_cast<double>(e.rate), per_frame, static_cast<double>(scene_.time.fps),
+                      static_cast<double>(spec.rate), per_frame, static_cast<double>(scene_.time.fps),
                       static_cast<unsigned long long>(capacity));
       else
         std::snprintf(text, sizeof text,
-                      ".speed: at %g m/s discs of %llu particles leave one spacing (%g m) apart: %.3g particles "
+                      ".speed: at %g m/s discs of %zu particles leave one spacing (%g m) apart: %.3g particles "
                       "a frame at %g frames/s, more than max_particles (%llu) can hold; lower the speed or the "
                       "radius, or raise max_particles",
-                      static_cast<double>(e.speed), static_cast<unsigned long long>(disc),
-                      static_cast<double>(scene_.spacing), per_frame, static_cast<double>(scene_.time.fps),
-                      static_cast<unsigned long long>(capacity));
+                      static_cast<double>(spec.speed), e.disc_size(), static_cast<double>(scene_.spacing), per_frame,
+                      static_cast<double>(scene_.time.fps), static_cast<unsigned long long>(capacity));
       throw RunError(key + text);
     }
-  }
-}
-
-void SceneRunner::notify_inlets_at_walls() const {
-  const float margin = wall_margin(scene_.spacing);
-  for (size_t i = 0; i < emitters_.size(); ++i) {
-    const std::vector<float> disc = emitters_[i].disc_on_plane();
+    // Particles of the disc dropped where the inlet places them (emit()): said once, when the run starts.
+    const std::vector<float> disc = e.disc_on_plane();
     size_t near = 0;
     for (size_t p = 0; p < disc.size(); p += 3) near += inside(scene_.domain, &disc[p], margin) ? 0 : 1;
     if (near == 0) continue;
-    char text[512];
     std::snprintf(text, sizeof text,
                   ": %zu of the %zu particles of each disc lie outside the domain or nearer than half a spacing "
                   "(%g m) to one of its walls where the inlet places them: each is dropped until the flow "
                   "has carried it clear, if it does (the summary counts them); an inlet whose disc lies at "
                   "least half a spacing inside every wall emits all of them",
-                  near, emitters_[i].disc_size(), 0.5 * scene_.spacing);
-    notify(scene_.source + ": " + block_key("emitters", i) + text);
+                  near, e.disc_size(), 0.5 * scene_.spacing);
+    notify(key + text);
   }
 }
 

@@ -212,12 +212,10 @@ class SceneRunner {
   void emit();
   void drain();
   void notify(const std::string& text) const;
-  // Throws RunError, naming the key, for an inlet whose disc or whose particles in one frame exceed
-  // max_particles.
-  void check_emitters() const;
-  // Says, for each inlet, how many of its disc's particles start outside the domain or within half a
-  // spacing of a wall, where emit() drops them.
-  void notify_inlets_at_walls() const;
+  // Builds the scene's inlets. Throws RunError, naming the key, for one whose disc or whose particles
+  // in one frame exceed max_particles; says how many of a disc's particles start outside the domain or
+  // within half a spacing of a wall, where emit() drops them.
+  void add_emitters();
   void note_overflows();
   void note_compression();
   void restore_bodies(const std::string& checkpoint);

@@ -323,10 +323,11 @@ TEST(Emitters, AnInletBeyondTheSolversCapacityIsRefusedNamingItsKey) {
   // million; one of 565 spacings more (reported as the limit + 1); and it counts what an emitter places.
   EXPECT_EQ(pbf_sim::Emitter::disc_count(564.0 * 0.02, 0.02, 1000000), 999289u);
   EXPECT_EQ(pbf_sim::Emitter::disc_count(565.0 * 0.02, 0.02, 1000000), 1000001u);
-  for (float radius : {0.08f, 0.1f, 0.41f, 1.0f})
-    EXPECT_EQ(pbf_sim::Emitter::disc_count(radius, 0.02f, 1000000),
-              pbf_sim::Emitter(inlet(radius, 2.0f), 0.02f).disc_size())
-        << "radius " << radius;
+  for (float spacing : {0.02f, 0.001f})  // 0.08 / 0.001 in floats lies a hair below 80: the edge of the square
+    for (float radius : {0.08f, 0.1f, 0.41f, 1.0f})
+      EXPECT_EQ(pbf_sim::Emitter::disc_count(radius, spacing, 10000000),
+                pbf_sim::Emitter(inlet(radius, 2.0f), spacing).disc_size())
+          << "radius " << radius << ", spacing " << spacing;
 }
 
 TEST(Sinks, RemoveEveryParticleInsideTheirBox) {
