@@ -172,6 +172,8 @@ struct StepStats {
   float max_substep_dt = 0.0f;           // [s]
   uint32_t density_iterations = 0;       // summed over the substeps (both methods)
   float compression_rate = 0.0f;         // PBF with adaptive_dt: pbf_compression_rate() [1/s^2]
+  Vec3 lower{0.0f, 0.0f, 0.0f};          // the particles' bounding box in the device's frame [m]
+  Vec3 upper{0.0f, 0.0f, 0.0f};          // (Backend::measure(); zero without particles)
 };
 
 }  // namespace pbf

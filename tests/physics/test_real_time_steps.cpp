@@ -107,6 +107,28 @@ TEST_P(RealTimeSteps, WithoutTheCflSplitOneSubstepCompressesTheWater) {
   EXPECT_GT(c.worst_avg_error, 0.01f);
 }
 
+TEST_P(RealTimeSteps, AFirstStepOfATenthOfASecondKeepsAWideColumnWithinTheLimit) {
+  // A column 0.5 m wide and 1 m tall (40 layers) in a slab 0.1 m deep between
+  // side walls, plain walls, every default, stepped 0.1 s in one substep asked
+  // for from rest (a tool's preview, or a game's first frame after loading).
+  // The CFL condition sees no speed at rest and took 4 substeps of 25 ms,
+  // which left 1.82 % mean compression (13.6 % at worst); the built-in 1 m dam
+  // break stepped so at 10 frames a second sprang back at 15 m/s, three times
+  // its free fall. The first step now takes the substeps that would hold
+  // confined water as deep as the column (pbf_first_step_rate).
+  const float box[3] = {3.0f, 1.5f, 0.1f}, water[3] = {0.5f, 1.0f, 0.1f};
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = GetParam();
+  for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
+  SolverPtr s = make_solver(desc);
+  const float lo[3] = {0.0f, 0.0f, 0.0f};
+  ASSERT_EQ(pbf_solver_fill_box(s.get(), lo, water, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_step(s.get(), 0.1f, 1), PBF_OK) << pbf_last_error();
+  const pbf_stats st = stats_of(s.get());
+  EXPECT_GT(st.substeps, 4u) << "more substeps than the CFL condition alone takes from rest";
+  EXPECT_LT(st.avg_density_error, 0.01f) << "mean compression after the first step";
+}
+
 // The largest mean compression over the first 0.2 s of a column 60 particles
 // tall (0.1 x 0.6 m, 4 particles deep, walls sampled) stepped one frame of
 // 1/60 s at a time with `substeps`, and the density iterations the frames ran.
@@ -135,10 +157,11 @@ DeepColumn deep_column(pbf_backend backend, uint32_t substeps, float density_tol
 
 TEST_P(RealTimeSteps, ADeepColumnKeepsItsDensityAtOneOrTwoSubstepsPerFrame) {
   // Water at rest moves too slowly for the CFL split, and 4 Jacobi sweeps per
-  // 1/60 s substep cannot hold 60 layers: measured 0.54 % mean compression
-  // with exactly 4 iterations. The density tolerance (0.1 %) runs more where
-  // needed: measured at most 0.10 % at 1 and 2 substeps, 6.1 iterations per
-  // substep on average.
+  // 1/60 s substep cannot hold 60 layers: measured 0.27 % mean compression
+  // with exactly 4 iterations (the compression split holds it within 1 %;
+  // 0.54 % before the first step took its own split). The density tolerance
+  // (0.1 %) runs more where needed: measured at most 0.10 % at 1 and 2
+  // substeps.
   const pbf_params d = pbf_params_default();
   for (uint32_t substeps : {1u, 2u}) {
     const DeepColumn c = deep_column(GetParam(), substeps, d.density_tolerance);
@@ -148,7 +171,7 @@ TEST_P(RealTimeSteps, ADeepColumnKeepsItsDensityAtOneOrTwoSubstepsPerFrame) {
   }
   const DeepColumn fixed = deep_column(GetParam(), 1, 0.0f);
   EXPECT_EQ(fixed.iterations, fixed.substeps * d.iterations) << "density_tolerance 0: exactly `iterations`";
-  EXPECT_GT(fixed.worst_avg_error, 4.0f * d.density_tolerance) << "without the tolerance the column compresses";
+  EXPECT_GT(fixed.worst_avg_error, 2.0f * d.density_tolerance) << "without the tolerance the column compresses";
 }
 
 TEST_P(RealTimeSteps, ADeepTankAtOneSubstepPerFrameComesToRest) {

@@ -332,6 +332,8 @@ struct Measures {
   double neighbor_sum = 0.0;
   uint32_t neighbor_max = 0;
   float speed2_max = 0.0f;
+  Vec3 lower{HUGE_VALF, HUGE_VALF, HUGE_VALF};
+  Vec3 upper{-HUGE_VALF, -HUGE_VALF, -HUGE_VALF};
 };
 }  // namespace
 
@@ -351,6 +353,8 @@ void CpuBackend::measure(StepStats& stats) const {
             acc.neighbor_sum += nb_count_[i];
             acc.neighbor_max = std::max(acc.neighbor_max, nb_count_[i]);
             acc.speed2_max = std::max(acc.speed2_max, length_squared(v_[i]));
+            acc.lower = min_each(acc.lower, x_[i]);
+            acc.upper = max_each(acc.upper, x_[i]);
           }
           return acc;
         },
@@ -360,6 +364,8 @@ void CpuBackend::measure(StepStats& stats) const {
           a.neighbor_sum += b.neighbor_sum;
           a.neighbor_max = std::max(a.neighbor_max, b.neighbor_max);
           a.speed2_max = std::max(a.speed2_max, b.speed2_max);
+          a.lower = min_each(a.lower, b.lower);
+          a.upper = max_each(a.upper, b.upper);
           return a;
         },
         tbb::simple_partitioner());
@@ -372,6 +378,8 @@ void CpuBackend::measure(StepStats& stats) const {
   stats.max_neighbors = m.neighbor_max;
   stats.neighbor_overflows = overflows_;
   stats.max_speed = std::sqrt(m.speed2_max);
+  stats.lower = n > 0 ? m.lower : Vec3{0.0f, 0.0f, 0.0f};
+  stats.upper = n > 0 ? m.upper : Vec3{0.0f, 0.0f, 0.0f};
 }
 
 IterationTally CpuBackend::iteration_tally() {

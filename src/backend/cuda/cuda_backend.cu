@@ -55,26 +55,32 @@ __global__ void k_from_user(size_t n, const uint32_t* id, const T* from, T* to) 
 
 // One CudaMeasures per block, reduced in a fixed tree order.
 __global__ void k_measure(size_t n, float inv_rho0, const float* rho, const uint32_t* nb_count, const Vec3* v,
-                          CudaMeasures* partials) {
+                          const Vec3* x, CudaMeasures* partials) {
   __shared__ double error_sum[kMeasureBlock];
   __shared__ double neighbor_sum[kMeasureBlock];
   __shared__ float error_max[kMeasureBlock];
   __shared__ float speed2_max[kMeasureBlock];
   __shared__ uint32_t neighbor_max[kMeasureBlock];
+  __shared__ Vec3 lower[kMeasureBlock];
+  __shared__ Vec3 upper[kMeasureBlock];
   const unsigned t = threadIdx.x;
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + t;
   float e = 0.0f, s2 = 0.0f;
   uint32_t count = 0;
+  Vec3 lo{HUGE_VALF, HUGE_VALF, HUGE_VALF}, hi{-HUGE_VALF, -HUGE_VALF, -HUGE_VALF};
   if (i < n) {
     e = compression(rho[i], inv_rho0);
     count = nb_count[i];
     s2 = length_squared(v[i]);
+    lo = hi = x[i];
   }
   error_sum[t] = e;
   neighbor_sum[t] = count;
   error_max[t] = e;
   speed2_max[t] = s2;
   neighbor_max[t] = count;
+  lower[t] = lo;
+  upper[t] = hi;
   __syncthreads();
   for (unsigned half = kMeasureBlock / 2; half > 0; half /= 2) {
     if (t < half) {
@@ -83,11 +89,14 @@ __global__ void k_measure(size_t n, float inv_rho0, const float* rho, const uint
       error_max[t] = fmaxf(error_max[t], error_max[t + half]);
       speed2_max[t] = fmaxf(speed2_max[t], speed2_max[t + half]);
       neighbor_max[t] = max(neighbor_max[t], neighbor_max[t + half]);
+      lower[t] = min_each(lower[t], lower[t + half]);
+      upper[t] = max_each(upper[t], upper[t + half]);
     }
     __syncthreads();
   }
   if (t == 0)
-    partials[blockIdx.x] = CudaMeasures{error_sum[0], neighbor_sum[0], error_max[0], speed2_max[0], neighbor_max[0]};
+    partials[blockIdx.x] =
+        CudaMeasures{error_sum[0], neighbor_sum[0], error_max[0], speed2_max[0], neighbor_max[0], lower[0], upper[0]};
 }
 
 }  // namespace
@@ -374,19 +383,20 @@ void CudaBackend::measure(StepStats& stats) const {
   if (n_ == 0) {
     stats.avg_density_error = stats.max_density_error = stats.avg_neighbors = stats.max_speed = 0.0f;
     stats.max_neighbors = 0;
+    stats.lower = stats.upper = Vec3{0.0f, 0.0f, 0.0f};
     return;
   }
   use_device();
   const unsigned blocks = blocks_for(n_, kMeasureBlock);
   k_measure<<<blocks, kMeasureBlock, 0, stream_>>>(n_, 1.0f / config_.rest_density, rho_.data(), nb_count_.data(),
-                                                   v_.data(), partials_.data());
+                                                   v_.data(), x_.data(), partials_.data());
   check_launch("k_measure");
   std::vector<CudaMeasures>& parts = host_partials_;  // sized by reserve(): no allocation here
   cuda_check(cudaMemcpyAsync(parts.data(), partials_.data(), blocks * sizeof(CudaMeasures), cudaMemcpyDeviceToHost,
                              stream_),
              "cudaMemcpy");
   finish("measure");
-  CudaMeasures m{0.0, 0.0, 0.0f, 0.0f, 0};
+  CudaMeasures m{0.0, 0.0, 0.0f, 0.0f, 0, parts[0].lower, parts[0].upper};
   for (unsigned k = 0; k < blocks; ++k) {
     const CudaMeasures& p = parts[k];
     m.error_sum += p.error_sum;
@@ -394,6 +404,8 @@ void CudaBackend::measure(StepStats& stats) const {
     m.error_max = std::max(m.error_max, p.error_max);
     m.speed2_max = std::max(m.speed2_max, p.speed2_max);
     m.neighbor_max = std::max(m.neighbor_max, p.neighbor_max);
+    m.lower = min_each(m.lower, p.lower);
+    m.upper = max_each(m.upper, p.upper);
   }
   const double count = static_cast<double>(n_);
   stats.avg_density_error = static_cast<float>(m.error_sum / count);
@@ -401,6 +413,8 @@ void CudaBackend::measure(StepStats& stats) const {
   stats.avg_neighbors = static_cast<float>(m.neighbor_sum / count);
   stats.max_neighbors = m.neighbor_max;
   stats.max_speed = std::sqrt(m.speed2_max);
+  stats.lower = m.lower;
+  stats.upper = m.upper;
 }
 
 }  // namespace pbf

@@ -33,6 +33,8 @@ struct CudaMeasures {
   float error_max;
   float speed2_max;
   uint32_t neighbor_max;
+  Vec3 lower;  // the block's particles' bounding box
+  Vec3 upper;
 };
 
 // The methods' iterations on the GPU, so that a substep needs no answer

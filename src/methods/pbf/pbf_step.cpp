@@ -21,6 +21,17 @@ float pbf_compression_rate(const StepStats& last, float mean_now) {
   return std::isfinite(rate) ? static_cast<float>(rate) : 0.0f;
 }
 
+float pbf_first_step_rate(const StepStats& now, Vec3 gravity, float spacing) {
+  const double g = length(gravity);
+  if (now.particle_count == 0 || !(g > 0.0) || !(spacing > 0.0f)) return 0.0f;
+  const Vec3 extent = now.upper - now.lower;
+  const double depth =
+      (std::fabs(gravity.x) * extent.x + std::fabs(gravity.y) * extent.y + std::fabs(gravity.z) * extent.z) / g +
+      spacing;
+  const double rate = kConfinedCompression * g * depth / (double(spacing) * spacing);
+  return std::isfinite(rate) ? static_cast<float>(rate) : 0.0f;
+}
+
 double pbf_compression_substeps(float dt, float rate, uint32_t sweeps, uint32_t last_substeps, float limit) {
   if (!(rate > 0.0f) || !(limit > 0.0f) || !(dt > 0.0f) || sweeps == 0) return 1.0;
   // rate x (dt / n)^2 / sweeps <= limit  <=>  n >= dt sqrt(rate / (sweeps x limit)).

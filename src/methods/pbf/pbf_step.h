@@ -25,6 +25,21 @@ constexpr float kCompressionRateMemory = 1.0f;
 // kCompressionRateMemory) over that step's t seconds; the larger of the two.
 float pbf_compression_rate(const StepStats& last, float mean_now);
 
+// Confined water of depth H at spacing s compresses at a rate of about
+// kConfinedCompression x g H / s^2 under gravity g (docs/PHYSICS.md §9, "How
+// deep water compresses"); water with a free side compresses less.
+constexpr float kConfinedCompression = 0.3f;
+
+// The rate a run's first step assumes, before any step has measured one:
+// confined water as deep as `now`'s particles reach along `gravity` (their
+// bounding box's extent along it, plus a spacing for the particles' own
+// extent), an upper bound for water at rest, 0 without gravity or particles.
+// A run starts from water at rest, where the CFL condition sees no speed,
+// and a step of a long frame (a tenth of a second from rest) left a wide
+// column 2-4 % compressed on average, which sprang back at three times its
+// free-fall speed.
+float pbf_first_step_rate(const StepStats& now, Vec3 gravity, float spacing);
+
 // The fewest substeps of a step of `dt` with `sweeps` sweeps each that leave a
 // mean compression within `limit` at `rate`; fewer than `last_substeps` (the
 // step before's count) only where the fewer leave at most half the limit, so

@@ -375,6 +375,30 @@ TEST(PbfCompression, SubstepsHoldTheCompressionWithinTheLimit) {
   EXPECT_EQ(pbf_substep_count(frame, 1, 0.0f, 9.81f, 0.4f, 0.025f, crushed), kMaxAdaptiveSplit);
 }
 
+TEST(PbfCompression, TheFirstStepAssumesConfinedWaterAsDeepAsTheParticlesReach) {
+  // 40 layers at 2.5 cm: the particles span 0.975 m, the water 1 m.
+  StepStats now;
+  now.particle_count = 64000;
+  now.lower = Vec3{2.0f, 0.0125f, 0.0125f};
+  now.upper = Vec3{2.975f, 0.9875f, 0.9875f};
+  const float rate = pbf_first_step_rate(now, Vec3{0.0f, -9.81f, 0.0f}, 0.025f);
+  EXPECT_NEAR(rate, kConfinedCompression * 9.81 * 1.0 / (0.025 * 0.025), 0.1);
+  // A tenth of a second from rest, 20 sweeps: 0.1 x sqrt(4709 / (20 x 1 %)) = 15.3, so 16 substeps.
+  EXPECT_EQ(pbf_compression_substeps(0.1f, rate, 20, 0, 0.01f), 16.0);
+  // At a 1/60 s frame 3 (2.6): no more than the default 4 asked for.
+  EXPECT_EQ(pbf_compression_substeps(1.0f / 60.0f, rate, 20, 0, 0.01f), 3.0);
+  // Gravity along another axis reads the box along that axis; a slanted one, the box's extent along it.
+  now.upper.x = 2.475f;  // 20 layers across x
+  EXPECT_NEAR(pbf_first_step_rate(now, Vec3{9.81f, 0.0f, 0.0f}, 0.025f), kConfinedCompression * 9.81 * 0.5 / 0.000625,
+              0.1);
+  const float g = 9.81f / std::sqrt(2.0f);
+  EXPECT_NEAR(pbf_first_step_rate(now, Vec3{-g, -g, 0.0f}, 0.025f),
+              kConfinedCompression * 9.81 * ((0.475 + 0.975) / std::sqrt(2.0) + 0.025) / 0.000625, 0.5);
+  // Nothing to assume without gravity or without particles.
+  EXPECT_EQ(pbf_first_step_rate(now, Vec3{0.0f, 0.0f, 0.0f}, 0.025f), 0.0f);
+  EXPECT_EQ(pbf_first_step_rate(StepStats{}, Vec3{0.0f, -9.81f, 0.0f}, 0.025f), 0.0f);
+}
+
 TEST(PbfCompression, FewerSubstepsOnlyWhereTheyLeaveHalfTheLimit) {
   const float frame = 1.0f / 60.0f;
   // 2 substeps of 20 sweeps leave 0.97 % here, 3 leave 0.43 %.
