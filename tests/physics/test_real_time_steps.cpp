@@ -14,8 +14,11 @@ namespace {
 
 class RealTimeSteps : public OnEveryBackend {};
 
-// Water filling (0,0,0)-water in a box (0,0,0)-box [m] whose walls are sampled with boundary particles.
-SolverPtr water_in_sampled_box(pbf_backend backend, float spacing, const float box[3], const float water[3]) {
+enum class Walls { Plain, Sampled };
+
+// Water filling (0,0,0)-water in a box (0,0,0)-box [m], its walls plain or
+// sampled with boundary particles.
+SolverPtr water_in_box(pbf_backend backend, float spacing, const float box[3], const float water[3], Walls walls) {
   pbf_solver_desc desc = pbf_solver_desc_default();
   desc.backend = backend;
   desc.particle_spacing = spacing;
@@ -23,9 +26,11 @@ SolverPtr water_in_sampled_box(pbf_backend backend, float spacing, const float b
   SolverPtr s = make_solver(desc);
   const float lo[3] = {0.0f, 0.0f, 0.0f};
   EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, water, nullptr, nullptr), PBF_OK) << pbf_last_error();
-  EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
+  if (walls == Walls::Sampled)
+    EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
   return s;
 }
+
 
 // A column 0.2 m wide and 0.8 m tall collapses along a 1.6 m box, its walls
 // sampled, stepped one frame of 1/60 s at a time with `substeps`.
@@ -37,7 +42,7 @@ struct Collapse {
 
 Collapse collapse(pbf_backend backend, uint32_t substeps, const pbf_params& p) {
   const float box[3] = {1.6f, 1.2f, 0.2f}, water[3] = {0.2f, 0.8f, 0.2f};
-  SolverPtr s = water_in_sampled_box(backend, 0.025f, box, water);
+  SolverPtr s = water_in_box(backend, 0.025f, box, water, Walls::Sampled);
   EXPECT_EQ(pbf_solver_set_params(s.get(), &p), PBF_OK) << pbf_last_error();
   Collapse c;
   for (int frame = 0; frame < 72; ++frame) {  // 1.2 s: the front hits the far wall and runs up it
@@ -117,12 +122,7 @@ TEST_P(RealTimeSteps, AFirstStepOfATenthOfASecondKeepsAWideColumnWithinTheLimit)
   // its free fall. The first step now takes the substeps that would hold
   // confined water as deep as the column (pbf_first_step_rate).
   const float box[3] = {3.0f, 1.5f, 0.1f}, water[3] = {0.5f, 1.0f, 0.1f};
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = GetParam();
-  for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
-  SolverPtr s = make_solver(desc);
-  const float lo[3] = {0.0f, 0.0f, 0.0f};
-  ASSERT_EQ(pbf_solver_fill_box(s.get(), lo, water, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  SolverPtr s = water_in_box(GetParam(), 0.025f, box, water, Walls::Plain);
   ASSERT_EQ(pbf_solver_step(s.get(), 0.1f, 1), PBF_OK) << pbf_last_error();
   const pbf_stats st = stats_of(s.get());
   EXPECT_GT(st.substeps, 4u) << "more substeps than the CFL condition alone takes from rest";
@@ -140,7 +140,7 @@ struct DeepColumn {
 
 DeepColumn deep_column(pbf_backend backend, uint32_t substeps, float density_tolerance) {
   const float box[3] = {0.4f, 0.8f, 0.04f}, water[3] = {0.1f, 0.6f, 0.04f};
-  SolverPtr s = water_in_sampled_box(backend, 0.01f, box, water);
+  SolverPtr s = water_in_box(backend, 0.01f, box, water, Walls::Sampled);
   pbf_params p = pbf_params_default();
   p.density_tolerance = density_tolerance;
   EXPECT_EQ(pbf_solver_set_params(s.get(), &p), PBF_OK) << pbf_last_error();
@@ -184,12 +184,7 @@ TEST_P(RealTimeSteps, ADeepTankAtOneSubstepPerFrameComesToRest) {
   // the substeps that hold it within 1 %. Measured (CPU): 4 substeps, then 3
   // from 1 s on; over the last 0.5 s of 2 s, 0.41 % and at most 0.007 m/s rms.
   const float box[3] = {0.15f, 1.5f, 0.15f}, water[3] = {0.15f, 1.0f, 0.15f};
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = GetParam();
-  for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
-  SolverPtr s = make_solver(desc);
-  const float lo[3] = {0.0f, 0.0f, 0.0f};
-  ASSERT_EQ(pbf_solver_fill_box(s.get(), lo, water, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  SolverPtr s = water_in_box(GetParam(), 0.025f, box, water, Walls::Plain);
   float worst_rms = 0.0f, worst_error = 0.0f;
   uint32_t fewest = 1000;
   for (int frame = 0; frame < 120; ++frame) {
@@ -210,7 +205,7 @@ TEST_P(RealTimeSteps, ADeepTankAtOneSubstepPerFrameComesToRest) {
 // `tolerance` >= 0 sets density_tolerance, with up to `most` iterations.
 double settled_height(pbf_backend backend, uint32_t substeps, float tolerance = -1.0f, uint32_t most = 0) {
   const float box[3] = {0.6f, 1.5f, 0.6f}, water[3] = {0.6f, 0.6f, 0.6f};
-  SolverPtr s = water_in_sampled_box(backend, 0.05f, box, water);
+  SolverPtr s = water_in_box(backend, 0.05f, box, water, Walls::Sampled);
   if (tolerance >= 0.0f) {
     pbf_params p = pbf_params_default();
     EXPECT_EQ(pbf_solver_get_params(s.get(), &p), PBF_OK);
