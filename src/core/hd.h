@@ -38,8 +38,12 @@ PBF_HD float clampf(float v, float lo, float hi) {
   return above < hi ? above : hi;
 }
 // The componentwise smaller and larger of a and b: a bounding box's corners.
-PBF_HD Vec3 min_each(Vec3 a, Vec3 b) { return Vec3{a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z}; }
-PBF_HD Vec3 max_each(Vec3 a, Vec3 b) { return Vec3{a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z}; }
+PBF_HD Vec3 min_each(Vec3 a, Vec3 b) {
+  return Vec3{a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z};
+}
+PBF_HD Vec3 max_each(Vec3 a, Vec3 b) {
+  return Vec3{a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z};
+}
 PBF_HD bool is_finite(Vec3 a) { return std::isfinite(a.x) && std::isfinite(a.y) && std::isfinite(a.z); }
 
 // What the equations templated on their lane type (a float here, eight on
