@@ -127,6 +127,16 @@ TEST_P(RealTimeSteps, AFirstStepOfATenthOfASecondKeepsAWideColumnWithinTheLimit)
   const pbf_stats st = stats_of(s.get());
   EXPECT_GT(st.substeps, 4u) << "more substeps than the CFL condition alone takes from rest";
   EXPECT_LT(st.avg_density_error, 0.01f) << "mean compression after the first step";
+  // The same water filled into a solver that has stepped without particles: its first step with them.
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = GetParam();
+  for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
+  SolverPtr later = make_solver(desc);
+  ASSERT_EQ(pbf_solver_step(later.get(), 0.1f, 1), PBF_OK) << pbf_last_error();
+  const float lo[3] = {0.0f, 0.0f, 0.0f};
+  ASSERT_EQ(pbf_solver_fill_box(later.get(), lo, water, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_step(later.get(), 0.1f, 1), PBF_OK) << pbf_last_error();
+  EXPECT_LT(stats_of(later.get()).avg_density_error, 0.01f) << "after steps without particles";
 }
 
 // The largest mean compression over the first 0.2 s of a column 60 particles
