@@ -16,16 +16,26 @@ class RealTimeSteps : public OnEveryBackend {};
 
 enum class Walls { Plain, Sampled };
 
-// Water filling (0,0,0)-water in a box (0,0,0)-box [m], its walls plain or
-// sampled with boundary particles.
-SolverPtr water_in_box(pbf_backend backend, float spacing, const float box[3], const float water[3], Walls walls) {
+// An empty solver whose domain is the box (0,0,0)-box [m].
+SolverPtr solver_in_box(pbf_backend backend, float spacing, const float box[3]) {
   pbf_solver_desc desc = pbf_solver_desc_default();
   desc.backend = backend;
   desc.particle_spacing = spacing;
   for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
-  SolverPtr s = make_solver(desc);
+  return make_solver(desc);
+}
+
+// Water filling (0,0,0)-water in `s`.
+void fill_water(pbf_solver* s, const float water[3]) {
   const float lo[3] = {0.0f, 0.0f, 0.0f};
-  EXPECT_EQ(pbf_solver_fill_box(s.get(), lo, water, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(pbf_solver_fill_box(s, lo, water, nullptr, nullptr), PBF_OK) << pbf_last_error();
+}
+
+// Water filling (0,0,0)-water in a box (0,0,0)-box [m], its walls plain or
+// sampled with boundary particles.
+SolverPtr water_in_box(pbf_backend backend, float spacing, const float box[3], const float water[3], Walls walls) {
+  SolverPtr s = solver_in_box(backend, spacing, box);
+  fill_water(s.get(), water);
   if (walls == Walls::Sampled)
     EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
   return s;
@@ -128,13 +138,9 @@ TEST_P(RealTimeSteps, AFirstStepOfATenthOfASecondKeepsAWideColumnWithinTheLimit)
   EXPECT_GT(st.substeps, 4u) << "more substeps than the CFL condition alone takes from rest";
   EXPECT_LT(st.avg_density_error, 0.01f) << "mean compression after the first step";
   // The same water filled into a solver that has stepped without particles: its first step with them.
-  pbf_solver_desc desc = pbf_solver_desc_default();
-  desc.backend = GetParam();
-  for (int a = 0; a < 3; ++a) desc.domain_max[a] = box[a];
-  SolverPtr later = make_solver(desc);
+  SolverPtr later = solver_in_box(GetParam(), 0.025f, box);
   ASSERT_EQ(pbf_solver_step(later.get(), 0.1f, 1), PBF_OK) << pbf_last_error();
-  const float lo[3] = {0.0f, 0.0f, 0.0f};
-  ASSERT_EQ(pbf_solver_fill_box(later.get(), lo, water, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  fill_water(later.get(), water);
   ASSERT_EQ(pbf_solver_step(later.get(), 0.1f, 1), PBF_OK) << pbf_last_error();
   EXPECT_LT(stats_of(later.get()).avg_density_error, 0.01f) << "after steps without particles";
 }
