@@ -843,9 +843,9 @@ PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
  * default) `substeps` is the least count: PBF takes as many equal substeps as
  * keep the fastest particle within cfl_number spacings per substep and the
  * mean compression its density iterations leave within 1 % (measured on the
- * steps before; on the first step with particles, taken for water at rest as
- * deep as the particles reach along gravity; chosen at the start of the
- * step; at most 32 x substeps and 1000, never shorter than those floors),
+ * steps before; on the first step with particles, or where most particles
+ * were added since the last step, at least what water at rest as deep as the
+ * particles reach along gravity needs; chosen at the start of the step; at most 32 x substeps and 1000, never shorter than those floors),
  * Projective Fluids splits each substep into equal steps of at most
  * params.max_dt that do
  * (measured after every step; at most 32 steps per substep asked for and

@@ -102,6 +102,7 @@ void Solver::add_particles(const float* positions, const float* velocities, size
   const float* in_frame = given == Given::InFrame ? positions : positions_in_frame(positions, n, frame_, local);
   reserve_particles(size() + n);
   backend_->append(in_frame, velocities, n);
+  unmeasured_ += n;
 }
 
 size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
@@ -150,10 +151,14 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
   }
   reserve_particles(size() + n);
   backend_->append(points.data(), velocities.data(), n);
+  unmeasured_ += n;
   return n;
 }
 
-void Solver::remove_particles(const std::vector<uint8_t>& remove) { backend_->remove(remove); }
+void Solver::remove_particles(const std::vector<uint8_t>& remove) {
+  backend_->remove(remove);
+  unmeasured_ = std::min(unmeasured_, size());  // which of them went is not known: at most what is left
+}
 
 void Solver::read(Field field, float* out) const {
   backend_->read(field, out);
@@ -478,7 +483,8 @@ void Solver::step(float dt, uint32_t substeps) {
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
   Path path(obstacles_, planes_, params_);
-  method_->step(StepRequest{dt, substeps, &stats_, &params_, step_context(), &path, loads_}, s);
+  method_->step(StepRequest{dt, substeps, &stats_, unmeasured_, &params_, step_context(), &path, loads_}, s);
+  if (size() > 0) unmeasured_ = 0;
   // The obstacles have arrived where the user placed them (with or without particles to move).
   for (ObstacleRecord& o : obstacles_) {
     std::copy(o.target_rotation, o.target_rotation + 4, o.rotation);
@@ -586,6 +592,7 @@ void Solver::restore(const Checkpoint& c, const std::string& path) {
   planes_.swap(planes);
   params_ = c.params;
   stats_ = c.stats;
+  unmeasured_ = 0;  // the checkpoint's statistics measured its particles
   for (ObstacleLoad& l : loads_) l = ObstacleLoad{};
 }
 

@@ -212,6 +212,8 @@ class Solver {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<FluidMethod> method_;  // runs on *backend_
   StepStats stats_;
+  // Particles added since the last step with particles, at most size(): water no step has measured.
+  size_t unmeasured_ = 0;
   ObstacleLoad loads_[kMaxObstacles] = {};  // the last step's, by obstacle
 };
 

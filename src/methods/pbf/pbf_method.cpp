@@ -31,11 +31,14 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
     // How fast this water compresses under its sweeps (measured where the step before ran the most
     // it could), and the substeps that keep it within the limit.
     s.compression_rate = pbf_compression_rate(*step.last, now.avg_density_error);
-    // The first step with particles has no step before to measure: it takes the substeps that would hold
-    // confined water as deep as its particles reach (not kept: the next step measures what this one left).
-    const bool first = step.last->substeps == 0 || step.last->particle_count == 0;
+    // Water no step has measured (a solver's first step with particles, or one where most of them were
+    // added since the last step) takes at least the substeps that would hold confined water as deep as
+    // its particles reach (not kept: the next step measures what this one left).
+    const bool unmeasured = step.last->substeps == 0 || step.last->particle_count == 0 ||
+                            step.unmeasured > backend_.size() - step.unmeasured;
     const float rate =
-        first ? pbf_first_step_rate(now, params.gravity, config_.particle_spacing) : s.compression_rate;
+        unmeasured ? std::max(s.compression_rate, pbf_first_step_rate(now, params.gravity, config_.particle_spacing))
+                   : s.compression_rate;
     const float limit = std::max(kCompressionLimit, params.density_tolerance);
     const double compressed = pbf_compression_substeps(step.dt, rate, iterations.most, step.last->substeps, limit);
     substeps = pbf_substep_count(step.dt, substeps, now.max_speed, length(params.gravity), params.cfl_number,
