@@ -11,16 +11,9 @@
 #include <vector>
 
 #include "core/hd.h"
+#include "core/point_value.h"  // PointValue: the lanes read one with one load (gather(), backend/cpu/lanes.h)
 
 namespace pbf {
-
-// A point and one value of its particle (PBF's lambda), 16 bytes: the lanes
-// read both with one load (gather(const PointValue*, ...), backend/cpu/lanes.h).
-struct alignas(16) PointValue {
-  Vec3 p;
-  float value;
-};
-static_assert(sizeof(PointValue) == 16, "four packed floats");
 
 constexpr size_t kLaneVectorTail = 16;
 

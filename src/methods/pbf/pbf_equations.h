@@ -17,6 +17,7 @@
 #include "core/motion.h"
 #include "core/neighbor_lists.h"
 #include "core/obstacle.h"
+#include "core/point_value.h"
 #include "core/sph_kernels.h"
 
 namespace pbf {
@@ -305,19 +306,34 @@ PBF_HD V correction_pair_term(const PbfConstants& c, T r2, V g, T lambda_i, T la
   return g * (lambda_i + lambda_j + artificial_pressure(c, r2));
 }
 
+// Position correction dp_i (eq. 12 with s_corr of eq. 14), with particle j's
+// point and lambda from point_lambda(j) (a PointValue).
+template <class PointLambda>
+PBF_HD Vec3 position_correction_of(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                   PointLambda point_lambda) {
+  const PointValue own = point_lambda(i);
+  Vec3 dp{0.0f, 0.0f, 0.0f};
+  nb.for_each(i, [&](uint32_t j) {
+    const PointValue q = point_lambda(j);
+    const Vec3 r = own.p - q.p;
+    const float r2 = length_squared(r);
+    if (r2 >= c.kernel.h2) return;
+    dp += correction_pair_term(c, r2, pair_gradient(c.kernel, r, r2, i, j), own.value, q.value);
+  });
+  return dp * c.mass_over_rho0;
+}
+
 // Position correction dp_i (eq. 12 with s_corr of eq. 14).
 PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
                                 const Vec3* x, const float* lambda) {
-  const Vec3 xi = x[i];
-  const float li = lambda[i];
-  Vec3 dp{0.0f, 0.0f, 0.0f};
-  nb.for_each(i, [&](uint32_t j) {
-    const Vec3 r = xi - x[j];
-    const float r2 = length_squared(r);
-    if (r2 >= c.kernel.h2) return;
-    dp += correction_pair_term(c, r2, pair_gradient(c.kernel, r, r2, i, j), li, lambda[j]);
-  });
-  return dp * c.mass_over_rho0;
+  return position_correction_of(c, i, nb, [&](uint32_t j) { return PointValue{x[j], lambda[j]}; });
+}
+
+// The same with each particle's point and lambda packed together (one load a
+// neighbour: the CUDA stages').
+PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const NeighborLists& nb,
+                                const PointValue* x_lambda) {
+  return position_correction_of(c, i, nb, [&](uint32_t j) { return x_lambda[j]; });
 }
 
 // The part of the position correction that static boundary samples and plane

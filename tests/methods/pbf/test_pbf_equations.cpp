@@ -335,7 +335,8 @@ TEST(PbfEquations, PositionCorrectionMatchesEquation14) {
 
 // The CUDA backend's slot-major lists (neighbor_lists.h) and the CPU
 // backend's particle-major lists give every equation the same bits: the same
-// neighbours are summed in the same order.
+// neighbours are summed in the same order. So do the points and lambdas the
+// CUDA stages' correction reads packed together (PointValue).
 TEST(PbfEquations, SlotMajorListsGiveTheSameBitsAsParticleMajorLists) {
   const SolverConfig config = make_config();
   const std::vector<Vec3> x = compressed_block(6);
@@ -355,10 +356,14 @@ TEST(PbfEquations, SlotMajorListsGiveTheSameBitsAsParticleMajorLists) {
     ASSERT_EQ(rho[i], rho_s[i]) << "particle " << i;
     ASSERT_EQ(lambda[i], lambda_s[i]) << "particle " << i;
   }
+  std::vector<pbf::PointValue> x_lambda(n);
+  for (uint32_t i = 0; i < n; ++i) x_lambda[i] = pbf::PointValue{x[i], lambda[i]};
   for (uint32_t i = 0; i < n; ++i) {
     const Vec3 a = pbf::position_correction(c, i, nb.view(), x.data(), lambda.data());
     const Vec3 b = pbf::position_correction(c, i, sm, x.data(), lambda.data());
     EXPECT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z) << "particle " << i;
+    const Vec3 packed = pbf::position_correction(c, i, sm, x_lambda.data());
+    EXPECT_TRUE(a.x == packed.x && a.y == packed.y && a.z == packed.z) << "particle " << i << ", packed";
     omega[i] = pbf::vorticity(c, i, nb.view(), x.data(), v.data(), rho.data());
     const Vec3 w = pbf::vorticity(c, i, sm, x.data(), v.data(), rho.data());
     EXPECT_TRUE(omega[i].x == w.x && omega[i].y == w.y && omega[i].z == w.z) << "particle " << i;

@@ -3,8 +3,9 @@
 // confinement with XSPH viscosity. Each kernel calls pbf_equations.h for one
 // particle and writes only that particle; the stages read the device's
 // neighbour lists, boundary samples and obstacles, write its positions,
-// velocities, predicted positions, densities and scratch, and keep lambda
-// and the vorticity in buffers of their own. The density iterations end on
+// velocities, predicted positions, densities and scratch, and keep each
+// particle's predicted point with its lambda (one 16-byte load a neighbour in
+// the correction) and the vorticity in buffers of their own. The density iterations end on
 // the GPU at the tolerance (k_iteration_gate).
 #include "methods/pbf/cuda/pbf_cuda_entry.h"
 
@@ -22,9 +23,10 @@ namespace {
 // (block_reduce) go to the gate after the correction.
 // The boundary samples' gradient at a particle near them goes to
 // grad_keep[i] (the buffer k_correct writes its result to, free until then),
-// so that k_correct does not sum it again at the same point.
+// so that k_correct does not sum it again at the same point. Each particle's
+// point goes to x_lambda with its lambda, which k_correct reads together.
 __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
-                                 BoundarySamples boundary, const Vec3* xp, float* rho, float* lambda,
+                                 BoundarySamples boundary, const Vec3* xp, float* rho, PointValue* x_lambda,
                                  Vec3* grad_keep, double* partials, float* partial_max,
                                  const IterationDeviceState* state) {
   if (state->converged) return;
@@ -36,7 +38,7 @@ __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, Neig
     const DensityWalls walls = pbf_density_walls(c, planes.plane, planes.count, planes.density_first);
     density_lambda(c, id, fluid_density_sums(c, id, nb, xp), xp, boundary, walls, r, l, grad_keep);
     rho[i] = r;
-    lambda[i] = l;
+    x_lambda[i] = PointValue{xp[i], l};
     e = compression(r, c.inv_rest_density);
   }
   if (partials) block_reduce(e, e, partials, partial_max);
@@ -48,7 +50,7 @@ __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, Neig
 // gradient from out[i], where k_density_lambda left it.
 __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
                           uint32_t obstacle_count, NeighborLists nb, BoundarySamples boundary, const Vec3* xp,
-                          const float* lambda, const Vec3* x, Vec3* out, IterationDeviceState* state,
+                          const PointValue* x_lambda, const Vec3* x, Vec3* out, IterationDeviceState* state,
                           ObstaclePush* pushes) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (state->converged) {
@@ -61,9 +63,10 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
   const uint32_t id = static_cast<uint32_t>(i);
   const bool near = boundary_scan(boundary, id);
   const Vec3 grad_b = near ? out[i] : Vec3{0.0f, 0.0f, 0.0f};
+  const PointValue own = x_lambda[i];
   with_push_sink(pushes, [&](const auto& push) {
-    const Vec3 moved = xp[i] + (position_correction(c, id, nb, xp, lambda) +
-                                boundary_correction_given(c, xp[i], lambda[i], near, grad_b, boundary, walls, push));
+    const Vec3 moved = own.p + (position_correction(c, id, nb, x_lambda) +
+                                boundary_correction_given(c, own.p, own.value, near, grad_b, boundary, walls, push));
     out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], push);
   });
 }
@@ -96,7 +99,7 @@ class PbfCudaStages final : public PbfStages {
 
   void reserve(size_t n) override {
     device_.use_device();
-    lambda_.reserve(n, 0);
+    x_lambda_.reserve(n, 0);
     omega_.reserve(n, 0);
   }
   void solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) override;
@@ -105,7 +108,7 @@ class PbfCudaStages final : public PbfStages {
 
  private:
   CudaBackend& device_;
-  DeviceBuffer<float> lambda_;
+  DeviceBuffer<PointValue> x_lambda_;  // each particle's predicted point and lambda
   DeviceBuffer<Vec3> omega_;  // vorticity
 };
 
@@ -120,13 +123,13 @@ void PbfCudaStages::solve_density(const StepContext& ctx, const PbfConstants& c,
   const BoundarySamples boundary = d.boundary_samples();
   const bool gate = tolerance >= 0.0f;
   k_density_lambda<<<b, kBlock, 0, stream>>>(n, c, plane_set(ctx), nb, boundary, d.predicted_positions().data(),
-                                             d.densities().data(), lambda_.data(), d.scratch().data(),
+                                             d.densities().data(), x_lambda_.data(), d.scratch().data(),
                                              gate ? d.iteration_partials() : nullptr, d.iteration_partial_max(),
                                              d.iteration_state());
   check_launch("k_density_lambda");
   const Obstacle* obstacles = d.obstacles_for(ctx);
   k_correct<<<b, kBlock, 0, stream>>>(n, c, plane_set(ctx), obstacles, ctx.obstacle_count, nb, boundary,
-                                      d.predicted_positions().data(), lambda_.data(), d.positions().data(),
+                                      d.predicted_positions().data(), x_lambda_.data(), d.positions().data(),
                                       d.scratch().data(), d.iteration_state(), d.obstacle_push_sums(ctx));
   check_launch("k_correct");
   d.predicted_positions().swap(d.scratch());
