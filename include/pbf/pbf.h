@@ -845,10 +845,10 @@ PBF_API pbf_status pbf_solver_clear_boundary_particles(pbf_solver* solver);
  * mean compression its density iterations leave within 1 % (measured on the
  * steps before; on the first step with particles, or where most particles
  * were added since the last step, at least what water at rest as deep as the
- * particles reach along gravity needs; chosen at the start of the step; at most 32 x substeps and 1000, never shorter than those floors),
- * Projective Fluids splits each substep into equal steps of at most
- * params.max_dt that do
- * (measured after every step; at most 32 steps per substep asked for and
+ * particles reach along gravity needs; chosen at the start of the step; at
+ * most 32 x substeps and 1000, never shorter than those floors), Projective
+ * Fluids splits each substep into equal steps of at most params.max_dt that
+ * do (measured after every step; at most 32 steps per substep asked for and
  * 1000 in all, as PBF; pbf_stats.substeps counts the steps taken). So a
  * real-time caller may pass 1 or 2 substeps per frame and stay stable; set
  * adaptive_dt = 0 for exactly `substeps`.
