@@ -59,7 +59,7 @@ struct StepRequest {
   float dt;                         // [s]
   uint32_t substeps;                // as pbf_solver_step() was given them
   const StepStats* last;            // the step before's (the particles' densities are its last substep's)
-  size_t unmeasured;                // particles added since the last step with particles (no step has moved them)
+  size_t unmeasured;                // particles no step has moved: added since the last step with particles
   const PbfParams* params;
   StepContext ctx;                  // planes and obstacle count; the method fills in motion and poses
   ObstaclePath* obstacles;

@@ -592,7 +592,8 @@ void Solver::restore(const Checkpoint& c, const std::string& path) {
   planes_.swap(planes);
   params_ = c.params;
   stats_ = c.stats;
-  unmeasured_ = 0;  // the checkpoint's statistics measured its particles
+  // Its statistics measured the particles of its last step; any beyond those were added since.
+  unmeasured_ = n - std::min(n, static_cast<size_t>(c.stats.particle_count));
   for (ObstacleLoad& l : loads_) l = ObstacleLoad{};
 }
 

@@ -212,7 +212,8 @@ class Solver {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<FluidMethod> method_;  // runs on *backend_
   StepStats stats_;
-  // Particles added since the last step with particles, at most size(): water no step has measured.
+  // Particles added since the last step with particles, at most size(): water no step has measured
+  // (after a checkpoint is loaded, those beyond the particles of its last step).
   size_t unmeasured_ = 0;
   ObstacleLoad loads_[kMaxObstacles] = {};  // the last step's, by obstacle
 };

@@ -6,6 +6,8 @@
 // to the same height at any substep count (artificial pressure and XSPH act
 // per second, not per substep).
 #include <algorithm>
+#include <cstdio>
+#include <string>
 
 #include "physics/physics_scenes.h"
 
@@ -40,7 +42,6 @@ SolverPtr water_in_box(pbf_backend backend, float spacing, const float box[3], c
     EXPECT_EQ(pbf_solver_add_domain_boundary_particles(s.get(), nullptr), PBF_OK) << pbf_last_error();
   return s;
 }
-
 
 // A column 0.2 m wide and 0.8 m tall collapses along a 1.6 m box, its walls
 // sampled, stepped one frame of 1/60 s at a time with `substeps`.
@@ -154,20 +155,32 @@ TEST_P(RealTimeSteps, WaterMostlyNewToTheSolverIsHeldInItsFirstLongStep) {
   // without its own split; stood on the puddle (whose particles are then a
   // quarter of the water), 6 substeps and 0.58 %. Water that no step has
   // measured, most of a solver's particles, now takes the first step's split
-  // too: measured 0.10 % in both.
+  // too: measured 0.10 % in both. So does the column stood on the puddle and
+  // saved to a checkpoint before its step, loaded into another solver: the
+  // particles beyond those of the checkpoint's last step are new.
   const float box[3] = {3.0f, 1.5f, 0.1f}, puddle[3] = {3.0f, 0.05f, 0.1f};
-  for (const bool clear : {true, false}) {
-    const char* how = clear ? "filled again after clearing" : "stood on the puddle";
+  enum class Way { Cleared, OnThePuddle, Resumed };
+  for (const Way way : {Way::Cleared, Way::OnThePuddle, Way::Resumed}) {
+    const char* how = way == Way::Cleared       ? "filled again after clearing"
+                      : way == Way::OnThePuddle ? "stood on the puddle"
+                                                : "stood on the puddle, saved and loaded";
     SolverPtr s = water_in_box(GetParam(), 0.025f, box, puddle, Walls::Plain);
     for (int frame = 0; frame < 30; ++frame)
       ASSERT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, 4), PBF_OK) << pbf_last_error();
-    if (clear) ASSERT_EQ(pbf_solver_clear_particles(s.get()), PBF_OK) << pbf_last_error();
-    const float floor = clear ? 0.0f : puddle[1];
+    if (way == Way::Cleared) ASSERT_EQ(pbf_solver_clear_particles(s.get()), PBF_OK) << pbf_last_error();
+    const float floor = way == Way::Cleared ? 0.0f : puddle[1];
     const float lo[3] = {2.5f, floor, 0.0f}, hi[3] = {3.0f, floor + 1.0f, 0.1f};
     size_t added = 0, count = 0;
     ASSERT_EQ(pbf_solver_fill_box(s.get(), lo, hi, nullptr, &added), PBF_OK) << pbf_last_error();
     ASSERT_EQ(pbf_solver_particle_count(s.get(), &count), PBF_OK) << pbf_last_error();
     ASSERT_GT(2 * added, count) << how << ": the new water is most of it";
+    if (way == Way::Resumed) {
+      const std::string path = ::testing::TempDir() + "pbf_mostly_new_water.ckpt";
+      ASSERT_EQ(pbf_solver_save_checkpoint(s.get(), path.c_str()), PBF_OK) << pbf_last_error();
+      s = solver_in_box(GetParam(), 0.025f, box);
+      ASSERT_EQ(pbf_solver_load_checkpoint(s.get(), path.c_str()), PBF_OK) << pbf_last_error();
+      std::remove(path.c_str());
+    }
     ASSERT_EQ(pbf_solver_step(s.get(), 0.1f, 1), PBF_OK) << pbf_last_error();
     EXPECT_LT(stats_of(s.get()).avg_density_error, 0.003f) << how;
   }

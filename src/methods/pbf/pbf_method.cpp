@@ -31,11 +31,10 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
     // How fast this water compresses under its sweeps (measured where the step before ran the most
     // it could), and the substeps that keep it within the limit.
     s.compression_rate = pbf_compression_rate(*step.last, now.avg_density_error);
-    // Water no step has measured (a solver's first step with particles, or one where most of them were
-    // added since the last step) takes at least the substeps that would hold confined water as deep as
-    // its particles reach (not kept: the next step measures what this one left).
-    const bool unmeasured = step.last->substeps == 0 || step.last->particle_count == 0 ||
-                            step.unmeasured > backend_.size() - step.unmeasured;
+    // Water no step has measured (most particles added since the last step with particles: all of them on
+    // a solver's first) takes at least the substeps that would hold confined water as deep as its
+    // particles reach (not kept: the next step measures what this one left).
+    const bool unmeasured = 2 * step.unmeasured > backend_.size();
     const float rate =
         unmeasured ? std::max(s.compression_rate, pbf_first_step_rate(now, params.gravity, config_.particle_spacing))
                    : s.compression_rate;

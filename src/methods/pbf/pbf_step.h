@@ -30,8 +30,8 @@ float pbf_compression_rate(const StepStats& last, float mean_now);
 // deep water compresses"); water with a free side compresses less.
 constexpr float kConfinedCompression = 0.3f;
 
-// The rate the first step with particles (a solver's first, or the first
-// after steps without particles) assumes, before any step has measured one:
+// The rate that water no step has measured yet assumes (a solver's first
+// step with particles, or one where most particles are new since the last):
 // confined water as deep as `now`'s particles reach along `gravity` (their
 // bounding box's extent along it, plus a spacing for the particles' own
 // extent), an upper bound for water at rest, 0 without gravity or particles.

@@ -5,8 +5,8 @@
 // neighbour lists, boundary samples and obstacles, write its positions,
 // velocities, predicted positions, densities and scratch, and keep each
 // particle's predicted point with its lambda (one 16-byte load a neighbour in
-// the correction) and the vorticity in buffers of their own. The density iterations end on
-// the GPU at the tolerance (k_iteration_gate).
+// the correction) and the vorticity in buffers of their own. The density
+// iterations end on the GPU at the tolerance (k_iteration_gate).
 #include "methods/pbf/cuda/pbf_cuda_entry.h"
 
 #include "backend/cuda/cuda_backend.cuh"
@@ -63,7 +63,7 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
   const uint32_t id = static_cast<uint32_t>(i);
   const bool near = boundary_scan(boundary, id);
   const Vec3 grad_b = near ? out[i] : Vec3{0.0f, 0.0f, 0.0f};
-  const PointValue own = x_lambda[i];
+  const PointValue own = x_lambda[id];  // as position_correction() indexes it, so that the load is shared
   with_push_sink(pushes, [&](const auto& push) {
     const Vec3 moved = own.p + (position_correction(c, id, nb, x_lambda) +
                                 boundary_correction_given(c, own.p, own.value, near, grad_b, boundary, walls, push));
