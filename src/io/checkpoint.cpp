@@ -153,6 +153,7 @@ void encode(const Checkpoint& c, Writer& w) {
   w.f32(s.max_substep_dt);
   w.u32(s.density_iterations);
   w.f32(s.compression_rate);
+  w.u32(c.unmeasured);
 
   const ParticleState& ps = c.particles;
   const size_t n = ps.positions.size();
@@ -294,6 +295,8 @@ Checkpoint decode(Reader& r, uint32_t version) {
   if (s.min_substep_dt > s.max_substep_dt) r.corrupt("stats.min_substep_dt exceeds stats.max_substep_dt");
   if (version >= 3) s.density_iterations = r.u32();
   if (version >= 5) s.compression_rate = at_least_zero(r.f32(), "stats.compression_rate");
+  const bool has_unmeasured = version >= 6;
+  if (has_unmeasured) c.unmeasured = r.u32();
 
   const uint64_t n = r.u64();
   if (n > c.config.max_particles || n * 32 != r.remaining())
@@ -319,6 +322,11 @@ Checkpoint decode(Reader& r, uint32_t version) {
     if (id >= n || seen[id]) r.corrupt("its particle ids are not a permutation");
     seen[id] = 1;
   }
+  // Before version 6: the particles beyond those its statistics' last step moved were added since.
+  if (!has_unmeasured) c.unmeasured = static_cast<uint32_t>(n - std::min<uint64_t>(n, s.particle_count));
+  if (c.unmeasured > n)
+    r.corrupt("unmeasured is " + std::to_string(c.unmeasured) + ", more than its " + std::to_string(n) +
+              " particles");
   return c;
 }
 

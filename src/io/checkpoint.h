@@ -30,8 +30,12 @@ namespace pbf {
 // world's coordinates and are moved into the frame as they are loaded).
 // Version 5 adds the statistics' compression rate (PBF's adaptive substeps,
 // methods/pbf/pbf_step.h), so that a resumed run splits its steps as the run
-// it continues; older files start from none.
-constexpr uint32_t kCheckpointVersion = 5;
+// it continues; older files start from none. Version 6 adds the count of
+// particles no step has moved yet (added since the last step with particles,
+// Solver::unmeasured_), so that water filled again after clearing is held as
+// new water when resumed; in older files it is the particles beyond those of
+// the statistics' last step.
+constexpr uint32_t kCheckpointVersion = 6;
 constexpr uint32_t kOldestCheckpointVersion = 2;
 
 struct Checkpoint {
@@ -39,6 +43,9 @@ struct Checkpoint {
   PbfParams params;
   std::vector<Plane> planes;  // the user's planes, not the domain walls
   StepStats stats;
+  // Particles no step has moved: added since the solver's last step with particles (at most
+  // particles.size()).
+  uint32_t unmeasured = 0;
   ParticleState particles;
   // Whether positions and planes are in the frame of frame_origin(config's domain) (version 4), or in
   // the world's coordinates (versions 2 and 3).

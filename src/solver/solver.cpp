@@ -527,6 +527,7 @@ Checkpoint Solver::checkpoint() const {
   c.params = params_;
   c.planes.assign(planes_.begin() + 6, planes_.end());
   c.stats = stats_;
+  c.unmeasured = static_cast<uint32_t>(unmeasured_);
   backend_->export_state(c.particles);
   return c;
 }
@@ -592,8 +593,7 @@ void Solver::restore(const Checkpoint& c, const std::string& path) {
   planes_.swap(planes);
   params_ = c.params;
   stats_ = c.stats;
-  // Its statistics measured the particles of its last step; any beyond those were added since.
-  unmeasured_ = n - std::min(n, static_cast<size_t>(c.stats.particle_count));
+  unmeasured_ = c.unmeasured;
   for (ObstacleLoad& l : loads_) l = ObstacleLoad{};
 }
 

@@ -213,7 +213,7 @@ class Solver {
   std::unique_ptr<FluidMethod> method_;  // runs on *backend_
   StepStats stats_;
   // Particles added since the last step with particles, at most size(): water no step has measured
-  // (after a checkpoint is loaded, those beyond the particles of its last step).
+  // (held by checkpoints: Checkpoint::unmeasured).
   size_t unmeasured_ = 0;
   ObstacleLoad loads_[kMaxObstacles] = {};  // the last step's, by obstacle
 };

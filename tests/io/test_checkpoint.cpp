@@ -143,16 +143,22 @@ TEST(Checkpoint, AResumedRunIsBitIdenticalToTheRunThatNeverStopped) {
   std::remove(path.c_str());
 }
 
-// A version 2 checkpoint (before PBF's density tolerance): the current file
-// of the same state without the fields versions 3 and 5 appended.
-std::vector<unsigned char> as_version_2(std::vector<unsigned char> bytes, uint32_t planes) {
+// The current file of a state as an older version held it: version 5 without
+// the count of particles no step has moved (version 6); version 2 also
+// without PBF's density tolerance (version 3) and the statistics' density
+// iterations (version 3) and compression rate (version 5).
+std::vector<unsigned char> as_version(std::vector<unsigned char> bytes, uint32_t planes, uint32_t version) {
   const size_t payload = kHeaderBytes;
   const size_t params_end = payload + 13 * 4 + 25 * 4;  // config, the version 2 parameters
   const size_t stats_end = params_end + 8 + 4 + planes * 16 + 9 * 4 + 7 * 8 + 5 * 4;
-  // density_iterations (version 3) and compression_rate (version 5).
-  bytes.erase(bytes.begin() + static_cast<long>(stats_end), bytes.begin() + static_cast<long>(stats_end + 8));
-  bytes.erase(bytes.begin() + static_cast<long>(params_end), bytes.begin() + static_cast<long>(params_end + 8));
-  bytes[8] = 2;
+  const auto at = [&](size_t offset) { return bytes.begin() + static_cast<long>(offset); };
+  if (version == 5) {
+    bytes.erase(at(stats_end + 8), at(stats_end + 12));
+  } else {
+    bytes.erase(at(stats_end), at(stats_end + 12));
+    bytes.erase(at(params_end), at(params_end + 8));
+  }
+  bytes[8] = static_cast<unsigned char>(version);
   const uint64_t size = bytes.size() - kHeaderBytes;
   for (int b = 0; b < 8; ++b) bytes[16 + b] = static_cast<unsigned char>(size >> (8 * b));
   rehash(bytes);
@@ -164,7 +170,7 @@ TEST(Checkpoint, AVersion2CheckpointLoadsWithTheNewParametersAtTheirDefaults) {
   pbf_solver* original = make_scene(2);
   ASSERT_EQ(pbf_solver_save_checkpoint(original, path.c_str()), PBF_OK) << pbf_last_error();
   const State at_save = state_of(original);
-  write_file(path, as_version_2(read_file(path), 1));
+  write_file(path, as_version(read_file(path), 1, 2));
   pbf_solver* resumed = make_solver(2);
   ASSERT_EQ(pbf_solver_load_checkpoint(resumed, path.c_str()), PBF_OK) << pbf_last_error();
   EXPECT_TRUE(state_of(resumed) == at_save);
@@ -300,10 +306,11 @@ TEST_F(CheckpointRefusal, AForgedFileWhoseIdsAreNotAPermutation) {
 
 TEST_F(CheckpointRefusal, AForgedFileWithANaNPosition) {
   // Payload: 13 config words, 27 param words, 1 plane count + 4 plane words,
-  // 23 stats words (7 of them doubles), the particle count (8 bytes), then
-  // positions. Overwrite the first position's x with NaN.
+  // 23 stats words (7 of them doubles), the count of particles no step has
+  // moved, the particle count (8 bytes), then positions. Overwrite the first
+  // position's x with NaN.
   std::vector<unsigned char> bytes = good_;
-  const size_t first_position = kHeaderBytes + 4 * (13 + 27 + 1 + 4 + 9 + 7) + 8 * 7 + 8;
+  const size_t first_position = kHeaderBytes + 4 * (13 + 27 + 1 + 4 + 9 + 7 + 1) + 8 * 7 + 8;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(&bytes[first_position], &nan, 4);
   rehash(bytes);
@@ -345,6 +352,69 @@ TEST(Checkpoint, ARunWhoseSubstepsTheCompressionChoseResumesBitIdentically) {
     ASSERT_EQ(pbf_solver_get_stats(resumed, &b), PBF_OK);
     ASSERT_EQ(a.substeps, b.substeps) << "frame " << k << " after the checkpoint";
   }
+  EXPECT_TRUE(state_of(original) == state_of(resumed)) << "the resumed run drifted from the original";
+  pbf_solver_destroy(original);
+  pbf_solver_destroy(resumed);
+  std::remove(path.c_str());
+}
+
+// Steps `solver` 0.1 s in one substep asked: long enough that water no step
+// has measured takes the first step's split (methods/pbf/pbf_step.h), so a
+// checkpoint that forgot which water is new would resume with fewer substeps.
+uint32_t long_step(pbf_solver* solver) {
+  EXPECT_EQ(pbf_solver_step(solver, 0.1f, 1), PBF_OK) << pbf_last_error();
+  pbf_stats st = pbf_stats_default();
+  EXPECT_EQ(pbf_solver_get_stats(solver, &st), PBF_OK);
+  return st.substeps;
+}
+
+TEST(Checkpoint, WaterFilledAgainBeforeTheSaveResumesBitIdentically) {
+  // The scene's water cleared and filled again, fewer particles than its
+  // last step moved, and saved before a step: the count of particles no
+  // step has moved is in the file (version 6), not derived from the count
+  // of the last step's particles, which says none are new.
+  const std::string path = temp_path("refilled.pbfc");
+  pbf_solver* original = make_scene(2);
+  ASSERT_EQ(pbf_solver_clear_particles(original), PBF_OK) << pbf_last_error();
+  const float lo[3] = {0, 0, 0}, hi[3] = {0.5f, 0.6f, 0.45f};
+  ASSERT_EQ(pbf_solver_fill_box(original, lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  pbf_stats last = pbf_stats_default();
+  ASSERT_EQ(pbf_solver_get_stats(original, &last), PBF_OK);
+  size_t count = 0;
+  ASSERT_EQ(pbf_solver_particle_count(original, &count), PBF_OK);
+  ASSERT_LE(count, last.particle_count) << "no more particles than the last step moved";
+  ASSERT_EQ(pbf_solver_save_checkpoint(original, path.c_str()), PBF_OK) << pbf_last_error();
+  pbf_solver* resumed = make_solver(1);
+  ASSERT_EQ(pbf_solver_load_checkpoint(resumed, path.c_str()), PBF_OK) << pbf_last_error();
+  const uint32_t substeps = long_step(original);
+  EXPECT_EQ(long_step(resumed), substeps) << "the resumed run split its step otherwise";
+  EXPECT_TRUE(state_of(original) == state_of(resumed)) << "the resumed run drifted from the original";
+  pbf_solver_destroy(original);
+  pbf_solver_destroy(resumed);
+  std::remove(path.c_str());
+}
+
+TEST(Checkpoint, AVersion5CheckpointCountsTheParticlesBeyondItsLastStepAsNew) {
+  // Before version 6 a file did not hold which water is new; the particles
+  // beyond those of its last step were added since. The scene's water
+  // cleared and filled again, over twice as many particles as its last step
+  // moved, and saved before a step, resumes as the run that never stopped.
+  const std::string path = temp_path("version5.pbfc");
+  pbf_solver* original = make_scene(2);
+  ASSERT_EQ(pbf_solver_clear_particles(original), PBF_OK) << pbf_last_error();
+  const float lo[3] = {0, 0, 0}, hi[3] = {1.0f, 0.7f, 0.5f};
+  ASSERT_EQ(pbf_solver_fill_box(original, lo, hi, nullptr, nullptr), PBF_OK) << pbf_last_error();
+  pbf_stats last = pbf_stats_default();
+  ASSERT_EQ(pbf_solver_get_stats(original, &last), PBF_OK);
+  size_t count = 0;
+  ASSERT_EQ(pbf_solver_particle_count(original, &count), PBF_OK);
+  ASSERT_GT(count, 2 * size_t(last.particle_count)) << "most of the particles beyond those the last step moved";
+  ASSERT_EQ(pbf_solver_save_checkpoint(original, path.c_str()), PBF_OK) << pbf_last_error();
+  write_file(path, as_version(read_file(path), 1, 5));
+  pbf_solver* resumed = make_solver(1);
+  ASSERT_EQ(pbf_solver_load_checkpoint(resumed, path.c_str()), PBF_OK) << pbf_last_error();
+  const uint32_t substeps = long_step(original);
+  EXPECT_EQ(long_step(resumed), substeps) << "the resumed run split its step otherwise";
   EXPECT_TRUE(state_of(original) == state_of(resumed)) << "the resumed run drifted from the original";
   pbf_solver_destroy(original);
   pbf_solver_destroy(resumed);
@@ -498,16 +568,17 @@ TEST_F(CheckpointRefusal, AForgedFileWithAnImpossibleNumberAnywhere) {
   // substeps, iterations, avg and max density error, avg neighbours, max
   // neighbours, overflows, max speed, 7 doubles of times, local/global and CG
   // iterations, CG residual, substep dts, density iterations, compression
-  // rate), particles.
+  // rate), the count of particles no step has moved, particles.
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   const size_t tolerance = kHeaderBytes + 4 * (13 + 25);
   const size_t stats = kHeaderBytes + 4 * (13 + 27 + 1 + 4);
   const size_t times = stats + 4 * 9;
+  const size_t unmeasured = times + 8 * 7 + 4 * 7;
   uint64_t n = 0;
-  std::memcpy(&n, &good_[times + 8 * 7 + 4 * 7], 8);
+  std::memcpy(&n, &good_[unmeasured + 4], 8);
   ASSERT_TRUE(n > 0 && n <= 4000u) << "the particle count where the layout puts it: " << n;
-  const size_t densities = times + 8 * 7 + 4 * 7 + 8 + 24 * n;
+  const size_t densities = unmeasured + 4 + 8 + 24 * n;
   struct Forgery {
     size_t at;
     float value;
@@ -540,6 +611,14 @@ TEST_F(CheckpointRefusal, AForgedFileWithAnImpossibleNumberAnywhere) {
     write_file(path_, bytes);
     expect_refused(PBF_ERROR_IO, "stats.time_total_ms");
   }
+  // More particles new than it holds.
+  before_ = state_of(solver_);
+  std::vector<unsigned char> bytes = good_;
+  const uint32_t more = static_cast<uint32_t>(n + 1);
+  std::memcpy(&bytes[unmeasured], &more, 4);
+  rehash(bytes);
+  write_file(path_, bytes);
+  expect_refused(PBF_ERROR_IO, "unmeasured is");
 }
 
 // A checkpoint saved while projective_chebyshev_rho reached 0.9999 resumes

@@ -157,7 +157,7 @@ TEST_P(RealTimeSteps, WaterMostlyNewToTheSolverIsHeldInItsFirstLongStep) {
   // measured, most of a solver's particles, now takes the first step's split
   // too: measured 0.10 % in both. So does the column stood on the puddle and
   // saved to a checkpoint before its step, loaded into another solver: the
-  // particles beyond those of the checkpoint's last step are new.
+  // checkpoint holds the count of particles added since the last step.
   const float box[3] = {3.0f, 1.5f, 0.1f}, puddle[3] = {3.0f, 0.05f, 0.1f};
   enum class Way { Cleared, OnThePuddle, Resumed };
   for (const Way way : {Way::Cleared, Way::OnThePuddle, Way::Resumed}) {
