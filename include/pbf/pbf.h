@@ -931,13 +931,13 @@ PBF_API pbf_status pbf_solver_write_ply(const pbf_solver* solver, const char* pa
 /**
  * Saves the complete state of the solver to `path`: its description,
  * parameters, planes, the statistics of the last step, how many particles no
- * step has moved yet and every particle in the solver's internal order. It is written to a temporary file beside
- * `path`, flushed to the disk and renamed onto `path`: the file appears
- * complete or not at all, and an older checkpoint there is kept whole when
- * the save fails. Only a regular file is ever replaced: when `path` is a
- * directory, a FIFO, a device or a socket the save fails and leaves it
- * alone. PBF_ERROR_IO (the message names the path and the reason) when it
- * cannot be written or `path` is not a regular file.
+ * step has moved yet and every particle in the solver's internal order. It
+ * is written to a temporary file beside `path`, flushed to the disk and
+ * renamed onto `path`: the file appears complete or not at all, and an older
+ * checkpoint there is kept whole when the save fails. Only a regular file is
+ * ever replaced: when `path` is a directory, a FIFO, a device or a socket the
+ * save fails and leaves it alone. PBF_ERROR_IO (the message names the path
+ * and the reason) when it cannot be written or `path` is not a regular file.
  */
 PBF_API pbf_status pbf_solver_save_checkpoint(const pbf_solver* solver, const char* path);
 
