@@ -111,6 +111,13 @@ class Backend {
   virtual void find_neighbors(const StepContext& ctx) = 0;
   // Density error, neighbour counts and speeds of the current state.
   virtual void measure(StepStats& stats) const = 0;
+  // Between a substep's iterations, where a dynamic body yields to the water
+  // (ObstaclePath::yield): moves the boundary samples attached to obstacles
+  // to ctx's end poses in place, in the cells build_grid() sorted them into.
+  // A sample that moved a small part of a kernel radius since then is still
+  // found by every particle it reaches but at the kernel's last fraction
+  // (kBoundaryNearReach). Collisions take ctx's poses at every stage anyway.
+  virtual void follow_obstacles(const StepContext& ctx) = 0;
 
   // What the obstacles did to the water since the previous call, which
   // starts the sums again: out[k] is the sum of obstacle k's pushes

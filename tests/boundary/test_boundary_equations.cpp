@@ -188,6 +188,74 @@ TEST(BoundaryMoving, SamplesAttachedToAnObstacleFollowItsPose) {
   EXPECT_THROW(solver.add_obstacle_boundary_particles(0, local.data(), 1), pbf::Error);
 }
 
+TEST(BoundaryMoving, SamplesFollowAYieldingObstacleInPlace) {
+  // Between a substep's iterations a dynamic body yields (docs/PHYSICS.md
+  // §13): follow_obstacles() moves the samples attached to it to its new end
+  // pose without sorting them again. Every sample of the obstacle is then at
+  // new pose * local, in the place (and with the pseudo-mass) the substep's
+  // sort gave it; the static one keeps its place and position.
+  const SolverConfig config = make_config();
+  CpuBackend backend(config);
+  std::vector<float> values(4 * 4 * 4);
+  for (int z = 0; z < 4; ++z)
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 4; ++x)
+        values[x + 4 * (y + 4 * z)] =
+            std::max({std::fabs(x - 1.5f), std::fabs(y - 1.5f), std::fabs(z - 1.5f)}) * 0.05f - 0.05f;
+  const pbf::SdfGridView field{values.data(), 4, 4, 4, Vec3{-0.075f, -0.075f, -0.075f}, 0.05f};
+  backend.set_obstacle_fields(&field, 1);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-0.05f, 0.05f);
+  std::vector<Vec3> local(60), world(61);
+  std::vector<uint32_t> body(61, 0u);
+  for (Vec3& p : local) p = Vec3{u(rng), u(rng), u(rng)};
+  const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+  const pbf::RigidTransform start = pbf::rigid_transform(identity, Vec3{0.1f, 0.2f, -0.3f});
+  for (size_t k = 0; k < local.size(); ++k) world[k] = pbf::to_world(start, local[k]);
+  local.push_back(Vec3{0.8f, -0.9f, 0.8f});  // the static one: its world position
+  world[60] = local[60];
+  body[60] = pbf::kStaticBoundary;
+  backend.set_boundary_particles(world.data(), body.data(), local.data(), world.size(), pbf::DensityKernel::Poly6);
+  const float far[3] = {0.8f, 0.8f, 0.8f};
+  backend.append(far, nullptr, 1);
+
+  pbf::PbfParams params;
+  pbf::ObstaclePose pose{start, start};
+  pbf::StepContext ctx{};
+  ctx.motion = pbf::make_pbf_constants(config, params, 1.0f / 240.0f);
+  ctx.obstacle_poses = &pose;
+  ctx.obstacle_count = 1;
+  backend.predict(ctx);
+  backend.build_grid(ctx);
+  const BoundarySamples sorted = backend.boundary_samples();
+  const std::vector<Vec3> before = positions_of(sorted);
+  const std::vector<float> psi(sorted.psi, sorted.psi + sorted.count);
+
+  // A yield: 4 mm along x and 0.02 rad about y.
+  const float turn[4] = {0.0f, std::sin(0.01f), 0.0f, std::cos(0.01f)};
+  pose.end = pbf::rigid_transform(turn, Vec3{0.104f, 0.2f, -0.3f});
+  backend.follow_obstacles(ctx);
+  const BoundarySamples b = backend.boundary_samples();
+  ASSERT_EQ(b.count, world.size());
+  EXPECT_EQ(b.cell_start, sorted.cell_start) << "the same grid";
+  for (uint32_t k = 0; k < b.count; ++k) {
+    EXPECT_EQ(b.psi[k], psi[k]) << "place " << k;
+    if (b.body[k] == pbf::kStaticBoundary) {
+      EXPECT_EQ(b.x[k].x, before[k].x);
+      EXPECT_EQ(b.x[k].y, before[k].y);
+      EXPECT_EQ(b.x[k].z, before[k].z);
+      continue;
+    }
+    // The sample of this place: the one whose start position the sort put here.
+    size_t which = local.size();
+    for (size_t i = 0; i + 1 < local.size(); ++i)
+      if (dist2(pbf::to_world(start, local[i]), before[k]) < 1e-14) which = i;
+    ASSERT_LT(which, local.size() - 1) << "place " << k;
+    EXPECT_LT(std::sqrt(dist2(b.x[k], pbf::to_world(pose.end, local[which]))), 1e-6) << "place " << k;
+    EXPECT_GT(std::sqrt(dist2(b.x[k], before[k])), 0.003) << "place " << k << " moved";
+  }
+}
+
 TEST(BoundaryWalls, FluidRestingOnTheFloorHasRestDensity) {
   // A rest lattice of fluid whose bottom layer sits half a spacing above the
   // floor of the domain (where collisions keep it and fill_box puts it),

@@ -40,6 +40,7 @@ class ForwardingBackend : public pbf::Backend {
   void take_obstacle_pushes(pbf::ObstaclePush* out, uint32_t count) override {
     inner_->take_obstacle_pushes(out, count);
   }
+  void follow_obstacles(const pbf::StepContext& ctx) override { inner_->follow_obstacles(ctx); }
 
  protected:
   std::unique_ptr<pbf::Backend> inner_;

@@ -266,6 +266,22 @@ void CpuBackend::move_boundary(const StepContext& ctx) {
   });
 }
 
+void CpuBackend::follow_obstacles(const StepContext& ctx) {
+  if (boundary_order_.empty()) return;  // no sample moves
+  if (boundary_max_body_ >= ctx.obstacle_count)
+    throw Error(Status::Internal, "CPU backend: a boundary sample moves with an obstacle the step does not name");
+  const size_t count = boundary_x_.size();
+  arena_.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, count, 2048), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t k = r.begin(); k < r.end(); ++k) {
+        const uint32_t b = boundary_body_sorted_[k];
+        if (b != kStaticBoundary)
+          boundary_x_[k] = to_world(ctx.obstacle_poses[b].end, boundary_local_[boundary_order_[k]]);
+      }
+    });
+  });
+}
+
 BoundarySamples CpuBackend::boundary_samples() const {
   if (!boundary_grid_) return BoundarySamples{};
   return BoundarySamples{boundary_grid_->spec(), boundary_grid_->cell_start(), boundary_x_.data(),

@@ -47,6 +47,7 @@ class CpuBackend final : public Backend {
   void measure(StepStats& stats) const override;
   IterationTally iteration_tally() override;
   void take_obstacle_pushes(ObstaclePush* out, uint32_t count) override;
+  void follow_obstacles(const StepContext& ctx) override;
 
   // --- what the methods' CPU stages work on; every array in cell order ---
   const SolverConfig& config() const { return config_; }

@@ -71,6 +71,7 @@ class CudaBackend final : public Backend {
   void measure(StepStats& stats) const override;
   IterationTally iteration_tally() override;
   void take_obstacle_pushes(ObstaclePush* out, uint32_t count) override;
+  void follow_obstacles(const StepContext& ctx) override;
 
   // Records a step by stream capture and runs it as one CUDA graph
   // (updated in place from step to step while its shape stays the same).

@@ -40,6 +40,15 @@ __global__ void k_boundary_place(size_t n, GridSpec grid, const Obstacle* obstac
   atomicAdd(cell_count + key, 1u);
 }
 
+// Sample k of the cell order, where it moves with an obstacle, at that obstacle's end pose; in place, in its cell.
+__global__ void k_boundary_follow(size_t n, const Obstacle* obstacles, const uint32_t* body_sorted,
+                                  const uint32_t* order, const Vec3* local, Vec3* x) {
+  const size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (k >= n) return;
+  const uint32_t b = body_sorted[k];
+  if (b != kStaticBoundary) x[k] = to_world(obstacles[b].pose.end, local[order[k]]);
+}
+
 // The radix-sort bits of the boundary keys: the cells and the set-aside bucket after them.
 int boundary_key_bits(size_t cells) {
   int bits = 1;
@@ -216,6 +225,18 @@ void CudaBackend::move_boundary(const StepContext& ctx) {
   k_gather<<<b, kBlock, 0, stream_>>>(count, boundary_order_.data(), boundary_body_.data(),
                                       boundary_body_sorted_.data());
   check_launch("k_gather (boundary)");
+}
+
+void CudaBackend::follow_obstacles(const StepContext& ctx) {
+  if (!boundary_moving_) return;
+  if (boundary_max_body_ >= ctx.obstacle_count)
+    throw Error(Status::Internal, "CUDA backend: a boundary sample moves with an obstacle the step does not name");
+  const Obstacle* obstacles = obstacles_for(ctx);
+  const size_t count = boundary_n_;
+  k_boundary_follow<<<blocks_for(count), kBlock, 0, stream_>>>(count, obstacles, boundary_body_sorted_.data(),
+                                                              boundary_order_.data(), boundary_local_.data(),
+                                                              boundary_x_.data());
+  check_launch("k_boundary_follow");
 }
 
 BoundarySamples CudaBackend::boundary_samples() const {
