@@ -40,6 +40,12 @@ class ObstaclePath {
   // the step, h seconds: kinematic ones as between(), dynamic bodies moved
   // through it by their velocities, gravity and contacts.
   virtual void advance(float s0, float s1, float h, ObstaclePose* out) = 0;
+  // Within the substep of the last advance(), between the water's
+  // iterations: the dynamic bodies moved as far as `impulses` (what the water
+  // gave each obstacle since the last yield) carry them over the substep,
+  // their end poses in `out` (advance()'s) changed to match; their velocities
+  // change in respond().
+  virtual void yield(const ObstacleImpulse* impulses, ObstaclePose* out) = 0;
   // What the water gave each obstacle (count() of them) in the substep of the last advance().
   virtual void respond(const ObstacleImpulse* impulses) = 0;
 

@@ -171,7 +171,10 @@ Vec3 hull_point(const RigidBody& b, const double r[9], D3 c, Vec3 local) {
 
 }  // namespace
 
-void rigid_advance(RigidBody& b, RigidPose& pose, double h, const RigidSurroundings& around) {
+void rigid_advance(RigidBody& b, RigidPose& pose, Vec3 gravity, double h, const RigidSurroundings& around) {
+  // Gravity first, as a particle's prediction takes it: the water then pushes against the weight of the
+  // substep, and a body floating at rest is moved back by its yields (rigid_yield()) as far as gravity took it.
+  store(load(b.velocity) + load(gravity) * h, b.velocity);
   const D3 v = load(b.velocity), w = load(b.angular_velocity);
   double r[9];
   rotation(pose.q, r);
@@ -215,15 +218,38 @@ void rigid_advance(RigidBody& b, RigidPose& pose, double h, const RigidSurroundi
   store(c - mul(r, load(b.mass.centre)), pose.t);
 }
 
-void rigid_respond(RigidBody& b, const RigidPose& pose, Vec3 gravity, double h, const double impulse[3],
-                   const double moment[3], const RigidSurroundings& around) {
+void rigid_yield(const RigidBody& b, RigidPose& pose, double h, const double impulse[3], const double moment[3]) {
+  double r[9];
+  rotation(pose.q, r);
+  const D3 c = centre_of(b, r, pose);
+  const D3 j = load(impulse);
+  // The velocity changes j / M and I^-1 (L - c x j) that rigid_respond() will give, carried over h.
+  const D3 moved = c + j * (h / b.mass.mass);
+  const D3 w = apply_inverse_inertia(b, r, load(moment) - cross(c, j)) * h;
+  const double* q = pose.q;
+  const double dq[4] = {w.x * q[3] + w.y * q[2] - w.z * q[1], -w.x * q[2] + w.y * q[3] + w.z * q[0],
+                        w.x * q[1] - w.y * q[0] + w.z * q[3], -w.x * q[0] - w.y * q[1] - w.z * q[2]};
+  double norm = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    pose.q[k] += 0.5 * dq[k];
+    norm += pose.q[k] * pose.q[k];
+  }
+  norm = std::sqrt(norm);
+  for (double& x : pose.q) x /= norm;
+  rotation(pose.q, r);
+  store(moved - mul(r, load(b.mass.centre)), pose.t);
+}
+
+void rigid_respond(RigidBody& b, const RigidPose& pose, double h, const double impulse[3], const double moment[3],
+                   const RigidSurroundings& around) {
   double r[9];
   rotation(pose.q, r);
   const D3 c = centre_of(b, r, pose);
   const double inverse_mass = 1.0 / b.mass.mass;
   const D3 j = load(impulse);
-  // Gravity and the water's impulse; its moment about the centre is the one about the origin less c x j.
-  D3 v = load(b.velocity) + load(gravity) * h + j * inverse_mass;
+  // The water's impulse (gravity came in rigid_advance()); its moment about the centre is the one about the
+  // origin less c x j.
+  D3 v = load(b.velocity) + j * inverse_mass;
   D3 w = load(b.angular_velocity) + apply_inverse_inertia(b, r, load(moment) - cross(c, j));
   // The gyroscopic term of Euler's equations, w' = -I^-1 (w x I w).
   const D3 iw = mul(r, mul(b.mass.inertia, mul_transposed(r, w)));

@@ -89,20 +89,28 @@ struct RigidSurroundings {
   double friction;
 };
 
-// A substep of a body, h seconds, in two halves around the water's part:
-// rigid_advance() moves it with its velocities, and where its hull then lies
-// inside a plane or a solid, out along the deepest contact's normal (its
-// velocities untouched: rigid_respond() takes out their part into the
-// contact). Then the water runs the substep around it.
-void rigid_advance(RigidBody& body, RigidPose& pose, double h, const RigidSurroundings& around);
+// A substep of a body, h seconds, around the water's part: rigid_advance()
+// adds gravity over h to its velocity and moves it with its velocities, and
+// where its hull then lies inside a plane or a solid, out along the deepest
+// contact's normal (its velocities untouched: rigid_respond() takes out their
+// part into the contact). Then the water runs the substep around it.
+void rigid_advance(RigidBody& body, RigidPose& pose, Vec3 gravity, double h, const RigidSurroundings& around);
 
-// The second half: gravity over h, the water's impulse [N s] (world axes)
-// and its moment about the world's origin [N m s], the gyroscopic term,
-// then the contacts where `pose` (the substep's end) touches the
-// surroundings: inelastic impulses, sequential over the touching hull
-// points, with Coulomb friction.
-void rigid_respond(RigidBody& body, const RigidPose& pose, Vec3 gravity, double h, const double impulse[3],
-                   const double moment[3], const RigidSurroundings& around);
+// Within the water's part: the body yields to the impulse [N s] (world axes)
+// and its moment about the world's origin [N m s] that the water gave it
+// since the last yield, moved by the velocity changes they make
+// (rigid_respond()) carried over the substep's h seconds, so that the
+// water's next iterations meet it where it goes (docs/PHYSICS.md §13). Its
+// velocities are not changed.
+void rigid_yield(const RigidBody& body, RigidPose& pose, double h, const double impulse[3], const double moment[3]);
+
+// The end of the substep: the water's impulse [N s] (world axes) and its
+// moment about the world's origin [N m s] over the whole substep, the
+// gyroscopic term, then the contacts where `pose` (the substep's end)
+// touches the surroundings: inelastic impulses, sequential over the
+// touching hull points, with Coulomb friction.
+void rigid_respond(RigidBody& body, const RigidPose& pose, double h, const double impulse[3], const double moment[3],
+                   const RigidSurroundings& around);
 
 // The float placement the stages use.
 RigidTransform rigid_transform(const RigidPose& pose);

@@ -450,7 +450,18 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     ObstacleRecord& o = obstacles_[b];
     if (!o.body) continue;
-    rigid_advance(*o.body, o.pose, h_, surroundings());
+    rigid_advance(*o.body, o.pose, params_.gravity, h_, surroundings());
+    out[b].end = rigid_transform(o.pose);
+    for (int k = 0; k < 4; ++k) o.rotation[k] = o.target_rotation[k] = static_cast<float>(o.pose.q[k]);
+    o.translation = o.target_translation = Vec3{float(o.pose.t[0]), float(o.pose.t[1]), float(o.pose.t[2])};
+  }
+}
+
+void Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out) {
+  for (size_t b = 0; b < obstacles_.size(); ++b) {
+    ObstacleRecord& o = obstacles_[b];
+    if (!o.body) continue;
+    rigid_yield(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment);
     out[b].end = rigid_transform(o.pose);
     for (int k = 0; k < 4; ++k) o.rotation[k] = o.target_rotation[k] = static_cast<float>(o.pose.q[k]);
     o.translation = o.target_translation = Vec3{float(o.pose.t[0]), float(o.pose.t[1]), float(o.pose.t[2])};
@@ -460,8 +471,7 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
 void Solver::Path::respond(const ObstacleImpulse* impulses) {
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     ObstacleRecord& o = obstacles_[b];
-    if (o.body)
-      rigid_respond(*o.body, o.pose, params_.gravity, h_, impulses[b].impulse, impulses[b].moment, surroundings());
+    if (o.body) rigid_respond(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment, surroundings());
   }
 }
 

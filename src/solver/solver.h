@@ -170,6 +170,7 @@ class Solver {
     void between(float s0, float s1, ObstaclePose* out) const override;
     bool responds() const override { return responds_; }
     void advance(float s0, float s1, float h, ObstaclePose* out) override;
+    void yield(const ObstacleImpulse* impulses, ObstaclePose* out) override;
     void respond(const ObstacleImpulse* impulses) override;
 
    private:
