@@ -714,14 +714,15 @@ PBF_API pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32
  * pbf_solver_set_obstacle_pose() moves it at once, keeping its velocities.
  * Attach boundary particles to it (pbf_solver_add_obstacle_boundary_particles())
  * for accurate buoyancy (docs/PHYSICS.md §12). Its pose and velocities are
- * part of the scene: checkpoints do not hold them. The coupling is explicit:
- * a body driven into water pinched against a wall is pushed in every
- * iteration and thrown back the harder the more iterations run (docs/API.md
- * §3.8.1, "Dynamic bodies"); more substeps keep it down.
+ * part of the scene: checkpoints do not hold them. Within a substep the body
+ * yields to the water between the iterations (moved by the pushes so far),
+ * so water pinched between it and a wall stops it whatever the number of
+ * iterations (docs/API.md §3.8.1, "Dynamic bodies").
  *
  * `mass` = 0 (centre and inertia may then be NULL) makes it kinematic again,
  * staying where it is. A step with a dynamic body runs its substeps one at a
- * time (on CUDA: one graph per substep instead of per step).
+ * time and their stages one by one (on CUDA: kernel by kernel, waiting for
+ * the water's pushes after every iteration, instead of one graph per step).
  *
  * Both methods (with PBF_METHOD_PROJECTIVE and adaptive_dt, the body moves
  * with each of the CFL pieces). PBF_ERROR_INVALID_ARGUMENT names a bad

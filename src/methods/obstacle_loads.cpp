@@ -32,6 +32,28 @@ void ObstacleLoadTally::finish(float dt, ObstacleLoad* loads) const {
   }
 }
 
+void BodySubstep::take(ObstacleImpulse* now) {
+  loads_.take(backend_, mass_, h_, now);
+  for (uint32_t k = 0; k < ctx_.obstacle_count; ++k)
+    for (int a = 0; a < 3; ++a) {
+      total_[k].impulse[a] += now[k].impulse[a];
+      total_[k].moment[a] += now[k].moment[a];
+    }
+}
+
+void BodySubstep::yield() {
+  ObstacleImpulse now[kMaxObstacles];
+  take(now);
+  obstacles_.yield(now, poses_);
+  backend_.follow_obstacles(ctx_);
+}
+
+void BodySubstep::respond() {
+  ObstacleImpulse now[kMaxObstacles];
+  take(now);
+  obstacles_.respond(total_);
+}
+
 void advance_bodies_without_water(ObstaclePath& obstacles, uint32_t substeps, float dt,
                                   std::vector<ObstaclePose>& poses) {
   poses.resize(obstacles.count());

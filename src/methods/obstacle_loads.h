@@ -31,6 +31,35 @@ class ObstacleLoadTally {
   ObstacleImpulse total_[kMaxObstacles] = {};
 };
 
+// One substep with dynamic bodies, its poses (advance()'s) in `poses`, which
+// ctx.obstacle_poses names: the method's stages call yield() after the
+// prediction and after each of the substep's iterations, where the bodies
+// give way to what the water pushed them with since the last call
+// (ObstaclePath::yield(), the attached samples following them); respond()
+// ends the substep with what the water gave them in the whole substep. So
+// the water's iterations meet a body where their pushes move it, and water
+// pinched between a body and a wall stops it instead of throwing it back
+// (docs/PHYSICS.md §13).
+class BodySubstep {
+ public:
+  BodySubstep(Backend& backend, ObstaclePath& obstacles, ObstacleLoadTally& loads, const StepContext& ctx,
+              ObstaclePose* poses, float mass, float h)
+      : backend_(backend), obstacles_(obstacles), loads_(loads), ctx_(ctx), poses_(poses), mass_(mass), h_(h) {}
+  void yield();
+  void respond();
+
+ private:
+  Backend& backend_;
+  ObstaclePath& obstacles_;
+  ObstacleLoadTally& loads_;
+  StepContext ctx_;
+  ObstaclePose* poses_;
+  float mass_, h_;
+  ObstacleImpulse total_[kMaxObstacles] = {};
+  // Takes the pushes since the last take into `now`, added to the substep's.
+  void take(ObstacleImpulse* now);
+};
+
 // Dynamic bodies fall (and meet walls) without water to push them: moves
 // them through `substeps` equal substeps of dt, `poses` room for their poses.
 void advance_bodies_without_water(ObstaclePath& obstacles, uint32_t substeps, float dt,

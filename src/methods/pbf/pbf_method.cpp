@@ -55,14 +55,18 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
   }
   const PbfConstants c = make_pbf_constants(config_, params, step.dt / static_cast<float>(substeps));
   if (bodies) {
-    // Dynamic bodies: substep by substep, each moved by the water's impulses of the one before.
+    // Dynamic bodies: substep by substep, stage by stage, each body yielding to the water between the
+    // iterations (BodySubstep).
     poses_.resize(count);
-    ObstacleImpulse impulses[kMaxObstacles];
+    StepContext ctx = step.ctx;
+    ctx.motion = c;
+    ctx.obstacle_poses = poses_.data();
     for (uint32_t k = 0; k < substeps; ++k) {
       step.obstacles->advance(float(k) / float(substeps), float(k + 1) / float(substeps), c.dt, poses_.data());
-      pbf_step(backend_, *stages_, step.ctx, c, poses_.data(), 1, iterations, s);
-      loads.take(backend_, c.mass, c.dt, impulses);
-      step.obstacles->respond(impulses);
+      BodySubstep body(backend_, *step.obstacles, loads, ctx, poses_.data(), c.mass, c.dt);
+      pbf_substep(backend_, *stages_, ctx, c, iterations, s, [&body] { body.yield(); });
+      s.density_iterations += backend_.iteration_tally().iterations;
+      body.respond();
     }
   } else {
     // Every substep's poses at once, so that a backend can record the whole step.

@@ -61,10 +61,11 @@ uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float g
 }
 
 void pbf_substep(Backend& backend, PbfStages& stages, const StepContext& ctx, const PbfConstants& c,
-                 const DensityIterations& iterations, StepStats& timing) {
+                 const DensityIterations& iterations, StepStats& timing, const std::function<void()>& between) {
   {
     PhaseTimer t(timing.time_predict_ms);
     backend.predict(ctx);
+    if (between) between();
   }
   {
     PhaseTimer t(timing.time_grid_ms);
@@ -82,9 +83,11 @@ void pbf_substep(Backend& backend, PbfStages& stages, const StepContext& ctx, co
     // the tolerance adds would push again and again, the more the more compressed the substep.
     PbfConstants without_scorr = c;
     without_scorr.scorr_scale = 0.0f;
-    for (uint32_t k = 0; k < iterations.most; ++k)
+    for (uint32_t k = 0; k < iterations.most; ++k) {
       stages.solve_density(ctx, k < iterations.least ? c : without_scorr,
                            k + 1 < iterations.least ? -1.0f : iterations.tolerance);
+      if (between) between();
+    }
   }
   {
     PhaseTimer t(timing.time_velocity_ms);

@@ -4,6 +4,8 @@
 // once for every backend.
 #pragma once
 
+#include <functional>
+
 #include "backend/backend.h"
 #include "methods/pbf/pbf_stages.h"
 
@@ -61,8 +63,10 @@ uint32_t pbf_substep_count(float dt, uint32_t substeps, float max_speed, float g
 // Runs one substep with constants `c` (ctx.motion is c's motion) and
 // `iterations.least` to `iterations.most` density iterations (the stages end
 // them where they meet the tolerance); adds the time of each phase to `timing`.
+// `between` (where given) runs after the prediction and after each density
+// iteration (BodySubstep::yield()); a substep with it is not recorded.
 void pbf_substep(Backend& backend, PbfStages& stages, const StepContext& ctx, const PbfConstants& c,
-                 const DensityIterations& iterations, StepStats& timing);
+                 const DensityIterations& iterations, StepStats& timing, const std::function<void()>& between = {});
 
 // Runs `substeps` substeps, substep k with the obstacle poses
 // poses[k * ctx.obstacle_count ...]: recorded and run as one unit of work

@@ -66,7 +66,6 @@ void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
     count_steps(substeps, h);
   } else {
     poses_.resize(count);
-    ObstacleImpulse impulses[kMaxObstacles];
     const float gravity = length(params.gravity);
     // PBF's bound on the whole step, whatever the speeds (core/config.h), shared by its substeps; one step a
     // substep without adaptive_dt.
@@ -89,14 +88,22 @@ void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
         used = (h == interval - used) ? interval : used + h;
         const float s1 = static_cast<float>((k + used / interval) / substeps);
         const float piece_dt = static_cast<float>(h);
-        if (bodies)
+        const ProjectiveStepConstants c = make_projective_step_constants(config_, params, piece_dt);
+        if (bodies) {
+          // Stage by stage, each body yielding to the water between the iterations (BodySubstep).
           step.obstacles->advance(s0, s1, piece_dt, poses_.data());
-        else
+          StepContext ctx = step.ctx;
+          ctx.motion = c.viscosity;
+          ctx.obstacle_poses = poses_.data();
+          BodySubstep body(backend_, *step.obstacles, loads, ctx, poses_.data(), mass_, piece_dt);
+          projective_substep(backend_, stages, ctx, c, params, s, [&body] { body.yield(); });
+          add_projective_tally(backend_, s);
+          body.respond();
+        } else {
           step.obstacles->between(s0, s1, poses_.data());
-        projective_step(backend_, stages, step.ctx, make_projective_step_constants(config_, params, piece_dt),
-                        poses_.data(), 1, params, s);
-        loads.take(backend_, mass_, piece_dt, impulses);
-        if (bodies) step.obstacles->respond(impulses);
+          projective_step(backend_, stages, step.ctx, c, poses_.data(), 1, params, s);
+          loads.take(backend_, mass_, piece_dt, nullptr);
+        }
         count_steps(1, piece_dt);
       }
     }

@@ -19,10 +19,12 @@ ProjectiveStepConstants make_projective_step_constants(const SolverConfig& confi
 }
 
 void projective_substep(Backend& backend, const ProjectiveStageSet& stages, const StepContext& ctx,
-                        const ProjectiveStepConstants& c, const PbfParams& params, StepStats& timing) {
+                        const ProjectiveStepConstants& c, const PbfParams& params, StepStats& timing,
+                        const std::function<void()>& between) {
   {
     PhaseTimer t(timing.time_predict_ms);
     backend.predict(ctx);  // s = x + dt v + dt^2 g (eq. 2), kept out of walls
+    if (between) between();
   }
   {
     PhaseTimer t(timing.time_grid_ms);
@@ -39,6 +41,7 @@ void projective_substep(Backend& backend, const ProjectiveStageSet& stages, cons
     for (uint32_t k = 0; k < params.projective_iterations; ++k) {
       stages.projective.local_step(ctx, c.projective, params.projective_tolerance);
       stages.projective.global_step(ctx, c.projective, weights.next());
+      if (between) between();
     }
   }
   {
@@ -70,6 +73,10 @@ void projective_step(Backend& backend, const ProjectiveStageSet& stages, StepCon
   ctx.motion = c.viscosity;
   run_recorded(backend, ctx, poses, substeps, stats,
                [&](StepStats& s) { run_substeps(backend, stages, ctx, c, poses, substeps, params, s); });
+  add_projective_tally(backend, stats);
+}
+
+void add_projective_tally(Backend& backend, StepStats& stats) {
   const IterationTally tally = backend.iteration_tally();
   stats.local_global_iterations += tally.iterations;
   stats.density_iterations += tally.iterations;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "backend/backend.h"
 #include "methods/pbf/pbf_stages.h"
@@ -63,8 +64,15 @@ struct ProjectiveStageSet {
 // The global system is diagonal and solved in closed form, so the stages
 // take no answer from the backend: the sequence is the same for every
 // substep, and a backend may record it.
+// `between` (where given) runs after the prediction and after each global
+// step (BodySubstep::yield()); a substep with it is not recorded.
 void projective_substep(Backend& backend, const ProjectiveStageSet& stages, const StepContext& ctx,
-                        const ProjectiveStepConstants& c, const PbfParams& params, StepStats& timing);
+                        const ProjectiveStepConstants& c, const PbfParams& params, StepStats& timing,
+                        const std::function<void()>& between = {});
+
+// Adds the iterations the substeps since the last call ran to `stats`, as
+// projective_step() does.
+void add_projective_tally(Backend& backend, StepStats& stats);
 
 // Runs `substeps` substeps of size c.viscosity.dt, substep k with the
 // obstacle poses poses[k * ctx.obstacle_count ...]: recorded and run as one
