@@ -717,7 +717,9 @@ PBF_API pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32
  * part of the scene: checkpoints do not hold them. Within a substep the body
  * yields to the water between the iterations (moved by the pushes so far),
  * so water pinched between it and a wall stops it whatever the number of
- * iterations (docs/API.md §3.8.1, "Dynamic bodies").
+ * iterations (docs/API.md §3.8.1, "Dynamic bodies"). A body lighter than
+ * about a tenth of the water one spacing deep under it is not stable: the
+ * water throws it about, at up to PBF_MAX_BODY_SPEED, inside the domain.
  *
  * `mass` = 0 (centre and inertia may then be NULL) makes it kinematic again,
  * staying where it is. A step with a dynamic body runs its substeps one at a

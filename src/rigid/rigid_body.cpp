@@ -169,6 +169,26 @@ Vec3 hull_point(const RigidBody& b, const double r[9], D3 c, Vec3 local) {
   return Vec3{float(p.x), float(p.y), float(p.z)};
 }
 
+// The centre c of a body turned by r, moved out of the surroundings along the deepest contact's normal,
+// a few times for corners.
+D3 out_of_walls(const RigidBody& b, const double r[9], D3 c, const RigidSurroundings& around) {
+  for (int pass = 0; pass < 4; ++pass) {
+    double deepest = 0.0;
+    D3 normal{0, 0, 0};
+    for (const Vec3& local : b.hull) {
+      D3 n;
+      const double d = penetration(around, hull_point(b, r, c, local), n);
+      if (d > deepest) {
+        deepest = d;
+        normal = n;
+      }
+    }
+    if (deepest <= 0.0) break;
+    c = c + normal * deepest;
+  }
+  return c;
+}
+
 }  // namespace
 
 void rigid_advance(RigidBody& b, RigidPose& pose, Vec3 gravity, double h, const RigidSurroundings& around) {
@@ -199,33 +219,27 @@ void rigid_advance(RigidBody& b, RigidPose& pose, Vec3 gravity, double h, const 
     norm = std::sqrt(norm);
     for (double& x : pose.q) x /= norm;
     rotation(pose.q, r);
-    // Out of the walls: along the deepest contact's normal, a few times for corners.
-    for (int pass = 0; pass < 4; ++pass) {
-      double deepest = 0.0;
-      D3 normal{0, 0, 0};
-      for (const Vec3& local : b.hull) {
-        D3 n;
-        const double d = penetration(around, hull_point(b, r, c, local), n);
-        if (d > deepest) {
-          deepest = d;
-          normal = n;
-        }
-      }
-      if (deepest <= 0.0) break;
-      c = c + normal * deepest;
-    }
+    c = out_of_walls(b, r, c, around);
   }
   store(c - mul(r, load(b.mass.centre)), pose.t);
 }
 
-void rigid_yield(const RigidBody& b, RigidPose& pose, double h, const double impulse[3], const double moment[3]) {
+void rigid_yield(const RigidBody& b, RigidPose& pose, double h, const double impulse[3], const double moment[3],
+                 const RigidSurroundings& around) {
   double r[9];
   rotation(pose.q, r);
   const D3 c = centre_of(b, r, pose);
   const D3 j = load(impulse);
-  // The velocity changes j / M and I^-1 (L - c x j) that rigid_respond() will give, carried over h.
-  const D3 moved = c + j * (h / b.mass.mass);
-  const D3 w = apply_inverse_inertia(b, r, load(moment) - cross(c, j)) * h;
+  // The velocity changes j / M and I^-1 (L - c x j) that rigid_respond() will give, carried over h;
+  // at most a sweep step (translation plus the hull's reach turned), so that no impulse carries the
+  // body through a wall (water that has blown up around a body far too light for it, §13).
+  D3 shift = j * (h / b.mass.mass);
+  D3 w = apply_inverse_inertia(b, r, load(moment) - cross(c, j)) * h;
+  const double travel = std::sqrt(dot(shift, shift)) + std::sqrt(dot(w, w)) * b.reach;
+  if (travel > b.sweep_step) {
+    shift = shift * (b.sweep_step / travel);
+    w = w * (b.sweep_step / travel);
+  }
   const double* q = pose.q;
   const double dq[4] = {w.x * q[3] + w.y * q[2] - w.z * q[1], -w.x * q[2] + w.y * q[3] + w.z * q[0],
                         w.x * q[1] - w.y * q[0] + w.z * q[3], -w.x * q[0] - w.y * q[1] - w.z * q[2]};
@@ -237,7 +251,7 @@ void rigid_yield(const RigidBody& b, RigidPose& pose, double h, const double imp
   norm = std::sqrt(norm);
   for (double& x : pose.q) x /= norm;
   rotation(pose.q, r);
-  store(moved - mul(r, load(b.mass.centre)), pose.t);
+  store(out_of_walls(b, r, c + shift, around) - mul(r, load(b.mass.centre)), pose.t);
 }
 
 void rigid_respond(RigidBody& b, const RigidPose& pose, double h, const double impulse[3], const double moment[3],

@@ -101,8 +101,11 @@ void rigid_advance(RigidBody& body, RigidPose& pose, Vec3 gravity, double h, con
 // since the last yield, moved by the velocity changes they make
 // (rigid_respond()) carried over the substep's h seconds, so that the
 // water's next iterations meet it where it goes (docs/PHYSICS.md §13). Its
-// velocities are not changed.
-void rigid_yield(const RigidBody& body, RigidPose& pose, double h, const double impulse[3], const double moment[3]);
+// velocities are not changed. A yield moves the body at most one sweep step
+// (translation plus the hull's reach turned), then out of the surroundings
+// as rigid_advance() does, so that no impulse carries it through a wall.
+void rigid_yield(const RigidBody& body, RigidPose& pose, double h, const double impulse[3], const double moment[3],
+                 const RigidSurroundings& around);
 
 // The end of the substep: the water's impulse [N s] (world axes) and its
 // moment about the world's origin [N m s] over the whole substep, the

@@ -461,7 +461,7 @@ void Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out) {
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     ObstacleRecord& o = obstacles_[b];
     if (!o.body) continue;
-    rigid_yield(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment);
+    rigid_yield(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment, surroundings());
     out[b].end = rigid_transform(o.pose);
     for (int k = 0; k < 4; ++k) o.rotation[k] = o.target_rotation[k] = static_cast<float>(o.pose.q[k]);
     o.translation = o.target_translation = Vec3{float(o.pose.t[0]), float(o.pose.t[1]), float(o.pose.t[2])};
