@@ -133,6 +133,21 @@ TEST(BoundaryPseudoMass, EachBodyCountsOnlyItsOwnSamples) {
   for (size_t k = 0; k < lid.size(); ++k) EXPECT_FLOAT_EQ(psi_at(b, lid[k]), lid_psi[k]) << "lid sample " << k;
 }
 
+// A small box obstacle's field: 0.1 m across, centred on its frame's origin, on a grid of 4^3 samples 5 cm apart.
+struct SmallBox {
+  std::vector<float> values = std::vector<float>(4 * 4 * 4);
+  pbf::SdfGridView field{values.data(), 4, 4, 4, Vec3{-0.075f, -0.075f, -0.075f}, 0.05f};
+  SmallBox() {
+    for (int z = 0; z < 4; ++z)
+      for (int y = 0; y < 4; ++y)
+        for (int x = 0; x < 4; ++x)
+          values[x + 4 * (y + 4 * z)] =
+              std::max({std::fabs(x - 1.5f), std::fabs(y - 1.5f), std::fabs(z - 1.5f)}) * 0.05f - 0.05f;
+  }
+  SmallBox(const SmallBox&) = delete;
+  SmallBox& operator=(const SmallBox&) = delete;
+};
+
 TEST(BoundaryMoving, SamplesAttachedToAnObstacleFollowItsPose) {
   // An obstacle (a small box field) with samples in its own frame, moved and
   // turned by one step: afterwards the backend holds every sample at
@@ -140,13 +155,8 @@ TEST(BoundaryMoving, SamplesAttachedToAnObstacleFollowItsPose) {
   SolverConfig config = make_config();
   config.backend = pbf::BackendKind::Cpu;
   pbf::Solver solver(pbf::resolve_config(config));
-  std::vector<float> values(4 * 4 * 4);
-  for (int z = 0; z < 4; ++z)
-    for (int y = 0; y < 4; ++y)
-      for (int x = 0; x < 4; ++x)
-        values[x + 4 * (y + 4 * z)] =
-            std::max({std::fabs(x - 1.5f), std::fabs(y - 1.5f), std::fabs(z - 1.5f)}) * 0.05f - 0.05f;
-  const pbf::SdfGridView field{values.data(), 4, 4, 4, Vec3{-0.075f, -0.075f, -0.075f}, 0.05f};
+  const SmallBox box;
+  const pbf::SdfGridView& field = box.field;
   const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
   const uint32_t index = solver.add_obstacle(field, identity, Vec3{-0.5f, -0.5f, -0.5f});
   std::mt19937 rng(3);
@@ -196,13 +206,8 @@ TEST(BoundaryMoving, SamplesFollowAYieldingObstacleInPlace) {
   // sort gave it; the static one keeps its place and position.
   const SolverConfig config = make_config();
   CpuBackend backend(config);
-  std::vector<float> values(4 * 4 * 4);
-  for (int z = 0; z < 4; ++z)
-    for (int y = 0; y < 4; ++y)
-      for (int x = 0; x < 4; ++x)
-        values[x + 4 * (y + 4 * z)] =
-            std::max({std::fabs(x - 1.5f), std::fabs(y - 1.5f), std::fabs(z - 1.5f)}) * 0.05f - 0.05f;
-  const pbf::SdfGridView field{values.data(), 4, 4, 4, Vec3{-0.075f, -0.075f, -0.075f}, 0.05f};
+  const SmallBox box;
+  const pbf::SdfGridView& field = box.field;
   backend.set_obstacle_fields(&field, 1);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-0.05f, 0.05f);
