@@ -169,6 +169,19 @@ Vec3 hull_point(const RigidBody& b, const double r[9], D3 c, Vec3 local) {
   return Vec3{float(p.x), float(p.y), float(p.z)};
 }
 
+// q <- q + dt/2 (w, 0) q, normalised: a unit quaternion turned at the angular velocity w for dt.
+void turn(double q[4], D3 w, double dt) {
+  const double dq[4] = {w.x * q[3] + w.y * q[2] - w.z * q[1], -w.x * q[2] + w.y * q[3] + w.z * q[0],
+                        w.x * q[1] - w.y * q[0] + w.z * q[3], -w.x * q[0] - w.y * q[1] - w.z * q[2]};
+  double norm = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    q[k] += 0.5 * dt * dq[k];
+    norm += q[k] * q[k];
+  }
+  norm = std::sqrt(norm);
+  for (int k = 0; k < 4; ++k) q[k] /= norm;
+}
+
 // The centre c of a body turned by r, moved out of the surroundings along the deepest contact's normal,
 // a few times for corners.
 D3 out_of_walls(const RigidBody& b, const double r[9], D3 c, const RigidSurroundings& around) {
@@ -207,17 +220,7 @@ void rigid_advance(RigidBody& b, RigidPose& pose, Vec3 gravity, double h, const 
   const double dt = h / std::max(pieces, 1);
   for (int piece = 0; piece < std::max(pieces, 1); ++piece) {
     c = c + v * dt;
-    // q' = q + dt/2 (w, 0) q, normalised.
-    const double* q = pose.q;
-    const double dq[4] = {w.x * q[3] + w.y * q[2] - w.z * q[1], -w.x * q[2] + w.y * q[3] + w.z * q[0],
-                          w.x * q[1] - w.y * q[0] + w.z * q[3], -w.x * q[0] - w.y * q[1] - w.z * q[2]};
-    double norm = 0.0;
-    for (int k = 0; k < 4; ++k) {
-      pose.q[k] += 0.5 * dt * dq[k];
-      norm += pose.q[k] * pose.q[k];
-    }
-    norm = std::sqrt(norm);
-    for (double& x : pose.q) x /= norm;
+    turn(pose.q, w, dt);
     rotation(pose.q, r);
     c = out_of_walls(b, r, c, around);
   }
@@ -240,16 +243,7 @@ void rigid_yield(const RigidBody& b, RigidPose& pose, double h, const double imp
     shift = shift * (b.sweep_step / travel);
     w = w * (b.sweep_step / travel);
   }
-  const double* q = pose.q;
-  const double dq[4] = {w.x * q[3] + w.y * q[2] - w.z * q[1], -w.x * q[2] + w.y * q[3] + w.z * q[0],
-                        w.x * q[1] - w.y * q[0] + w.z * q[3], -w.x * q[0] - w.y * q[1] - w.z * q[2]};
-  double norm = 0.0;
-  for (int k = 0; k < 4; ++k) {
-    pose.q[k] += 0.5 * dq[k];
-    norm += pose.q[k] * pose.q[k];
-  }
-  norm = std::sqrt(norm);
-  for (double& x : pose.q) x /= norm;
+  turn(pose.q, w, 1.0);  // w is the angle already
   rotation(pose.q, r);
   store(out_of_walls(b, r, c + shift, around) - mul(r, load(b.mass.centre)), pose.t);
 }

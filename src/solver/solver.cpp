@@ -451,10 +451,14 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
     ObstacleRecord& o = obstacles_[b];
     if (!o.body) continue;
     rigid_advance(*o.body, o.pose, params_.gravity, h_, surroundings());
-    out[b].end = rigid_transform(o.pose);
-    for (int k = 0; k < 4; ++k) o.rotation[k] = o.target_rotation[k] = static_cast<float>(o.pose.q[k]);
-    o.translation = o.target_translation = Vec3{float(o.pose.t[0]), float(o.pose.t[1]), float(o.pose.t[2])};
+    keep_body_pose(o, out[b]);
   }
+}
+
+void Solver::Path::keep_body_pose(ObstacleRecord& o, ObstaclePose& out) {
+  out.end = rigid_transform(o.pose);
+  for (int k = 0; k < 4; ++k) o.rotation[k] = o.target_rotation[k] = static_cast<float>(o.pose.q[k]);
+  o.translation = o.target_translation = Vec3{float(o.pose.t[0]), float(o.pose.t[1]), float(o.pose.t[2])};
 }
 
 void Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out) {
@@ -462,9 +466,7 @@ void Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out) {
     ObstacleRecord& o = obstacles_[b];
     if (!o.body) continue;
     rigid_yield(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment, surroundings());
-    out[b].end = rigid_transform(o.pose);
-    for (int k = 0; k < 4; ++k) o.rotation[k] = o.target_rotation[k] = static_cast<float>(o.pose.q[k]);
-    o.translation = o.target_translation = Vec3{float(o.pose.t[0]), float(o.pose.t[1]), float(o.pose.t[2])};
+    keep_body_pose(o, out[b]);
   }
 }
 

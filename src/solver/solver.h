@@ -175,6 +175,8 @@ class Solver {
 
    private:
     RigidSurroundings surroundings() const;
+    // A dynamic body's pose, as its body moved it, to the substep's end pose `out` and the record's placements.
+    static void keep_body_pose(ObstacleRecord& o, ObstaclePose& out);
     std::vector<ObstacleRecord>& obstacles_;
     const std::vector<Plane>& planes_;
     const PbfParams& params_;
