@@ -5,10 +5,9 @@
 // velocity carries it, so a body the water holds up stays where it is, at rest.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
-#include <vector>
 
+#include "geometry/signed_distance_field.h"
 #include "rigid/rigid_body.h"
 
 namespace {
@@ -16,30 +15,16 @@ namespace {
 using pbf::RigidBody;
 using pbf::RigidPose;
 
-// A 0.2 m cube's field (distance to its surface, outside positive) on a grid
-// of 2 cm with a cell of margin, centred on its frame's origin.
-struct CubeField {
-  std::vector<float> values;
-  pbf::SdfGridView view;
-  CubeField() {
-    constexpr int n = 13;
-    constexpr float cell = 0.02f, half = 0.1f;
-    values.resize(size_t(n) * n * n);
-    for (int k = 0; k < n; ++k)
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
-          const float p[3] = {-0.12f + i * cell, -0.12f + j * cell, -0.12f + k * cell};
-          float outside = 0.0f, inside = -1e9f;
-          for (float c : p) {
-            const float d = std::fabs(c) - half;
-            outside += std::max(d, 0.0f) * std::max(d, 0.0f);
-            inside = std::max(inside, d);
-          }
-          values[i + n * (j + n * k)] = outside > 0.0f ? std::sqrt(outside) : inside;
-        }
-    view = pbf::SdfGridView{values.data(), n, n, n, pbf::Vec3{-0.12f, -0.12f, -0.12f}, cell};
-  }
+// A 0.2 m cube's field on a grid of 2 cm, centred on its frame's origin.
+pbf::SignedDistanceField cube_field() { return pbf::box_sdf(pbf::Vec3{0.1f, 0.1f, 0.1f}, 0.02f); }
+
+// The moment about the world's origin [N m s] of an impulse j [N s] through the point at.
+struct Moment {
+  double v[3];
 };
+Moment through(const double at[3], const double j[3]) {
+  return Moment{{at[1] * j[2] - at[2] * j[1], at[2] * j[0] - at[0] * j[2], at[0] * j[1] - at[1] * j[0]}};
+}
 
 // 4 kg, its inertia that of a uniform 0.2 m cube, about its centre at the origin of its frame.
 pbf::RigidMass cube_mass() {
@@ -53,16 +38,16 @@ RigidPose at(double x, double y, double z) { return RigidPose{{0, 0, 0, 1}, {x, 
 const pbf::RigidSurroundings kNothing{nullptr, 0, nullptr, 0, 0.0};
 
 TEST(RigidBody, AYieldMovesTheBodyByItsVelocityChangeOverTheSubstep) {
-  CubeField field;
-  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view);
+  const pbf::SignedDistanceField field = cube_field();
+  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
   b.velocity[0] = 0.5;
   RigidPose pose = at(0.3, 0.4, 0.5);
   const double h = 1.0 / 240.0;
   // 0.02 N s along y at the centre, and a moment of 0.01 N m s about z there (about the origin: plus c x j).
   const double j[3] = {0.0, 0.02, 0.0};
-  const double c[3] = {0.3, 0.4, 0.5};
-  const double moment[3] = {c[1] * j[2] - c[2] * j[1], c[2] * j[0] - c[0] * j[2], c[0] * j[1] - c[1] * j[0] + 0.01};
-  pbf::rigid_yield(b, pose, h, j, moment, kNothing);
+  Moment moment = through(pose.t, j);
+  moment.v[2] += 0.01;
+  pbf::rigid_yield(b, pose, h, j, moment.v, kNothing);
   EXPECT_DOUBLE_EQ(pose.t[0], 0.3);
   EXPECT_NEAR(pose.t[1], 0.4 + 0.02 / 4.0 * h, 1e-15);
   EXPECT_DOUBLE_EQ(pose.t[2], 0.5);
@@ -79,8 +64,8 @@ TEST(RigidBody, AYieldMovesTheBodyByItsVelocityChangeOverTheSubstep) {
 }
 
 TEST(RigidBody, ASubstepEndsWhereItsNewVelocityCarriesTheBody) {
-  CubeField field;
-  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view);
+  const pbf::SignedDistanceField field = cube_field();
+  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
   b.velocity[1] = -1.0;
   RigidPose pose = at(0.5, 0.5, 0.5);
   const double h = 0.01;
@@ -90,17 +75,11 @@ TEST(RigidBody, ASubstepEndsWhereItsNewVelocityCarriesTheBody) {
   const double parts[3][3] = {{0.0, 0.3, 0.1}, {0.0, 0.2, 0.0}, {0.05, 0.1, 0.0}};
   double total[3] = {0, 0, 0};
   for (const auto& part : parts) {
-    // Moments through the centre where it is: none about it.
-    const double c[3] = {pose.t[0], pose.t[1], pose.t[2]};
-    const double moment[3] = {c[1] * part[2] - c[2] * part[1], c[2] * part[0] - c[0] * part[2],
-                              c[0] * part[1] - c[1] * part[0]};
-    pbf::rigid_yield(b, pose, h, part, moment, kNothing);
+    // Through the centre where it is: no moment about it.
+    pbf::rigid_yield(b, pose, h, part, through(pose.t, part).v, kNothing);
     for (int a = 0; a < 3; ++a) total[a] += part[a];
   }
-  const double c[3] = {pose.t[0], pose.t[1], pose.t[2]};
-  const double moment[3] = {c[1] * total[2] - c[2] * total[1], c[2] * total[0] - c[0] * total[2],
-                            c[0] * total[1] - c[1] * total[0]};
-  pbf::rigid_respond(b, pose, h, total, moment, kNothing);
+  pbf::rigid_respond(b, pose, h, total, through(pose.t, total).v, kNothing);
   const double v[3] = {total[0] / 4.0, -1.0 - double(9.81f) * h + total[1] / 4.0, total[2] / 4.0};
   for (int a = 0; a < 3; ++a) {
     EXPECT_NEAR(b.velocity[a], v[a], 1e-12) << "axis " << a;
@@ -110,8 +89,8 @@ TEST(RigidBody, ASubstepEndsWhereItsNewVelocityCarriesTheBody) {
 }
 
 TEST(RigidBody, ABodyTheWaterHoldsUpStaysWhereItIsAtRest) {
-  CubeField field;
-  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view);
+  const pbf::SignedDistanceField field = cube_field();
+  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
   RigidPose pose = at(0.5, 0.5, 0.5);
   const double h = 1.0 / 240.0;
   const pbf::Vec3 g{0.0f, -9.81f, 0.0f};
@@ -119,15 +98,9 @@ TEST(RigidBody, ABodyTheWaterHoldsUpStaysWhereItIsAtRest) {
     pbf::rigid_advance(b, pose, g, h, kNothing);
     // The water gives it its weight's impulse, through its centre, in two iterations.
     const double half[3] = {0.0, 0.5 * 4.0 * double(9.81f) * h, 0.0};
-    for (int k = 0; k < 2; ++k) {
-      const double moment[3] = {pose.t[1] * half[2] - pose.t[2] * half[1], pose.t[2] * half[0] - pose.t[0] * half[2],
-                                pose.t[0] * half[1] - pose.t[1] * half[0]};
-      pbf::rigid_yield(b, pose, h, half, moment, kNothing);
-    }
+    for (int k = 0; k < 2; ++k) pbf::rigid_yield(b, pose, h, half, through(pose.t, half).v, kNothing);
     const double whole[3] = {0.0, 4.0 * double(9.81f) * h, 0.0};
-    const double moment[3] = {pose.t[1] * whole[2] - pose.t[2] * whole[1], pose.t[2] * whole[0] - pose.t[0] * whole[2],
-                              pose.t[0] * whole[1] - pose.t[1] * whole[0]};
-    pbf::rigid_respond(b, pose, h, whole, moment, kNothing);
+    pbf::rigid_respond(b, pose, h, whole, through(pose.t, whole).v, kNothing);
   }
   EXPECT_NEAR(pose.t[1], 0.5, 1e-12) << "where it was";
   EXPECT_NEAR(b.velocity[1], 0.0, 1e-12) << "at rest";
@@ -137,18 +110,16 @@ TEST(RigidBody, NoYieldCarriesTheBodyThroughAWall) {
   // Water blown up around a body far too light for it (docs/PHYSICS.md §13) gives it impulses that
   // would carry it metres in a substep: each yield moves it at most a sweep step (two cells of its
   // field), then out of the walls, as the advance does.
-  CubeField field;
-  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view);
+  const pbf::SignedDistanceField field = cube_field();
+  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
   const pbf::Plane floor{pbf::Vec3{0.0f, 1.0f, 0.0f}, 0.0f};  // y >= 0 is inside
   const pbf::RigidSurroundings around{&floor, 1, nullptr, 0, 0.0};
   RigidPose pose = at(0.5, 0.15, 0.5);
   const double h = 1.0 / 240.0;
   const double down[3] = {0.0, -1e4, 0.0};  // 10 km/s for 4 kg over h: 10 m
   for (int k = 0; k < 20; ++k) {
-    const double moment[3] = {pose.t[1] * down[2] - pose.t[2] * down[1], pose.t[2] * down[0] - pose.t[0] * down[2],
-                              pose.t[0] * down[1] - pose.t[1] * down[0]};
     const double y = pose.t[1];
-    pbf::rigid_yield(b, pose, h, down, moment, around);
+    pbf::rigid_yield(b, pose, h, down, through(pose.t, down).v, around);
     EXPECT_GE(pose.t[1], y - b.sweep_step - 1e-12) << "yield " << k << ": at most a sweep step";
     EXPECT_GE(pose.t[1], 0.1 - 1e-6) << "yield " << k << ": on the floor, not through it";
   }
