@@ -118,6 +118,14 @@ class Backend {
   // found by every particle it reaches but at the kernel's last fraction
   // (kBoundaryNearReach). Collisions take ctx's poses at every stage anyway.
   virtual void follow_obstacles(const StepContext& ctx) = 0;
+  // After a stage that collided the particles with the obstacles and kept
+  // their collision records (predict(); PBF's density iterations), in a
+  // round of a yield of the dynamic bodies (BodySubstep) from `before` to
+  // `moved` (indexed by obstacle): each particle that an obstacle's
+  // collision pushed in that stage gives back what the obstacle's motion
+  // made unneeded (collision_yield_relief()), pushed on the obstacle. The
+  // records live in scratch until the next stage.
+  virtual void relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) = 0;
 
   // What the obstacles did to the water since the previous call, which
   // starts the sums again: out[k] is the sum of obstacle k's pushes

@@ -128,42 +128,75 @@ PBF_HD void boundary_density_gradient(const CubicKernel& k, const BoundarySample
   boundary_density_gradient_with(CubicSpline{k}, b, p, rho, grad);
 }
 
-// The part of a step `scale` x sum_b psi_b grad W(p - x_b) (PBF's position
-// correction along the samples' gradient; a Newton step of a Projective
-// Fluids constraint) that each obstacle's samples give a fluid particle at
-// p, to push.add() (core/obstacle.h): static samples give none. Nothing
-// without bodies.
-template <class Kernel, class Push>
-PBF_HD void boundary_push_with(const Kernel& k, const BoundarySamples& b, Vec3 p, float scale, Push& push) {
+// The most bodies whose samples a fluid particle's kernel meets at once,
+// summed apart (for_each_body_gradient()).
+constexpr int kBodiesNear = 4;
+
+// f(body, sum) for each obstacle whose samples lie within the kernel radius
+// of p, with sum = sum_b psi_b grad W(p - x_b) over that obstacle's samples
+// [kg/m^4]: static samples give none. A particle meeting more than
+// kBodiesNear bodies hands the first of them on early, in pieces.
+template <class Kernel, class F>
+PBF_HD void for_each_body_gradient(const Kernel& k, const BoundarySamples& b, Vec3 p, F&& f) {
   if (b.count == 0 || b.body == nullptr) return;
-  // Consecutive samples of one body are summed before they are handed on.
-  uint32_t body = kStaticBoundary;
-  Vec3 sum{0.0f, 0.0f, 0.0f};
+  uint32_t bodies[kBodiesNear];
+  Vec3 sums[kBodiesNear];
+  int n = 0;
   for_each_sample_row(b, p, k.radius(), [&](uint32_t first, uint32_t last) {
     for (uint32_t s = first; s < last; ++s) {
-      if (b.body[s] == kStaticBoundary) continue;
+      const uint32_t body = b.body[s];
+      if (body == kStaticBoundary) continue;
       const Vec3 r = p - b.x[s];
       const float r2 = length_squared(r);
       if (r2 >= k.h2()) continue;
-      if (b.body[s] != body) {
-        if (body != kStaticBoundary) push.add(body, sum * scale, p);
-        body = b.body[s];
-        sum = Vec3{0.0f, 0.0f, 0.0f};
+      int slot = 0;
+      while (slot < n && bodies[slot] != body) ++slot;
+      if (slot == n) {
+        if (n == kBodiesNear) {
+          f(bodies[0], sums[0]);
+          for (int m = 1; m < n; ++m) {
+            bodies[m - 1] = bodies[m];
+            sums[m - 1] = sums[m];
+          }
+          slot = n - 1;
+        } else {
+          ++n;
+        }
+        bodies[slot] = body;
+        sums[slot] = Vec3{0.0f, 0.0f, 0.0f};
       }
-      sum += r * (b.psi[s] * k.gradient_scale(r2));
+      sums[slot] += r * (b.psi[s] * k.gradient_scale(r2));
     }
   });
-  if (body != kStaticBoundary) push.add(body, sum * scale, p);
+  for (int m = 0; m < n; ++m) f(bodies[m], sums[m]);
+}
+
+// The part of a step `scale` x sum_b psi_b grad W(p - x_b) (PBF's position
+// correction along the samples' gradient; a Newton step of a Projective
+// Fluids constraint) that each obstacle's samples give a fluid particle at
+// p, to push (core/obstacle.h): push.couple() with `weight` > 0, the
+// weight of the particle's density constraint (pbf_equations.h), so that
+// the obstacle also learns its added mass; push.add() otherwise. Nothing
+// without bodies.
+template <class Kernel, class Push>
+PBF_HD void boundary_push_with(const Kernel& k, const BoundarySamples& b, Vec3 p, float scale, Push& push,
+                               float weight) {
+  for_each_body_gradient(k, b, p, [&](uint32_t body, Vec3 sum) {
+    if (weight > 0.0f) push.couple(body, sum * scale, p, weight);
+    else push.add(body, sum * scale, p);
+  });
 }
 
 template <class Push>
-PBF_HD void boundary_push(const KernelConstants& k, const BoundarySamples& b, Vec3 p, float scale, Push& push) {
-  boundary_push_with(Poly6Spiky{k}, b, p, scale, push);
+PBF_HD void boundary_push(const KernelConstants& k, const BoundarySamples& b, Vec3 p, float scale, Push& push,
+                          float weight = 0.0f) {
+  boundary_push_with(Poly6Spiky{k}, b, p, scale, push, weight);
 }
 
 template <class Push>
-PBF_HD void boundary_push(const CubicKernel& k, const BoundarySamples& b, Vec3 p, float scale, Push& push) {
-  boundary_push_with(CubicSpline{k}, b, p, scale, push);
+PBF_HD void boundary_push(const CubicKernel& k, const BoundarySamples& b, Vec3 p, float scale, Push& push,
+                          float weight = 0.0f) {
+  boundary_push_with(CubicSpline{k}, b, p, scale, push, weight);
 }
 
 // Whether a sample lies within `radius` of p: the mark of `near`.

@@ -110,7 +110,14 @@ PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plan
   for (uint32_t k = 0; k < obstacle_count; ++k) {
     const Vec3 before = p;
     p = collide_obstacle(obstacles[k], c.particle_radius, c.friction, p, x_start);
-    if (Push::kActive && (p.x != before.x || p.y != before.y || p.z != before.z)) push.add(k, p - before, before);
+    if (Push::kActive && (p.x != before.x || p.y != before.y || p.z != before.z)) {
+      // The collision's constraint has the unit normal for its gradient: its weight in the obstacle's
+      // added mass is 1 / |d|^2 (core/obstacle.h).
+      const Vec3 d = p - before;
+      const float d2 = length_squared(d);
+      if (d2 > 1e-30f) push.couple(k, d, before, 1.0f / d2);
+      else push.add(k, d, before);
+    }
   }
   return clamp_to_box(c, p);
 }

@@ -32,10 +32,14 @@ struct Obstacle {
 // boundary samples attached to k), they call push.add(k, d, at). The water's
 // force on k follows from the sum: a displacement d of a particle of mass m
 // in a substep dt is an impulse m d / dt that k gave it (docs/PHYSICS.md
-// §12). NoPush drops them; each backend has a sink that sums them.
+// §12). A push of a density constraint through k's boundary samples comes
+// as push.couple(k, d, at, weight) instead, which adds the same and the
+// constraint's share of k's added mass (for_each_added_mass_term(), §13).
+// NoPush drops them; each backend has a sink that sums them.
 struct NoPush {
   static constexpr bool kActive = false;
   PBF_HD void add(uint32_t, Vec3, Vec3) const {}
+  PBF_HD void couple(uint32_t, Vec3, Vec3, float) const {}
 };
 
 // A sink that hands every push on to `inner` and also sums the
@@ -50,14 +54,128 @@ struct TalliedPush {
     inner.add(k, d, at);
     total += d;
   }
+  PBF_HD void couple(uint32_t k, Vec3 d, Vec3 at, float weight) {
+    inner.couple(k, d, at, weight);
+    total += d;
+  }
 };
 
+// The entries of a symmetric 6 x 6 matrix kept as its upper triangle, row by
+// row: (0,0) (0,1) ... (0,5) (1,1) ... (5,5).
+constexpr int kSymmetric6 = 21;
+
 // What the pushes on one obstacle sum to: the displacements [m] and their
-// moments about the world's origin, sum at x d [m^2], in double.
+// moments about the world's origin, sum at x d [m^2], in double; and, from
+// the pushes of density constraints (Push::couple()), the water's added
+// mass: sum w a a^T with a = (d, at x d), upper triangle (kSymmetric6), in
+// units of a particle's mass (ObstacleLoadTally scales it, docs/PHYSICS.md
+// §13).
 struct ObstaclePush {
   double d[3];
   double moment[3];
+  double added[kSymmetric6];
 };
+
+// How a dynamic body moved in a yield between the water's iterations
+// (ObstaclePath::yield()): the point x of the body moved by
+// shift + turn x (x - centre) [m]. Zero for an obstacle that did not yield.
+struct BodyYield {
+  Vec3 shift;
+  Vec3 turn;
+  Vec3 centre;
+};
+
+// A particle's collision record: the last push an obstacle's collision gave
+// it in a stage that collides (collide(), core/motion.h) and that obstacle,
+// kNoCollision where none pushed it; a backend keeps one per particle, so
+// that a body's yield can take back what its motion made unneeded
+// (Backend::relieve_collisions()).
+constexpr uint8_t kNoCollision = 0xff;
+
+// A sink for collide() that hands its pushes on and records the particle's
+// collision pushes (Push::couple()) in `d` and `obstacle`, which the caller
+// sets to kNoCollision first.
+template <class Push>
+struct RecordedPush {
+  static constexpr bool kActive = Push::kActive;
+  Push& inner;
+  Vec3& d;
+  uint8_t& obstacle;
+  PBF_HD void add(uint32_t k, Vec3 dk, Vec3 at) { inner.add(k, dk, at); }
+  PBF_HD void couple(uint32_t k, Vec3 dk, Vec3 at, float weight) {
+    inner.couple(k, dk, at, weight);
+    d = dk;
+    obstacle = static_cast<uint8_t>(k);
+  }
+};
+
+template <class Push>
+PBF_HD RecordedPush<Push> recorded(Push& push, Vec3& d, uint8_t& obstacle) {
+  return RecordedPush<Push>{push, d, obstacle};
+}
+
+// What a particle gives back of its push in a round of a body's yield
+// (BodySubstep): the displacement d, and the weight of its constraint in the
+// body's added mass where that constraint still pushes after the round
+// (Push::couple(), 0 where it has let go), so that the next round's Newton
+// step knows the added mass of the constraints still pushing.
+struct YieldRelief {
+  Vec3 d;
+  float weight;
+};
+
+// Hands a relief on to push: couple() where its constraint still pushes,
+// add() otherwise.
+template <class Push>
+PBF_HD void push_relief(Push& push, uint32_t k, const YieldRelief& r, Vec3 at) {
+  if (r.weight > 0.0f) push.couple(k, r.d, at, r.weight);
+  else if (r.d.x != 0.0f || r.d.y != 0.0f || r.d.z != 0.0f) push.add(k, r.d, at);
+}
+
+// The relief of a constraint whose particle moves by `more` g for the body's
+// motion, more going from `was` to `now` in a round: d = (now - was) g, and
+// the weight 1 / ((now - was)^2 D) where the constraint still pushes (so
+// that weight d d^T is g g^T / D; none where the round changed nothing).
+PBF_HD YieldRelief yield_relief_between(Vec3 g, float was, float now, bool pushing, float inverse_denominator) {
+  const float step = now - was;
+  const float step2 = step * step;
+  const float weight = pushing && step2 > 1e-30f ? inverse_denominator / step2 : 0.0f;
+  return YieldRelief{g * step, weight};
+}
+
+// What a particle gives back of the push d that an obstacle's collision
+// gave it once the obstacle yielded (docs/PHYSICS.md §13), in a round from
+// `before` to `moved` (the rounds' totals; zero before the first). The
+// collision's constraint (the particle a radius outside the surface, its
+// gradient the unit normal n = d / |d|, its denominator 1) solved jointly
+// with the body's motion moves the particle by (n . u) n more, u the body's
+// displacement at p (the particle's position after the push): less where
+// the body moved away, but never back beyond where the particle was before
+// the push (where it has let go of the body).
+PBF_HD YieldRelief collision_yield_relief(Vec3 d, Vec3 p, const BodyYield& before, const BodyYield& moved) {
+  const float depth = sqrtf(length_squared(d));
+  if (!(depth > 0.0f)) return YieldRelief{make_vec3(0.0f, 0.0f, 0.0f), 0.0f};
+  const Vec3 n = d * (1.0f / depth);
+  const float was = dot(n, before.shift + cross(before.turn, p - before.centre));
+  const float now = dot(n, moved.shift + cross(moved.turn, p - moved.centre));
+  return yield_relief_between(n, fmaxf(was, -depth), fmaxf(now, -depth), now > -depth, 1.0f);
+}
+
+// f(entry, value) for each entry of weight x a a^T, a = (d, at x d): what a
+// push of a density constraint adds to ObstaclePush::added. A sink's
+// couple(k, d, at, weight) adds these besides what add(k, d, at) adds: the
+// constraint C of the push's particle moves it by d = lambda grad C and has
+// weight = 1 / (lambda^2 D), D its denominator (the sum of its squared
+// gradients), so that w a a^T = J J^T / D with J the gradient of C with
+// respect to the obstacle's translation and rotation.
+template <class F>
+PBF_HD void for_each_added_mass_term(Vec3 d, Vec3 at, float weight, F&& f) {
+  const Vec3 m = cross(at, d);
+  const double a[6] = {d.x, d.y, d.z, m.x, m.y, m.z};
+  int e = 0;
+  for (int r = 0; r < 6; ++r)
+    for (int col = r; col < 6; ++col) f(e++, static_cast<double>(weight) * a[r] * a[col]);
+}
 
 // The most samples of the swept test below.
 constexpr int kSweepSamples = 32;

@@ -16,10 +16,13 @@
 namespace pbf {
 
 // What the water gave one obstacle in one substep: the impulse [N s] and its
-// moment about the world's origin [N m s], world axes.
+// moment about the world's origin [N m s], world axes; and the added mass of
+// the water whose density constraints gave it (ObstaclePush::added scaled
+// to kg, kg m and kg m^2 about the world's origin), summed over them.
 struct ObstacleImpulse {
   double impulse[3];
   double moment[3];
+  double added[kSymmetric6];
 };
 
 // Where the solver's obstacles are during a step. Kinematic obstacles follow
@@ -42,10 +45,14 @@ class ObstaclePath {
   virtual void advance(float s0, float s1, float h, ObstaclePose* out) = 0;
   // Within the substep of the last advance(), between the water's
   // iterations: the dynamic bodies moved as far as `impulses` (what the water
-  // gave each obstacle since the last yield) carry them over the substep,
-  // their end poses in `out` (advance()'s) changed to match; their velocities
-  // change in respond().
-  virtual void yield(const ObstacleImpulse* impulses, ObstaclePose* out) = 0;
+  // gave each obstacle since the last yield, with the water's added mass)
+  // carry them over the substep (rigid_yield()), their end poses in `out`
+  // (advance()'s) changed to match and how far they moved in `moved` (zero
+  // for the others); their velocities change in respond(). With `again`,
+  // another round of the same yield: `impulses` are all the water gave since
+  // its first round, `moved` the total of the rounds. Returns the longest
+  // way a body moved in this round [m] (translation plus its reach turned).
+  virtual double yield(const ObstacleImpulse* impulses, ObstaclePose* out, BodyYield* moved, bool again) = 0;
   // What the water gave each obstacle (count() of them) in the substep of the last advance().
   virtual void respond(const ObstacleImpulse* impulses) = 0;
 

@@ -1,5 +1,7 @@
 #include "methods/obstacle_loads.h"
 
+#include <algorithm>
+
 namespace pbf {
 
 void ObstacleLoadTally::take(Backend& backend, float mass, float h, ObstacleImpulse* out) {
@@ -18,6 +20,10 @@ void ObstacleLoadTally::take(Backend& backend, float mass, float h, ObstacleImpu
       total_[k].impulse[a] += impulse;
       total_[k].moment[a] += moment;
     }
+  // The added mass in units of a particle's mass, made kilograms (ObstaclePush::added).
+  if (out)
+    for (size_t k = 0; k < count_; ++k)
+      for (int e = 0; e < kSymmetric6; ++e) out[k].added[e] = pushes_[k].added[e] * static_cast<double>(mass);
 }
 
 void ObstacleLoadTally::finish(float dt, ObstacleLoad* loads) const {
@@ -34,17 +40,48 @@ void ObstacleLoadTally::finish(float dt, ObstacleLoad* loads) const {
 
 void BodySubstep::take(ObstacleImpulse* now) {
   loads_.take(backend_, mass_, h_, now);
-  for (uint32_t k = 0; k < ctx_.obstacle_count; ++k)
+  for (uint32_t k = 0; k < ctx_.obstacle_count; ++k) {
     for (int a = 0; a < 3; ++a) {
       total_[k].impulse[a] += now[k].impulse[a];
       total_[k].moment[a] += now[k].moment[a];
     }
+    // A method that does not take back what the yields made unneeded: its bodies yield by their own mass.
+    if (!relieve_density_) std::fill(now[k].added, now[k].added + kSymmetric6, 0.0);
+  }
 }
 
 void BodySubstep::yield() {
-  ObstacleImpulse now[kMaxObstacles];
-  take(now);
-  obstacles_.yield(now, poses_);
+  ObstacleImpulse since[kMaxObstacles];  // all the water gave since the yield began
+  take(since);
+  BodyYield before[kMaxObstacles] = {}, moved[kMaxObstacles] = {};
+  const double first = obstacles_.yield(since, poses_, moved, false);
+  bool coupled = false;
+  for (uint32_t k = 0; k < ctx_.obstacle_count && !coupled; ++k)
+    for (int e = 0; e < kSymmetric6 && !coupled; ++e) coupled = since[k].added[e] != 0.0;
+  // The water gives back what the bodies' motion took over, before the samples follow them: the
+  // collisions' pushes, and after an iteration the density constraints'. Where some constraints let go
+  // of a body, what the water still pushes exceeds what moved it: Newton's rounds on that balance,
+  // with the added mass of the constraints still pushing, until a round moves the bodies little.
+  for (int round = 0; coupled; ++round) {
+    backend_.relieve_collisions(ctx_, before, moved);
+    if (!after_prediction_) relieve_density_(before, moved);
+    ObstacleImpulse relief[kMaxObstacles];
+    take(relief);
+    if (round + 1 == kYieldRounds) break;
+    for (uint32_t k = 0; k < ctx_.obstacle_count; ++k) {
+      for (int a = 0; a < 3; ++a) {
+        since[k].impulse[a] += relief[k].impulse[a];
+        since[k].moment[a] += relief[k].moment[a];
+      }
+      std::copy(relief[k].added, relief[k].added + kSymmetric6, since[k].added);
+      before[k] = moved[k];
+    }
+    if (!(obstacles_.yield(since, poses_, moved, true) > kYieldRoundEnough * first)) {
+      // Too little to take back: this round's motion stays with the bodies alone (respond balances it).
+      break;
+    }
+  }
+  after_prediction_ = false;
   backend_.follow_obstacles(ctx_);
 }
 

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -40,11 +42,29 @@ class ObstacleLoadTally {
 // the water's iterations meet a body where their pushes move it, and water
 // pinched between a body and a wall stops it instead of throwing it back
 // (docs/PHYSICS.md §13).
+//
+// Where the method's iterations tell the bodies' added mass (Push::couple():
+// the collisions' and the density constraints' pushes) and keep the
+// collision records (core/obstacle.h), a body yields as its part of the
+// joint solve with those constraints (rigid_yield()), and the water then
+// gives back the part of its pushes that the bodies' motion made unneeded,
+// as the joint solve would not have pushed it: the collisions' through the
+// device (Backend::relieve_collisions()), after an iteration the density
+// constraints' through the method's `relieve_density` (PBF's stage). What
+// it gives back is pushed on the bodies (Push::add()) and counted in the
+// substep's impulse, so that the water's momentum and the bodies' still
+// balance. A method without `relieve_density` (null) keeps its bodies
+// yielding by their own mass (docs/PHYSICS.md §13).
 class BodySubstep {
  public:
+  // The most rounds of a yield, and the part of the first round's motion below which a round ends them.
+  static constexpr int kYieldRounds = 4;
+  static constexpr double kYieldRoundEnough = 1e-3;
+  using Relief = std::function<void(const BodyYield* before, const BodyYield* moved)>;
   BodySubstep(Backend& backend, ObstaclePath& obstacles, ObstacleLoadTally& loads, const StepContext& ctx,
-              ObstaclePose* poses, float mass, float h)
-      : backend_(backend), obstacles_(obstacles), loads_(loads), ctx_(ctx), poses_(poses), mass_(mass), h_(h) {}
+              ObstaclePose* poses, float mass, float h, Relief relieve_density = nullptr)
+      : backend_(backend), obstacles_(obstacles), loads_(loads), ctx_(ctx), poses_(poses), mass_(mass), h_(h),
+        relieve_density_(std::move(relieve_density)) {}
   void yield();
   void respond();
 
@@ -55,6 +75,8 @@ class BodySubstep {
   StepContext ctx_;
   ObstaclePose* poses_;
   float mass_, h_;
+  Relief relieve_density_;
+  bool after_prediction_ = true;  // the first yield of a substep follows the prediction
   ObstacleImpulse total_[kMaxObstacles] = {};
   // Takes the pushes since the last take into `now`, added to the substep's.
   void take(ObstacleImpulse* now);

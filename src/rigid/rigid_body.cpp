@@ -71,6 +71,36 @@ D3 apply_inverse_inertia(const RigidBody& b, const double r[9], D3 w) {
   return mul(r, mul(b.inverse_inertia, mul_transposed(r, w)));
 }
 
+// Solves k x = rhs for a symmetric positive definite 6x6 k (row-major) by
+// Cholesky's factorisation, in place of rhs; false (rhs untouched) unless k is
+// positive definite.
+bool solve_spd6(const double k[36], double rhs[6]) {
+  double l[36] = {};
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c <= r; ++c) {
+      double sum = k[r * 6 + c];
+      for (int m = 0; m < c; ++m) sum -= l[r * 6 + m] * l[c * 6 + m];
+      if (r == c) {
+        if (!(sum > 0.0)) return false;
+        l[r * 6 + r] = std::sqrt(sum);
+      } else {
+        l[r * 6 + c] = sum / l[c * 6 + c];
+      }
+    }
+  double y[6];
+  for (int r = 0; r < 6; ++r) {
+    double sum = rhs[r];
+    for (int m = 0; m < r; ++m) sum -= l[r * 6 + m] * y[m];
+    y[r] = sum / l[r * 6 + r];
+  }
+  for (int r = 5; r >= 0; --r) {
+    double sum = y[r];
+    for (int m = r + 1; m < 6; ++m) sum -= l[m * 6 + r] * rhs[m];
+    rhs[r] = sum / l[r * 6 + r];
+  }
+  return true;
+}
+
 D3 centre_of(const RigidBody& b, const double r[9], const RigidPose& pose) {
   return mul(r, load(b.mass.centre)) + load(pose.t);
 }
@@ -227,25 +257,76 @@ void rigid_advance(RigidBody& b, RigidPose& pose, Vec3 gravity, double h, const 
   store(c - mul(r, load(b.mass.centre)), pose.t);
 }
 
-void rigid_yield(const RigidBody& b, RigidPose& pose, double h, const double impulse[3], const double moment[3],
-                 const RigidSurroundings& around) {
+RigidYield rigid_yield(const RigidBody& b, RigidPose& pose, double h, const double impulse[3], const double moment[3],
+                       const double added[kSymmetric6], const RigidYield* before, const RigidSurroundings& around) {
   double r[9];
   rotation(pose.q, r);
   const D3 c = centre_of(b, r, pose);
   const D3 j = load(impulse);
+  D3 turning = load(moment) - cross(c, j);  // the moment about the centre
   // The velocity changes j / M and I^-1 (L - c x j) that rigid_respond() will give, carried over h;
-  // at most a sweep step (translation plus the hull's reach turned), so that no impulse carries the
-  // body through a wall (water that has blown up around a body far too light for it, §13).
-  D3 shift = j * (h / b.mass.mass);
-  D3 w = apply_inverse_inertia(b, r, load(moment) - cross(c, j)) * h;
+  // less, in another round, what the rounds before moved it (their momentum M shift / h, I turn / h).
+  D3 push = j;
+  if (before) {
+    const D3 spun = mul(r, mul(b.mass.inertia, mul_transposed(r, load(before->turn))));
+    push = push - load(before->shift) * (b.mass.mass / h);
+    turning = turning - spun * (1.0 / h);
+  }
+  D3 shift = push * (h / b.mass.mass);
+  D3 w = apply_inverse_inertia(b, r, turning) * h;
+  bool any_added = false;
+  for (int e = 0; e < kSymmetric6 && added; ++e) any_added = any_added || added[e] != 0.0;
+  if (any_added) {
+    // With the water's added mass A (about the origin; about the centre T A T^T, T = [[1, 0], [-[c]x, 1]]):
+    // (M + A_c) (shift, w) = h (j, L - c x j), the body's part of the joint solve of its constraints
+    // with the water's (docs/PHYSICS.md §13).
+    double a[36];
+    for (int row = 0, e = 0; row < 6; ++row)
+      for (int col = row; col < 6; ++col, ++e) a[row * 6 + col] = a[col * 6 + row] = added[e];
+    // T A T^T: rows 3-5 of T A are A's rows 3-5 less c x (rows 0-2), column by column; then the same for columns.
+    const auto shift_rows = [&c](double* m, int stride_row, int stride_col) {
+      for (int k = 0; k < 6; ++k) {
+        const D3 top{m[0 * stride_row + k * stride_col], m[1 * stride_row + k * stride_col],
+                     m[2 * stride_row + k * stride_col]};
+        const D3 moved = cross(c, top);
+        m[3 * stride_row + k * stride_col] -= moved.x;
+        m[4 * stride_row + k * stride_col] -= moved.y;
+        m[5 * stride_row + k * stride_col] -= moved.z;
+      }
+    };
+    shift_rows(a, 6, 1);  // T A
+    shift_rows(a, 1, 6);  // (T A) T^T
+    double inertia[9];
+    for (int row = 0; row < 3; ++row)
+      for (int col = 0; col < 3; ++col) {
+        const D3 e{col == 0 ? 1.0 : 0.0, col == 1 ? 1.0 : 0.0, col == 2 ? 1.0 : 0.0};
+        const D3 ie = mul(r, mul(b.mass.inertia, mul_transposed(r, e)));
+        inertia[row * 3 + col] = row == 0 ? ie.x : row == 1 ? ie.y : ie.z;
+      }
+    for (int k = 0; k < 3; ++k) a[k * 6 + k] += b.mass.mass;
+    for (int row = 0; row < 3; ++row)
+      for (int col = 0; col < 3; ++col) a[(row + 3) * 6 + col + 3] += inertia[row * 3 + col];
+    double x[6] = {push.x * h, push.y * h, push.z * h, turning.x * h, turning.y * h, turning.z * h};
+    if (solve_spd6(a, x)) {
+      shift = D3{x[0], x[1], x[2]};
+      w = D3{x[3], x[4], x[5]};
+    }
+  }
+  // At most a sweep step (translation plus the hull's reach turned), so that no impulse carries the body
+  // through a wall (water that has blown up around a body far too light for it, §13).
   const double travel = std::sqrt(dot(shift, shift)) + std::sqrt(dot(w, w)) * b.reach;
   if (travel > b.sweep_step) {
     shift = shift * (b.sweep_step / travel);
     w = w * (b.sweep_step / travel);
   }
+  RigidYield moved{};
+  store(before ? load(before->shift) + shift : shift, moved.shift);
+  store(before ? load(before->turn) + w : w, moved.turn);
+  store(before ? load(before->centre) : c, moved.centre);
   turn(pose.q, w, 1.0);  // w is the angle already
   rotation(pose.q, r);
   store(out_of_walls(b, r, c + shift, around) - mul(r, load(b.mass.centre)), pose.t);
+  return moved;
 }
 
 void rigid_respond(RigidBody& b, const RigidPose& pose, double h, const double impulse[3], const double moment[3],

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/obstacle.h"
 #include "core/sdf_grid.h"
 
 namespace pbf {
@@ -96,16 +97,41 @@ struct RigidSurroundings {
 // part into the contact). Then the water runs the substep around it.
 void rigid_advance(RigidBody& body, RigidPose& pose, Vec3 gravity, double h, const RigidSurroundings& around);
 
+// How a body moved in a yield: its centre's shift [m], the angle it turned
+// through (axis times radians, world axes) and its centre before it moved
+// [m], so that the point at x moved by shift + turn x (x - centre).
+struct RigidYield {
+  double shift[3];
+  double turn[3];
+  double centre[3];
+};
+
 // Within the water's part: the body yields to the impulse [N s] (world axes)
 // and its moment about the world's origin [N m s] that the water gave it
 // since the last yield, moved by the velocity changes they make
 // (rigid_respond()) carried over the substep's h seconds, so that the
 // water's next iterations meet it where it goes (docs/PHYSICS.md §13). Its
-// velocities are not changed. A yield moves the body at most one sweep step
+// velocities are not changed. With `added` (null: none), the added mass of
+// the water whose constraints pushed it (ObstaclePush::added, in kg, kg m
+// and kg m^2 about the world's origin), it moves as the body's part of the
+// joint solve of those constraints and its own motion: (M + A) times its
+// motion is h times the impulse and its moment, so that a body far lighter
+// than the water it pushes moves as far as the water lets it rather than as
+// far as its own mass would. A yield moves the body at most one sweep step
 // (translation plus the hull's reach turned), then out of the surroundings
 // as rigid_advance() does, so that no impulse carries it through a wall.
-void rigid_yield(const RigidBody& body, RigidPose& pose, double h, const double impulse[3], const double moment[3],
-                 const RigidSurroundings& around);
+// Returns how far it moved before it was set out of the surroundings.
+//
+// `before` (null: none) makes it another round of the same yield, a Newton
+// step on the balance of the body's momentum and the water's pushes: the
+// impulse and moment are then all that the water gave since the yield's
+// first round (with what it gave back, BodySubstep), `added` the added mass
+// of the constraints still pushing, `before` what the rounds so far moved
+// the body; it moves by (M + A)^-1 (h j - M before) further (likewise for
+// the turn), and returns the rounds' total about the first round's centre.
+RigidYield rigid_yield(const RigidBody& body, RigidPose& pose, double h, const double impulse[3],
+                       const double moment[3], const double added[kSymmetric6], const RigidYield* before,
+                       const RigidSurroundings& around);
 
 // The end of the substep: the water's impulse [N s] (world axes) and its
 // moment about the world's origin [N m s] over the whole substep, the

@@ -461,13 +461,28 @@ void Solver::Path::keep_body_pose(ObstacleRecord& o, ObstaclePose& out) {
   o.translation = o.target_translation = Vec3{float(o.pose.t[0]), float(o.pose.t[1]), float(o.pose.t[2])};
 }
 
-void Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out) {
+double Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out, BodyYield* moved, bool again) {
+  const auto single = [](const double v[3]) { return Vec3{float(v[0]), float(v[1]), float(v[2])}; };
+  const auto size = [](const double v[3]) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); };
+  double longest = 0.0;
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     ObstacleRecord& o = obstacles_[b];
+    moved[b] = BodyYield{};
     if (!o.body) continue;
-    rigid_yield(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment, surroundings());
+    const RigidYield before = yielded_[b];
+    yielded_[b] = rigid_yield(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment, impulses[b].added,
+                              again ? &before : nullptr, surroundings());
+    const RigidYield& y = yielded_[b];
+    double step[3], turn[3];
+    for (int a = 0; a < 3; ++a) {
+      step[a] = y.shift[a] - (again ? before.shift[a] : 0.0);
+      turn[a] = y.turn[a] - (again ? before.turn[a] : 0.0);
+    }
+    longest = std::max(longest, size(step) + size(turn) * o.body->reach);
+    moved[b] = BodyYield{single(y.shift), single(y.turn), single(y.centre)};
     keep_body_pose(o, out[b]);
   }
+  return longest;
 }
 
 void Solver::Path::respond(const ObstacleImpulse* impulses) {

@@ -170,7 +170,7 @@ class Solver {
     void between(float s0, float s1, ObstaclePose* out) const override;
     bool responds() const override { return responds_; }
     void advance(float s0, float s1, float h, ObstaclePose* out) override;
-    void yield(const ObstacleImpulse* impulses, ObstaclePose* out) override;
+    double yield(const ObstacleImpulse* impulses, ObstaclePose* out, BodyYield* moved, bool again) override;
     void respond(const ObstacleImpulse* impulses) override;
 
    private:
@@ -185,6 +185,7 @@ class Solver {
     double h_ = 0.0;
     RigidContactSolid solids_[kMaxObstacles];
     uint32_t solid_count_ = 0;
+    RigidYield yielded_[kMaxObstacles] = {};  // the rounds of the current yield so far
   };
   std::vector<ObstaclePose> poses_now_;  // update_densities(): where the obstacles are
   // Throws Error(InvalidArgument) for an index that names no obstacle.

@@ -431,6 +431,114 @@ TEST(BoundaryTerms, TheConstraintAndTheCorrectionCarryTheBoundaryTerms) {
   EXPECT_LT(pbf::density(c, 0, nb, moved, cloud.b, pbf::DensityWalls{}), rho);
 }
 
+// The random cloud of Cloud, its samples all attached to obstacle 0 (where
+// they are: local = world).
+struct BodyCloud {
+  SolverConfig config = make_config();
+  CpuBackend backend{config};
+  BoundarySamples b{};
+  BodyCloud() {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-0.25f, 0.25f);
+    std::vector<Vec3> samples(300);
+    for (Vec3& s : samples) s = Vec3{u(rng), u(rng) - 0.15f, u(rng)};
+    const std::vector<uint32_t> body(samples.size(), 0u);
+    backend.set_boundary_particles(samples.data(), body.data(), samples.data(), samples.size(),
+                                   pbf::DensityKernel::Poly6);
+    b = backend.boundary_samples();
+    b.near = nullptr;
+  }
+};
+
+// A sink that sums what it is handed (one obstacle).
+struct SumPush {
+  static constexpr bool kActive = true;
+  Vec3 d{0.0f, 0.0f, 0.0f};
+  float weight = 0.0f;
+  void add(uint32_t, Vec3 dk, Vec3) { d += dk; }
+  void couple(uint32_t, Vec3 dk, Vec3, float w) {
+    d += dk;
+    weight = w;
+  }
+};
+
+TEST(BodyCoupling, APushCarriesItsConstraintsWeightOneOverLambdaSquaredTimesTheDenominator) {
+  BodyCloud cloud;
+  pbf::PbfParams params;
+  const pbf::PbfConstants c = pbf::make_pbf_constants(cloud.config, params, 1.0f / 120.0f);
+  const Vec3 x[1] = {Vec3{0.01f, 0.02f, -0.03f}};
+  const uint32_t index[1] = {0}, count[1] = {0};
+  const pbf::NeighborLists nb = pbf::NeighborLists::particle_major(index, count, 1);
+  float rho = 0.0f, lambda = 0.0f;
+  pbf::density_lambda(c, 0, nb, x, cloud.b, pbf::DensityWalls{}, rho, lambda);
+  ASSERT_LT(lambda, 0.0f);  // compressed
+  float rho_b = 0.0f;
+  Vec3 grad_b{};
+  pbf::boundary_density_gradient(c.kernel, cloud.b, x[0], rho_b, grad_b);
+  const Vec3 g = grad_b * c.inv_rest_density;
+  const double denominator = double(dot(g, g)) + c.cfm;  // no fluid neighbour: grad_i C is the samples' alone
+  EXPECT_NEAR(pbf::coupling_weight(c, rho, lambda), 1.0 / (double(lambda) * lambda * denominator),
+              1e-4 / (double(lambda) * lambda * denominator));
+  // The correction hands it on with the samples' push, lambda g.
+  SumPush push;
+  pbf::boundary_correction_given(c, x[0], lambda, rho, true, grad_b, cloud.b, pbf::DensityWalls{}, push);
+  EXPECT_EQ(push.weight, pbf::coupling_weight(c, rho, lambda));
+  EXPECT_NEAR(push.d.y, lambda * g.y, 1e-5f * std::fabs(lambda * g.y));
+  // A constraint that pushes nothing weighs nothing.
+  EXPECT_EQ(pbf::coupling_weight(c, 900.0f, 0.0f), 0.0f);
+  EXPECT_EQ(pbf::coupling_weight(c, 990.0f, 1e-3f), 0.0f);  // stretched: the unilateral constraint is off
+}
+
+TEST(BodyCoupling, TheReliefIsTheChangeOfLambdaThatTheBodysMotionMakes) {
+  // The body moved its samples by u(x_b) = shift + turn x (x_b - centre). PBF's constraint changes with
+  // them, to first order, by -(1/rho0) sum_b psi_b grad W(x_i - x_b) . u(x_b) (W's Spiky gradient, as
+  // PBF takes it): the derivative of sum_b psi_b W_spiky(|x_i - x_b - t u(x_b)|) at t = 0, by central
+  // differences in double here. The joint solve's lambda_i is larger by minus that change over D, and
+  // the particle gives back that times g of its push (body_yield_relief() takes u at x_i instead of at
+  // each sample: the same, as each term lies along x_i - x_b and u(x_i) - u(x_b) is across it).
+  const Vec3 shift{2e-5f, -3e-5f, 1e-5f}, turn{1e-4f, 2e-4f, -1e-4f}, centre{0.05f, -0.2f, 0.0f};
+  BodyCloud cloud;
+  pbf::PbfParams params;
+  const pbf::PbfConstants c = pbf::make_pbf_constants(cloud.config, params, 1.0f / 120.0f);
+  const uint32_t index[1] = {0}, count[1] = {0};
+  const pbf::NeighborLists nb = pbf::NeighborLists::particle_major(index, count, 1);
+  for (const Vec3 p : {Vec3{0.01f, 0.02f, -0.03f}, Vec3{0.1f, -0.05f, 0.07f}}) {
+    const Vec3 x[1] = {p};
+    float rho = 0.0f, lambda = 0.0f;
+    pbf::density_lambda(c, 0, nb, x, cloud.b, pbf::DensityWalls{}, rho, lambda);
+    ASSERT_LT(lambda, 0.0f);
+    const auto spiky_sum = [&](double t) {
+      double sum = 0.0;
+      for (uint32_t s = 0; s < cloud.b.count; ++s) {
+        const Vec3 xs = cloud.b.x[s];
+        const Vec3 u = shift + cross(turn, xs - centre);
+        const double dx = double(p.x) - xs.x - t * u.x, dy = double(p.y) - xs.y - t * u.y,
+                     dz = double(p.z) - xs.z - t * u.z;
+        sum += cloud.b.psi[s] * spiky(kRadius, std::sqrt(dx * dx + dy * dy + dz * dz));
+      }
+      return sum;
+    };
+    const double change = (spiky_sum(0.5) - spiky_sum(-0.5)) * c.inv_rest_density;  // of C, to first order
+    float rho_b = 0.0f;
+    Vec3 grad_b{};
+    pbf::boundary_density_gradient(c.kernel, cloud.b, p, rho_b, grad_b);
+    const Vec3 g = grad_b * c.inv_rest_density;
+    const double more = -change / (double(dot(g, g)) + c.cfm);
+    const pbf::BodyYield before[1] = {pbf::BodyYield{Vec3{}, Vec3{}, centre}};
+    const pbf::BodyYield moved[1] = {pbf::BodyYield{shift, turn, centre}};
+    SumPush push;
+    const Vec3 relief = pbf::body_yield_relief(c, p, lambda, rho, cloud.b, before, moved, push);
+    const double size = std::fabs(more) * std::sqrt(double(dot(g, g)));
+    ASSERT_GT(size, 0.0);
+    EXPECT_NEAR(relief.x, more * g.x, 2e-3 * size);
+    EXPECT_NEAR(relief.y, more * g.y, 2e-3 * size);
+    EXPECT_NEAR(relief.z, more * g.z, 2e-3 * size);
+    // What it gives back is pushed on the body.
+    EXPECT_EQ(push.d.x, relief.x);
+    EXPECT_EQ(push.d.y, relief.y);
+  }
+}
+
 // A solver with the walls of its domain sampled, a layer of fluid on its floor
 // (2000 particles) and one obstacle, a small box, at `at`; `plane` (when
 // given) attaches a 3 x 3 m layer of samples 0.1 m apart to the obstacle.

@@ -156,6 +156,11 @@ struct RecordingPush {
     d.push_back(dk);
     at.push_back(a);
   }
+  void couple(uint32_t k, Vec3 dk, Vec3 a, float w) {
+    add(k, dk, a);
+    weight.push_back(w);
+  }
+  std::vector<float> weight;
 };
 
 TEST(TalliedPush, HandsEveryPushOnAndSumsTheDisplacements) {
@@ -174,6 +179,75 @@ TEST(TalliedPush, HandsEveryPushOnAndSumsTheDisplacements) {
   EXPECT_EQ(tallied.total.x, 0.75f);
   EXPECT_EQ(tallied.total.y, -0.5f);
   EXPECT_EQ(tallied.total.z, 0.0f);
+}
+
+TEST(RecordedPush, KeepsTheLastCollisionPushAndItsObstacleAndHandsEveryPushOn) {
+  RecordingPush inner;
+  Vec3 d{0.0f, 0.0f, 0.0f};
+  uint8_t obstacle = pbf::kNoCollision;
+  auto record = pbf::recorded(inner, d, obstacle);
+  record.add(3, Vec3{1.0f, 0.0f, 0.0f}, Vec3{0.0f, 0.0f, 0.0f});  // a density constraint's push: not a collision
+  EXPECT_EQ(obstacle, pbf::kNoCollision);
+  record.couple(5, Vec3{0.0f, 0.25f, 0.0f}, Vec3{1.0f, 0.0f, 0.0f}, 16.0f);
+  record.couple(2, Vec3{0.0f, 0.0f, 0.5f}, Vec3{1.0f, 0.0f, 0.0f}, 4.0f);
+  EXPECT_EQ(obstacle, 2u);
+  EXPECT_EQ(d.z, 0.5f);
+  EXPECT_EQ(d.y, 0.0f);
+  ASSERT_EQ(inner.obstacle.size(), 3u);
+  ASSERT_EQ(inner.weight.size(), 2u);
+  EXPECT_EQ(inner.weight[0], 16.0f);
+}
+
+TEST(AddedMass, APushAddsItsWeightTimesTheOuterProductOfItsDisplacementAndMoment) {
+  // a = (d, at x d) = (0, 2, 0, 0, 0, 2) for d = 2 y through (1, 0, 0); weight 0.25: 0.25 a a^T.
+  double added[pbf::kSymmetric6] = {};
+  pbf::for_each_added_mass_term(Vec3{0.0f, 2.0f, 0.0f}, Vec3{1.0f, 0.0f, 0.0f}, 0.25f,
+                                [&](int e, double value) { added[e] += value; });
+  // The upper triangle row by row: (0,0..5) at 0-5, (1,1..5) at 6-10, (2,2..5) 11-14, (3,3..5) 15-17,
+  // (4,4..5) 18-19, (5,5) 20.
+  for (int e = 0; e < pbf::kSymmetric6; ++e) {
+    const bool nonzero = e == 6 || e == 10 || e == 20;  // (1,1), (1,5), (5,5)
+    EXPECT_EQ(added[e], nonzero ? 1.0 : 0.0) << e;
+  }
+}
+
+TEST(CollisionRelief, AParticleGivesBackWhatTheBodysMotionMadeUnneededButNoMoreThanItsPush) {
+  // Pushed 2 mm up (out of a body below it); the body then moved.
+  const Vec3 d{0.0f, 0.002f, 0.0f}, p{0.1f, 0.2f, 0.0f};
+  const pbf::BodyYield still{Vec3{}, Vec3{}, Vec3{0.1f, 0.0f, 0.0f}};
+  const auto moved = [](Vec3 shift, Vec3 turn) { return pbf::BodyYield{shift, turn, Vec3{0.1f, 0.0f, 0.0f}}; };
+  const auto relief = [&](const pbf::BodyYield& y) { return pbf::collision_yield_relief(d, p, still, y); };
+  // Down by 1 mm, away from it: half the push comes back, and its constraint still pushes (one
+  // particle's mass along n in the added mass: weight d d^T = n n^T).
+  pbf::YieldRelief r = relief(moved(Vec3{0.0f, -0.001f, 0.0f}, Vec3{}));
+  EXPECT_NEAR(r.d.y, -0.001f, 1e-9f);
+  EXPECT_EQ(r.d.x, 0.0f);
+  EXPECT_NEAR(r.weight * r.d.y * r.d.y, 1.0f, 1e-5f);
+  // Down by 5 mm: the whole push, not more (the particle does not follow the body down); it has let go.
+  r = relief(moved(Vec3{0.0f, -0.005f, 0.0f}, Vec3{}));
+  EXPECT_NEAR(r.d.y, -0.002f, 1e-9f);
+  EXPECT_EQ(r.weight, 0.0f);
+  // Up by 1 mm, into it: 1 mm more. Sideways: nothing.
+  r = relief(moved(Vec3{0.0f, 0.001f, 0.0f}, Vec3{}));
+  EXPECT_NEAR(r.d.y, 0.001f, 1e-9f);
+  r = relief(moved(Vec3{0.003f, 0.0f, 0.0f}, Vec3{}));
+  EXPECT_EQ(r.d.y, 0.0f);
+  // Turned by 0.01 rad about z at (0.1, 0, 0): the point 0.2 m above the centre moves by -0.002 m along x
+  // only, and the particle keeps its push.
+  r = relief(moved(Vec3{}, Vec3{0.0f, 0.0f, 0.01f}));
+  EXPECT_NEAR(r.d.y, 0.0f, 1e-9f);
+  // Turned about z at a centre 0.1 m to its left: its point moves down by 0.001 m: half comes back.
+  const pbf::BodyYield from_left{Vec3{}, Vec3{}, Vec3{0.0f, 0.2f, 0.0f}};
+  r = pbf::collision_yield_relief(d, p, from_left, pbf::BodyYield{Vec3{}, Vec3{0.0f, 0.0f, -0.01f}, from_left.centre});
+  EXPECT_NEAR(r.d.y, -0.001f, 1e-8f);
+  // A later round gives back only what it adds: from 1 mm down to 3 mm down, the last 1 mm of the push.
+  r = pbf::collision_yield_relief(d, p, moved(Vec3{0.0f, -0.001f, 0.0f}, Vec3{}),
+                                  moved(Vec3{0.0f, -0.003f, 0.0f}, Vec3{}));
+  EXPECT_NEAR(r.d.y, -0.001f, 1e-9f);
+  EXPECT_EQ(r.weight, 0.0f);
+  // No push, nothing to give back.
+  r = pbf::collision_yield_relief(Vec3{0.0f, 0.0f, 0.0f}, p, still, moved(Vec3{0.0f, -0.001f, 0.0f}, Vec3{}));
+  EXPECT_EQ(r.d.y, 0.0f);
 }
 
 }  // namespace

@@ -41,6 +41,10 @@ class ForwardingBackend : public pbf::Backend {
     inner_->take_obstacle_pushes(out, count);
   }
   void follow_obstacles(const pbf::StepContext& ctx) override { inner_->follow_obstacles(ctx); }
+  void relieve_collisions(const pbf::StepContext& ctx, const pbf::BodyYield* before,
+                          const pbf::BodyYield* moved) override {
+    inner_->relieve_collisions(ctx, before, moved);
+  }
 
  protected:
   std::unique_ptr<pbf::Backend> inner_;

@@ -14,6 +14,7 @@ namespace {
 
 using pbf::RigidBody;
 using pbf::RigidPose;
+using pbf::Vec3;
 
 // A 0.2 m cube's field on a grid of 2 cm, centred on its frame's origin.
 pbf::SignedDistanceField cube_field() { return pbf::box_sdf(pbf::Vec3{0.1f, 0.1f, 0.1f}, 0.02f); }
@@ -47,7 +48,7 @@ TEST(RigidBody, AYieldMovesTheBodyByItsVelocityChangeOverTheSubstep) {
   const double j[3] = {0.0, 0.02, 0.0};
   Moment moment = through(pose.t, j);
   moment.v[2] += 0.01;
-  pbf::rigid_yield(b, pose, h, j, moment.v, kNothing);
+  pbf::rigid_yield(b, pose, h, j, moment.v, nullptr, nullptr, kNothing);
   EXPECT_DOUBLE_EQ(pose.t[0], 0.3);
   EXPECT_NEAR(pose.t[1], 0.4 + 0.02 / 4.0 * h, 1e-15);
   EXPECT_DOUBLE_EQ(pose.t[2], 0.5);
@@ -76,7 +77,7 @@ TEST(RigidBody, ASubstepEndsWhereItsNewVelocityCarriesTheBody) {
   double total[3] = {0, 0, 0};
   for (const auto& part : parts) {
     // Through the centre where it is: no moment about it.
-    pbf::rigid_yield(b, pose, h, part, through(pose.t, part).v, kNothing);
+    pbf::rigid_yield(b, pose, h, part, through(pose.t, part).v, nullptr, nullptr, kNothing);
     for (int a = 0; a < 3; ++a) total[a] += part[a];
   }
   pbf::rigid_respond(b, pose, h, total, through(pose.t, total).v, kNothing);
@@ -98,7 +99,7 @@ TEST(RigidBody, ABodyTheWaterHoldsUpStaysWhereItIsAtRest) {
     pbf::rigid_advance(b, pose, g, h, kNothing);
     // The water gives it its weight's impulse, through its centre, in two iterations.
     const double half[3] = {0.0, 0.5 * 4.0 * double(9.81f) * h, 0.0};
-    for (int k = 0; k < 2; ++k) pbf::rigid_yield(b, pose, h, half, through(pose.t, half).v, kNothing);
+    for (int k = 0; k < 2; ++k) pbf::rigid_yield(b, pose, h, half, through(pose.t, half).v, nullptr, nullptr, kNothing);
     const double whole[3] = {0.0, 4.0 * double(9.81f) * h, 0.0};
     pbf::rigid_respond(b, pose, h, whole, through(pose.t, whole).v, kNothing);
   }
@@ -119,11 +120,106 @@ TEST(RigidBody, NoYieldCarriesTheBodyThroughAWall) {
   const double down[3] = {0.0, -1e4, 0.0};  // 10 km/s for 4 kg over h: 10 m
   for (int k = 0; k < 20; ++k) {
     const double y = pose.t[1];
-    pbf::rigid_yield(b, pose, h, down, through(pose.t, down).v, around);
+    pbf::rigid_yield(b, pose, h, down, through(pose.t, down).v, nullptr, nullptr, around);
     EXPECT_GE(pose.t[1], y - b.sweep_step - 1e-12) << "yield " << k << ": at most a sweep step";
     EXPECT_GE(pose.t[1], 0.1 - 1e-6) << "yield " << k << ": on the floor, not through it";
   }
   EXPECT_NEAR(pose.t[1], 0.1, 1e-3) << "down to the floor";
+}
+
+// The added mass [kg, kg m, kg m^2] about the world's origin of one constraint
+// whose gradient with respect to the body's translation is `normal` (unit),
+// acting along the line through `at`, with the water's share `mass` [kg]
+// (core/obstacle.h: w a a^T, a = (d, at x d), w = 1 / |d|^2).
+struct Added {
+  double v[pbf::kSymmetric6];
+};
+Added added_mass(Vec3 normal, Vec3 at, double mass) {
+  Added a{};
+  pbf::for_each_added_mass_term(normal, at, 1.0f, [&](int e, double value) { a.v[e] = mass * value; });
+  return a;
+}
+
+TEST(RigidBody, AYieldWithTheWatersAddedMassIsTheBodysPartOfTheJointSolve) {
+  // (M + A_c) (shift, turn) = h (j, L - c x j), A_c the added mass about the centre: checked here as
+  // a residual, with A_c built directly from the constraint's arm about the centre.
+  const pbf::SignedDistanceField field = cube_field();
+  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
+  RigidPose pose = at(0.3, 0.4, 0.5);
+  const double h = 1.0 / 240.0;
+  const Vec3 normal{0.0f, 1.0f, 0.0f}, under{0.35f, 0.3f, 0.5f};  // off the centre: the push also turns it
+  const double water = 2.0;                                        // kg
+  const Added added = added_mass(normal, under, water);
+  const double j[3] = {0.0, 0.05, 0.0};
+  const double push_point[3] = {under.x, under.y, under.z};
+  const Moment moment = through(push_point, j);
+  const pbf::RigidYield y = pbf::rigid_yield(b, pose, h, j, moment.v, added.v, nullptr, kNothing);
+  // The pose moved as the yield says (the centre is the frame's origin).
+  EXPECT_NEAR(pose.t[1] - 0.4, y.shift[1], 1e-15);
+  EXPECT_DOUBLE_EQ(y.centre[0], 0.3);
+  // A_c x = water (n . (shift + turn x r)) (n, r x n), r = under - c.
+  const double r[3] = {under.x - 0.3, under.y - 0.4, under.z - 0.5};
+  const double rxn[3] = {r[1] * normal.z - r[2] * normal.y, r[2] * normal.x - r[0] * normal.z,
+                         r[0] * normal.y - r[1] * normal.x};
+  const double turn_x_r[3] = {y.turn[1] * r[2] - y.turn[2] * r[1], y.turn[2] * r[0] - y.turn[0] * r[2],
+                              y.turn[0] * r[1] - y.turn[1] * r[0]};
+  const double along = water * (normal.x * (y.shift[0] + turn_x_r[0]) + normal.y * (y.shift[1] + turn_x_r[1]) +
+                                normal.z * (y.shift[2] + turn_x_r[2]));
+  const double n[3] = {normal.x, normal.y, normal.z};
+  const Moment about_centre = through(r, j);
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_NEAR(b.mass.mass * y.shift[a] + along * n[a], h * j[a], 1e-12) << a;
+    // The cube's inertia is isotropic, so I_world turn is inertia x turn.
+    EXPECT_NEAR(b.mass.inertia[0] * y.turn[a] + along * rxn[a], h * about_centre.v[a], 1e-12) << a;
+  }
+  // It moved less than its own mass alone would have carried it: the water shares the push.
+  EXPECT_GT(y.shift[1], 0.0);
+  EXPECT_LT(y.shift[1], h * j[1] / b.mass.mass);
+}
+
+TEST(RigidBody, ABodyFarLighterThanTheWaterMovesAsFarAsTheWaterLetsIt) {
+  // A 4 g cube pushed through its centre by constraints of 2 kg of water: it moves h j / (M + A), about
+  // h j / A, where its own mass would have carried it 500 times further (capped at a sweep step).
+  const pbf::SignedDistanceField field = cube_field();
+  pbf::RigidMass light = cube_mass();
+  light.mass *= 1e-3;
+  for (double& i : light.inertia) i *= 1e-3;
+  RigidBody b = pbf::make_rigid_body(light, field.view());
+  RigidPose pose = at(0.3, 0.4, 0.5);
+  const double h = 1.0 / 240.0;
+  const Added added = added_mass(Vec3{0.0f, 1.0f, 0.0f}, Vec3{0.3f, 0.4f, 0.5f}, 2.0);
+  const double j[3] = {0.0, 0.2, 0.0};
+  const Moment moment = through(pose.t, j);
+  const pbf::RigidYield y = pbf::rigid_yield(b, pose, h, j, moment.v, added.v, nullptr, kNothing);
+  // (To 1e-9: the push's point is the float nearest the centre, a few 1e-9 m beside it.)
+  const double expected = h * j[1] / (light.mass + 2.0);
+  EXPECT_NEAR(y.shift[1], expected, 1e-9 * expected);
+  EXPECT_NEAR(pose.t[1] - 0.4, expected, 1e-9 * expected);
+  EXPECT_NEAR(y.turn[0], 0.0, 1e-9);
+  // Without the added mass: a sweep step (two cells of its field), about 100 times as far.
+  RigidPose alone = at(0.3, 0.4, 0.5);
+  pbf::rigid_yield(b, alone, h, j, moment.v, nullptr, nullptr, kNothing);
+  EXPECT_NEAR(alone.t[1] - 0.4, b.sweep_step, 1e-12);
+}
+
+TEST(RigidBody, AnotherRoundOfAYieldMovesItByWhatItsMomentumStillLacks) {
+  // Round one shares a push with 2 kg of water; if all of that water then lets go (its constraints
+  // give back what they pushed and no added mass remains), round two moves the body on by the rest of
+  // the impulse over its own mass: in total h j / M, its whole velocity change carried over h.
+  const pbf::SignedDistanceField field = cube_field();
+  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
+  RigidPose pose = at(0.3, 0.4, 0.5);
+  const double h = 1.0 / 240.0;
+  const Added added = added_mass(Vec3{0.0f, 1.0f, 0.0f}, Vec3{0.3f, 0.4f, 0.5f}, 2.0);
+  const double j[3] = {0.0, 0.2, 0.0};
+  const Moment moment = through(pose.t, j);
+  const pbf::RigidYield first = pbf::rigid_yield(b, pose, h, j, moment.v, added.v, nullptr, kNothing);
+  EXPECT_NEAR(first.shift[1], h * j[1] / (b.mass.mass + 2.0), 1e-9 * first.shift[1]);
+  const pbf::RigidYield second = pbf::rigid_yield(b, pose, h, j, moment.v, nullptr, &first, kNothing);
+  EXPECT_NEAR(second.shift[1], h * j[1] / b.mass.mass, 1e-9 * second.shift[1]);
+  EXPECT_NEAR(pose.t[1] - 0.4, h * j[1] / b.mass.mass, 1e-9 * second.shift[1]);
+  EXPECT_EQ(second.centre[1], first.centre[1]);  // the rounds' total about the first round's centre
+  EXPECT_NEAR(second.turn[2], 0.0, 1e-9);
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ void CpuBackend::resize(size_t n) {
   rho_.reserve(n);
   for (auto* a : {&id_, &order_, &nb_count_}) a->reserve(n);
   boundary_near_.reserve(n);
+  collided_.reserve(n);
   nb_index_.reserve(n * static_cast<size_t>(stride_));
   grid_.reserve(n);
   fit_pushes(n, obstacles_.size());
@@ -73,6 +74,7 @@ void CpuBackend::resize(size_t n) {
   order_.resize(n);
   nb_count_.assign(n, 0u);
   boundary_near_.assign(n, 1u);
+  collided_.assign(n, kNoCollision);
   nb_index_.resize(n * static_cast<size_t>(stride_));
 }
 
@@ -173,6 +175,7 @@ void CpuBackend::take_obstacle_pushes(ObstaclePush* out, uint32_t count) {
         out[k].d[a] += s.d[a];
         out[k].moment[a] += s.moment[a];
       }
+      for (int e = 0; e < kSymmetric6; ++e) out[k].added[e] += s.added[e];
       s = ObstaclePush{};
     }
 }
@@ -300,9 +303,25 @@ void CpuBackend::predict(const StepContext& ctx) {
   iterations_.converged = false;  // a new substep's iterations
   const MotionConstants& c = ctx.motion;
   const Obstacle* obstacles = obstacles_for(ctx);
+  // The collision records go to scratch (free until the grid's sort) and collided_.
   for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
     pbf::predict(c, x_[i], v_[i], xp_[i]);
-    xp_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i], push);
+    collided_[i] = kNoCollision;
+    auto record = recorded(push, scratch_[i], collided_[i]);
+    xp_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i], record);
+  });
+}
+
+void CpuBackend::relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) {
+  if (ctx.obstacle_count == 0) return;
+  for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
+    const uint8_t k = collided_[i];
+    if (k == kNoCollision || k >= ctx.obstacle_count) return;
+    // At the point the push left it (the rounds before moved it along n only, which u's part along n ignores).
+    const Vec3 p = xp_[i];
+    const YieldRelief r = collision_yield_relief(scratch_[i], p, before[k], moved[k]);
+    xp_[i] = p + r.d;
+    push_relief(push, k, r, p);
   });
 }
 

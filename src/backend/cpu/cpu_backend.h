@@ -48,6 +48,7 @@ class CpuBackend final : public Backend {
   IterationTally iteration_tally() override;
   void take_obstacle_pushes(ObstaclePush* out, uint32_t count) override;
   void follow_obstacles(const StepContext& ctx) override;
+  void relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) override;
 
   // --- what the methods' CPU stages work on; every array in cell order ---
   const SolverConfig& config() const { return config_; }
@@ -58,6 +59,9 @@ class CpuBackend final : public Backend {
   LaneVector<Vec3>& velocities() { return v_; }
   LaneVector<Vec3>& predicted_positions() { return xp_; }
   LaneVector<Vec3>& scratch() { return scratch_; }
+  // Per particle, the obstacle of its collision record (core/obstacle.h), whose push a stage that collides
+  // keeps in the array that scratch() holds after the stage.
+  std::vector<uint8_t>& collided() { return collided_; }
   std::vector<float>& densities() { return rho_; }
   const LaneVector<Vec3>& predicted_positions() const { return xp_; }
   const std::vector<float>& densities() const { return rho_; }
@@ -117,6 +121,11 @@ class CpuBackend final : public Backend {
       s.moment[0] += m.x;
       s.moment[1] += m.y;
       s.moment[2] += m.z;
+    }
+    void couple(uint32_t k, Vec3 d, Vec3 at, float weight) const {
+      add(k, d, at);
+      double* added = sums[k].added;
+      for_each_added_mass_term(d, at, weight, [added](int e, double value) { added[e] += value; });
     }
   };
   // body(i, push) for every particle i in parallel, with a sink for the
@@ -210,6 +219,7 @@ class CpuBackend final : public Backend {
   LaneVector<Vec3> boundary_x_;
   std::vector<float> boundary_psi_;
   std::vector<uint8_t> boundary_near_;  // per particle: a sample within reach at the neighbour search
+  std::vector<uint8_t> collided_;       // per particle: collided()
   // Only when some samples move with obstacles (empty otherwise), in the order given: each sample's body,
   // its position in its body's frame (world for static ones), its pseudo-mass; and the scratch of the
   // per-substep sort (world positions, cell order).

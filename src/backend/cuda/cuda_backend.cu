@@ -162,6 +162,7 @@ CudaBackend::CudaBackend(const SolverConfig& config)
     cuda_check(cudaMallocHost(reinterpret_cast<void**>(&overflow_host_), sizeof(uint32_t)), "cudaMallocHost");
     *overflow_host_ = 0;
     pushes_.reserve(kMaxObstacles, 0);
+    body_yields_.reserve(2 * kMaxObstacles, 0);
     cuda_check(cudaMemset(pushes_.data(), 0, kMaxObstacles * sizeof(ObstaclePush)), "cudaMemset (pushes)");
     iteration_state_.reserve(1, 0);
     cuda_check(cudaMemset(iteration_state_.data(), 0, sizeof(IterationDeviceState)), "cudaMemset (tally)");
@@ -203,6 +204,7 @@ void CudaBackend::reserve(size_t n) {
   for (auto* b : {&id_, &id_scratch_}) b->reserve(n, keep);
   for (auto* b : {&keys_, &keys_sorted_, &places_, &order_, &nb_count_}) b->reserve(n, 0);
   boundary_near_.reserve(n, 0);  // filled by every neighbour search before it is read
+  collided_.reserve(n, 0);       // filled by every stage that collides before it is read
   nb_index_.reserve(n * static_cast<size_t>(stride_), 0);
   const size_t blocks = std::max<size_t>(1, blocks_for(n, kMeasureBlock));
   partials_.reserve(blocks, 0);

@@ -72,6 +72,7 @@ class CudaBackend final : public Backend {
   IterationTally iteration_tally() override;
   void take_obstacle_pushes(ObstaclePush* out, uint32_t count) override;
   void follow_obstacles(const StepContext& ctx) override;
+  void relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) override;
 
   // Records a step by stream capture and runs it as one CUDA graph
   // (updated in place from step to step while its shape stays the same).
@@ -98,6 +99,9 @@ class CudaBackend final : public Backend {
   DeviceBuffer<Vec3>& velocities() { return v_; }
   DeviceBuffer<Vec3>& predicted_positions() { return xp_; }
   DeviceBuffer<Vec3>& scratch() { return scratch_; }
+  // Per particle, the obstacle of its collision record (core/obstacle.h), whose push a stage that collides
+  // keeps in the buffer that scratch() holds after the stage.
+  DeviceBuffer<uint8_t>& collided() { return collided_; }
   DeviceBuffer<float>& densities() { return rho_; }
   NeighborLists neighbor_lists() const;
   // The boundary samples on the GPU (count 0 when there are none).
@@ -165,6 +169,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<uint32_t> boundary_start_;  // cells_ + 1 entries
   DeviceBuffer<float> boundary_psi_;
   DeviceBuffer<uint8_t> boundary_near_;    // per particle: a sample within reach at the neighbour search
+  DeviceBuffer<uint8_t> collided_;         // per particle: collided()
+  DeviceBuffer<BodyYield> body_yields_;    // relieve_collisions()'s: before, then moved, kMaxObstacles each
   size_t boundary_n_ = 0;
   // Only when some samples move with obstacles (empty otherwise), in the order given: each sample's
   // body, its position in its body's frame (world for static ones), its pseudo-mass; and the scratch

@@ -78,6 +78,11 @@ struct CudaPushSink {
     atomicAdd(&s.moment[1], static_cast<double>(m.y));
     atomicAdd(&s.moment[2], static_cast<double>(m.z));
   }
+  __device__ void couple(uint32_t k, Vec3 d, Vec3 at, float weight) const {
+    add(k, d, at);
+    double* added = sums[k].added;
+    for_each_added_mass_term(d, at, weight, [added](int e, double value) { atomicAdd(&added[e], value); });
+  }
 };
 
 // body(push) with the step's sink where it has obstacles (`sums` not null), NoPush otherwise.

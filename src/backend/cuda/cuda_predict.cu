@@ -11,10 +11,10 @@ namespace pbf {
 namespace {
 
 // Starts a substep: its iterations are open again.
-// The obstacles' pushes go to `pushes` (null: none).
+// The obstacles' pushes go to `pushes` (null: none), the collision records to `record` and `collided`.
 __global__ void k_predict(size_t n, MotionConstants c, PlaneSet planes, const Obstacle* obstacles,
                           uint32_t obstacle_count, const Vec3* x, Vec3* v, Vec3* xp, IterationDeviceState* state,
-                          ObstaclePush* pushes) {
+                          ObstaclePush* pushes, Vec3* record, uint8_t* collided) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i == 0) state->converged = 0;
   if (i >= n) return;
@@ -22,9 +22,26 @@ __global__ void k_predict(size_t n, MotionConstants c, PlaneSet planes, const Ob
   Vec3 p;
   predict(c, x[i], vi, p);
   v[i] = vi;
+  collided[i] = kNoCollision;
   with_push_sink(pushes, [&](const auto& push) {
-    xp[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i], push);
+    auto recording = recorded(push, record[i], collided[i]);
+    xp[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i], recording);
   });
+}
+
+// collision_yield_relief() for each particle with a collision record, added to xp; the pushes to `pushes`.
+// `yields` holds the rounds' totals before this round, then after it (kMaxObstacles each).
+__global__ void k_relieve_collisions(size_t n, uint32_t obstacle_count, const Vec3* record, const uint8_t* collided,
+                                     const BodyYield* yields, Vec3* xp, ObstaclePush* pushes) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const uint8_t k = collided[i];
+  if (k == kNoCollision || k >= obstacle_count) return;
+  const Vec3 p = xp[i];
+  const YieldRelief r = collision_yield_relief(record[i], p, yields[k], yields[kMaxObstacles + k]);
+  xp[i] = p + r.d;
+  const CudaPushSink push{pushes};
+  push_relief(push, k, r, p);
 }
 
 }  // namespace
@@ -35,9 +52,27 @@ void CudaBackend::predict(const StepContext& ctx) {
   const Obstacle* obstacles = obstacles_for(ctx);
   k_predict<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.motion, plane_set(ctx), obstacles, ctx.obstacle_count,
                                                      x_.data(), v_.data(), xp_.data(), iteration_state_.data(),
-                                                     obstacle_push_sums(ctx));
+                                                     obstacle_push_sums(ctx), scratch_.data(), collided_.data());
   check_launch("k_predict");
   finish("predict");
+}
+
+void CudaBackend::relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) {
+  ObstaclePush* pushes = obstacle_push_sums(ctx);
+  if (pushes == nullptr) return;
+  use_device();
+  begin_stage(&StepStats::time_constraints_ms);
+  cuda_check(cudaMemcpyAsync(body_yields_.data(), before, ctx.obstacle_count * sizeof(BodyYield),
+                             cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (body yields)");
+  cuda_check(cudaMemcpyAsync(body_yields_.data() + kMaxObstacles, moved, ctx.obstacle_count * sizeof(BodyYield),
+                             cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (body yields)");
+  k_relieve_collisions<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.obstacle_count, scratch_.data(),
+                                                              collided_.data(), body_yields_.data(), xp_.data(),
+                                                              pushes);
+  check_launch("k_relieve_collisions");
+  finish("relieve_collisions");
 }
 
 }  // namespace pbf

@@ -336,27 +336,42 @@ PBF_HD Vec3 position_correction(const PbfConstants& c, uint32_t i, const Neighbo
   return position_correction_of(c, i, nb, [&](uint32_t j) { return x_lambda[j]; });
 }
 
+// The weight of particle i's density constraint in the added mass of the
+// bodies it pushes (core/obstacle.h, for_each_added_mass_term()):
+// 1 / (lambda^2 D), with D the constraint's denominator, from
+// lambda = -omega C / D: -1 / (omega C lambda). Zero where the constraint
+// pushes nothing (C or lambda zero).
+PBF_HD float coupling_weight(const PbfConstants& c, float rho_i, float lambda_i) {
+  float constraint = rho_i * c.inv_rest_density - 1.0f;
+  if (c.unilateral) constraint = constraint < 0.0f ? 0.0f : constraint;
+  const float product = c.lambda_relaxation * constraint * lambda_i;
+  return product < -1e-30f ? -1.0f / product : 0.0f;
+}
+
 // The part of the position correction that static boundary samples and plane
 // walls give: the step along the boundary part of grad_i C_i,
 // (lambda_i / rho0) (sum_b psi_b grad W_ib + grad rho_walls). A sample or a
 // wall has no lambda of its own and does not move, so the pair is not
 // symmetrised and gets no s_corr. The part each obstacle's samples give goes
-// to `push` (core/obstacle.h).
+// to `push` (core/obstacle.h), with the constraint's weight in the
+// obstacles' added mass (coupling_weight(), from the density rho_i that
+// gave lambda_i).
 //
 // boundary_correction_given() takes the samples' gradient sum_b psi_b
 // grad W_ib at x_i as boundary_density_gradient() gave it where `near` (the
 // CPU keeps the one that density_lambda_given_boundary() took at the same
 // point); without, the samples are not summed.
 template <class Push>
-PBF_HD Vec3 boundary_correction_given(const PbfConstants& c, Vec3 xi, float lambda_i, bool near, Vec3 grad_b,
-                                      const BoundarySamples& boundary, const DensityWalls& walls, Push& push) {
+PBF_HD Vec3 boundary_correction_given(const PbfConstants& c, Vec3 xi, float lambda_i, float rho_i, bool near,
+                                      Vec3 grad_b, const BoundarySamples& boundary, const DensityWalls& walls,
+                                      Push& push) {
   float rho_w;
   Vec3 grad;
   wall_density_gradient<false>(walls, xi, rho_w, grad);
   const float scale = lambda_i * c.inv_rest_density;
   if (near) {
     grad += grad_b;
-    if (Push::kActive) boundary_push(c.kernel, boundary, xi, scale, push);
+    if (Push::kActive) boundary_push(c.kernel, boundary, xi, scale, push, coupling_weight(c, rho_i, lambda_i));
   }
   return grad * scale;
 }
@@ -368,7 +383,46 @@ PBF_HD Vec3 boundary_correction(const PbfConstants& c, uint32_t i, const Vec3* x
   float rho_b = 0.0f;
   Vec3 grad_b{0.0f, 0.0f, 0.0f};
   if (near) boundary_density_gradient(c.kernel, boundary, x[i], rho_b, grad_b);
-  return boundary_correction_given(c, x[i], lambda[i], near, grad_b, boundary, walls, push);
+  // No density at hand: the pushes carry no added mass.
+  return boundary_correction_given(c, x[i], lambda[i], 0.0f, near, grad_b, boundary, walls, push);
+}
+
+// What the water gives back where dynamic bodies yielded after an iteration
+// (BodySubstep, docs/PHYSICS.md §13), in a round of the yield from `before`
+// to `moved` (indexed by obstacle: the rounds' totals, zero before the
+// first and for those that did not yield): the correction of particle i,
+// made at p with lambda_i from the density rho_i, pushed each body's samples
+// away as if the body could not move. A body's motion u (at p) changes C_i
+// by -g . u (g = sum_b psi_b grad W(p - x_b) / rho0 over its samples), so
+// the joint solve of the body's motion with the constraint has lambda_i
+// larger by g . u / D, and the particle gives back (g . u / D) g of its push
+// (never more than the push where the constraint is unilateral: lambda_i
+// stays at most 0). Each body's part goes to push_relief(). Returns the
+// particle's displacement.
+template <class Push>
+PBF_HD Vec3 body_yield_relief(const PbfConstants& c, Vec3 p, float lambda_i, float rho_i,
+                              const BoundarySamples& boundary, const BodyYield* before, const BodyYield* moved,
+                              Push& push) {
+  Vec3 relief{0.0f, 0.0f, 0.0f};
+  const float weight = coupling_weight(c, rho_i, lambda_i);
+  if (!(weight > 0.0f)) return relief;
+  const float inverse_denominator = lambda_i * lambda_i * weight;  // 1 / D
+  for_each_body_gradient(Poly6Spiky{c.kernel}, boundary, p, [&](uint32_t body, Vec3 sum) {
+    const Vec3 g = sum * c.inv_rest_density;
+    const BodyYield& b0 = before[body];
+    const BodyYield& b1 = moved[body];
+    float was = dot(g, b0.shift + cross(b0.turn, p - b0.centre)) * inverse_denominator;
+    float now = dot(g, b1.shift + cross(b1.turn, p - b1.centre)) * inverse_denominator;
+    const bool pushing = !c.unilateral || now < -lambda_i;
+    if (c.unilateral) {
+      was = fminf(was, -lambda_i);
+      now = fminf(now, -lambda_i);
+    }
+    const YieldRelief r = yield_relief_between(g, was, now, pushing, inverse_denominator);
+    push_relief(push, body, r, p);
+    relief += r.d;
+  });
+  return relief;
 }
 
 // Position correction with static boundary samples and plane walls: the

@@ -1,6 +1,7 @@
 #include "methods/pbf/pbf_method.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "methods/obstacle_loads.h"
 #include "methods/pbf/pbf_equations.h"
@@ -56,14 +57,19 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
   const PbfConstants c = make_pbf_constants(config_, params, step.dt / static_cast<float>(substeps));
   if (bodies) {
     // Dynamic bodies: substep by substep, stage by stage, each body yielding to the water between the
-    // iterations (BodySubstep).
+    // iterations as its part of the joint solve with the density constraints that pushed it, the water
+    // giving back what the body's motion took over (BodySubstep).
     poses_.resize(count);
     StepContext ctx = step.ctx;
     ctx.motion = c;
     ctx.obstacle_poses = poses_.data();
+    const auto relieve = [&](const BodyYield* before, const BodyYield* moved) {
+      stages_->relieve_body_yields(ctx, c, before, moved);
+    };
     for (uint32_t k = 0; k < substeps; ++k) {
       step.obstacles->advance(float(k) / float(substeps), float(k + 1) / float(substeps), c.dt, poses_.data());
-      BodySubstep body(backend_, *step.obstacles, loads, ctx, poses_.data(), c.mass, c.dt);
+      // By reference: a std::function holding the lambda itself would allocate.
+      BodySubstep body(backend_, *step.obstacles, loads, ctx, poses_.data(), c.mass, c.dt, std::cref(relieve));
       pbf_substep(backend_, *stages_, ctx, c, iterations, s, [&body] { body.yield(); });
       s.density_iterations += backend_.iteration_tally().iterations;
       body.respond();

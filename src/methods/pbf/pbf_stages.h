@@ -29,6 +29,14 @@ class PbfStages {
   // (CUDA: on the device), so that a step can be recorded whole. Negative:
   // no check.
   virtual void solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) = 0;
+  // After an iteration whose pushes moved dynamic bodies (BodySubstep), in
+  // a round of their yield from `before` to `moved` (indexed by obstacle):
+  // each particle near boundary samples gives back what the bodies' motion
+  // made unneeded of its push (body_yield_relief(), at the iteration's
+  // points, lambdas and densities), pushed on the bodies through the
+  // device's sink.
+  virtual void relieve_body_yields(const StepContext& ctx, const PbfConstants& c, const BodyYield* before,
+                                   const BodyYield* moved) = 0;
   // v = (x* - x) / dt, x = x*, density at the new positions (lines 21, 23).
   virtual void update_velocities(const StepContext& ctx, const PbfConstants& c) = 0;
   // Vorticity confinement and XSPH viscosity (line 22).

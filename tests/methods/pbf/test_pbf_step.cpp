@@ -130,6 +130,10 @@ class LoggingBackend final : public pbf_test::ForwardingBackend {
       device_.tolerances.push_back(tolerance);
       device_.stage("density", [&] { device_.inner_stages_->solve_density(ctx, c, tolerance); });
     }
+    void relieve_body_yields(const StepContext& ctx, const pbf::PbfConstants& c, const pbf::BodyYield* before,
+                             const pbf::BodyYield* moved) override {
+      device_.stage("relief", [&] { device_.inner_stages_->relieve_body_yields(ctx, c, before, moved); });
+    }
     void update_velocities(const StepContext& ctx, const pbf::PbfConstants& c) override {
       device_.stage("velocity", [&] { device_.inner_stages_->update_velocities(ctx, c); });
     }

@@ -144,6 +144,10 @@ class LoggingBackend final : public pbf_test::ForwardingBackend {
     void solve_density(const StepContext& ctx, const pbf::PbfConstants& c, float tolerance) override {
       d_.stage("density", [&] { d_.inner_pbf_->solve_density(ctx, c, tolerance); });
     }
+    void relieve_body_yields(const StepContext& ctx, const pbf::PbfConstants& c, const pbf::BodyYield* before,
+                             const pbf::BodyYield* moved) override {
+      d_.stage("relief", [&] { d_.inner_pbf_->relieve_body_yields(ctx, c, before, moved); });
+    }
     void update_velocities(const StepContext& ctx, const pbf::PbfConstants& c) override {
       d_.stage("pbf velocity", [&] { d_.inner_pbf_->update_velocities(ctx, c); });
     }

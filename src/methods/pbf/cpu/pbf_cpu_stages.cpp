@@ -23,6 +23,7 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
   LaneVector<Vec3>& xp = device_.predicted_positions();
   LaneVector<Vec3>& out = device_.scratch();
   std::vector<float>& rho = device_.densities();
+  std::vector<uint8_t>& collided = device_.collided();
   const NeighborLists nb = device_.neighbor_lists();
   const Obstacle* obstacles = device_.obstacles_for(ctx);
   const BoundarySamples boundary = device_.boundary_samples();
@@ -69,17 +70,34 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     for (uint32_t i = begin; i < end; ++i) {
       const bool near = boundary_scan(boundary, i);
       const PointValue& own = points_[i];  // x_p and lambda
-      out[i] = own.p + (dp[i - begin] + boundary_correction_given(c, own.p, own.value, near,
+      out[i] = own.p + (dp[i - begin] + boundary_correction_given(c, own.p, own.value, rho[i], near,
                                                                   near ? out[i] : Vec3{0.0f, 0.0f, 0.0f}, boundary,
                                                                   reach[i - begin] ? walls : no_walls, push));
     }
     lanes_.planes_touch(c, ctx.planes, ctx.plane_count, out.data() + begin, end - begin, touch);
-    for (uint32_t i = begin; i < end; ++i)
+    // The collision records go to xp, which this stage no longer reads and which scratch holds after it.
+    for (uint32_t i = begin; i < end; ++i) {
+      collided[i] = kNoCollision;
+      auto record = recorded(push, xp[i], collided[i]);
       out[i] = collide(c, ctx.planes, touch[i - begin] ? ctx.plane_count : 0u, obstacles, ctx.obstacle_count, out[i],
-                       x[i], push);
+                       x[i], record);
+    }
   });
   xp.swap(out);
   ++state.tally.iterations;
+}
+
+void PbfCpuStages::relieve_body_yields(const StepContext& ctx, const PbfConstants& c, const BodyYield* before,
+                                       const BodyYield* moved) {
+  LaneVector<Vec3>& xp = device_.predicted_positions();
+  const std::vector<float>& rho = device_.densities();
+  const BoundarySamples boundary = device_.boundary_samples();
+  if (boundary.body == nullptr) return;
+  // points_ and rho hold the last iteration's points, lambdas and densities; the samples have not moved since.
+  device_.for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
+    if (!boundary_scan(boundary, i)) return;
+    xp[i] += body_yield_relief(c, points_[i].p, points_[i].value, rho[i], boundary, before, moved, push);
+  });
 }
 
 void PbfCpuStages::update_velocities(const StepContext& ctx, const PbfConstants& c) {

@@ -22,6 +22,8 @@ class PbfCpuStages final : public PbfStages {
 
   void reserve(size_t n) override;
   void solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) override;
+  void relieve_body_yields(const StepContext& ctx, const PbfConstants& c, const BodyYield* before,
+                           const BodyYield* moved) override;
   void update_velocities(const StepContext& ctx, const PbfConstants& c) override;
   void apply_vorticity_viscosity(const StepContext& ctx, const PbfConstants& c) override;
 

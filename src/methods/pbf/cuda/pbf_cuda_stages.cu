@@ -47,11 +47,12 @@ __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, Neig
 // Writes the corrected positions to `out`, which the stage then swaps with
 // xp (the obstacles' pushes to `pushes`, null: none); once converged it copies xp there unchanged, so that the swap (recorded
 // with the graph) keeps them. A particle near boundary samples reads their
-// gradient from out[i], where k_density_lambda left it.
+// gradient from out[i], where k_density_lambda left it. The collision
+// records go to `record` (xp, unread unless converged) and `collided`.
 __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
                           uint32_t obstacle_count, NeighborLists nb, BoundarySamples boundary, const Vec3* xp,
-                          const PointValue* x_lambda, const Vec3* x, Vec3* out, IterationDeviceState* state,
-                          ObstaclePush* pushes) {
+                          const PointValue* x_lambda, const float* rho, const Vec3* x, Vec3* out,
+                          IterationDeviceState* state, ObstaclePush* pushes, Vec3* record, uint8_t* collided) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (state->converged) {
     if (i < n) out[i] = xp[i];
@@ -64,11 +65,28 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
   const bool near = boundary_scan(boundary, id);
   const Vec3 grad_b = near ? out[i] : Vec3{0.0f, 0.0f, 0.0f};
   const PointValue own = x_lambda[id];  // as position_correction() indexes it, so that the load is shared
+  collided[i] = kNoCollision;
   with_push_sink(pushes, [&](const auto& push) {
     const Vec3 moved = own.p + (position_correction(c, id, nb, x_lambda) +
-                                boundary_correction_given(c, own.p, own.value, near, grad_b, boundary, walls, push));
-    out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], push);
+                                boundary_correction_given(c, own.p, own.value, rho[id], near, grad_b, boundary,
+                                                          walls, push));
+    auto recording = recorded(push, record[i], collided[i]);
+    out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], recording);
   });
+}
+
+// body_yield_relief() for each particle near boundary samples, at the last iteration's points, lambdas and
+// densities, added to xp; the pushes to `pushes`. `yields` holds the rounds' totals before this round, then
+// after it (kMaxObstacles each).
+__global__ void k_relieve_body_yields(size_t n, PbfConstants c, BoundarySamples boundary, const PointValue* x_lambda,
+                                      const float* rho, const BodyYield* yields, Vec3* xp, ObstaclePush* pushes) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t id = static_cast<uint32_t>(i);
+  if (!boundary_scan(boundary, id)) return;
+  const PointValue own = x_lambda[id];
+  const CudaPushSink push{pushes};
+  xp[i] += body_yield_relief(c, own.p, own.value, rho[id], boundary, yields, yields + kMaxObstacles, push);
 }
 
 __global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
@@ -101,8 +119,11 @@ class PbfCudaStages final : public PbfStages {
     device_.use_device();
     x_lambda_.reserve(n, 0);
     omega_.reserve(n, 0);
+    yields_.reserve(2 * kMaxObstacles, 0);
   }
   void solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) override;
+  void relieve_body_yields(const StepContext& ctx, const PbfConstants& c, const BodyYield* before,
+                           const BodyYield* moved) override;
   void update_velocities(const StepContext& ctx, const PbfConstants& c) override;
   void apply_vorticity_viscosity(const StepContext& ctx, const PbfConstants& c) override;
 
@@ -110,6 +131,7 @@ class PbfCudaStages final : public PbfStages {
   CudaBackend& device_;
   DeviceBuffer<PointValue> x_lambda_;  // each particle's predicted point and lambda
   DeviceBuffer<Vec3> omega_;  // vorticity
+  DeviceBuffer<BodyYield> yields_;  // relieve_body_yields()'s: before, then moved, kMaxObstacles each
 };
 
 void PbfCudaStages::solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) {
@@ -129,8 +151,10 @@ void PbfCudaStages::solve_density(const StepContext& ctx, const PbfConstants& c,
   check_launch("k_density_lambda");
   const Obstacle* obstacles = d.obstacles_for(ctx);
   k_correct<<<b, kBlock, 0, stream>>>(n, c, plane_set(ctx), obstacles, ctx.obstacle_count, nb, boundary,
-                                      d.predicted_positions().data(), x_lambda_.data(), d.positions().data(),
-                                      d.scratch().data(), d.iteration_state(), d.obstacle_push_sums(ctx));
+                                      d.predicted_positions().data(), x_lambda_.data(), d.densities().data(),
+                                      d.positions().data(), d.scratch().data(), d.iteration_state(),
+                                      d.obstacle_push_sums(ctx), d.predicted_positions().data(),
+                                      d.collided().data());
   check_launch("k_correct");
   d.predicted_positions().swap(d.scratch());
   // After the correction, which this iteration makes whatever the gate finds.
@@ -140,6 +164,29 @@ void PbfCudaStages::solve_density(const StepContext& ctx, const PbfConstants& c,
     check_launch("k_iteration_gate");
   }
   d.finish("solve_density");
+}
+
+void PbfCudaStages::relieve_body_yields(const StepContext& ctx, const PbfConstants& c, const BodyYield* before,
+                                        const BodyYield* moved) {
+  CudaBackend& d = device_;
+  const BoundarySamples boundary = d.boundary_samples();
+  ObstaclePush* pushes = d.obstacle_push_sums(ctx);
+  if (boundary.body == nullptr || pushes == nullptr) return;
+  d.use_device();
+  d.begin_stage(&StepStats::time_constraints_ms);
+  const size_t n = d.size();
+  const cudaStream_t stream = d.stream();
+  cuda_check(cudaMemcpyAsync(yields_.data(), before, ctx.obstacle_count * sizeof(BodyYield), cudaMemcpyHostToDevice,
+                             stream),
+             "cudaMemcpy (body yields)");
+  cuda_check(cudaMemcpyAsync(yields_.data() + kMaxObstacles, moved, ctx.obstacle_count * sizeof(BodyYield),
+                             cudaMemcpyHostToDevice, stream),
+             "cudaMemcpy (body yields)");
+  k_relieve_body_yields<<<blocks_for(n), kBlock, 0, stream>>>(n, c, boundary, x_lambda_.data(),
+                                                               d.densities().data(), yields_.data(),
+                                                               d.predicted_positions().data(), pushes);
+  check_launch("k_relieve_body_yields");
+  d.finish("relieve_body_yields");
 }
 
 void PbfCudaStages::update_velocities(const StepContext& ctx, const PbfConstants& c) {
