@@ -55,9 +55,15 @@ void BodySubstep::yield() {
   take(since);
   BodyYield before[kMaxObstacles] = {}, moved[kMaxObstacles] = {};
   const double first = obstacles_.yield(since, poses_, moved, false);
+  // Only a body that moved against an added mass has anything to take back (the kinematic obstacles'
+  // pushes carry added mass too, but they do not move here).
   bool coupled = false;
-  for (uint32_t k = 0; k < ctx_.obstacle_count && !coupled; ++k)
-    for (int e = 0; e < kSymmetric6 && !coupled; ++e) coupled = since[k].added[e] != 0.0;
+  for (uint32_t k = 0; k < ctx_.obstacle_count && !coupled; ++k) {
+    const BodyYield& y = moved[k];
+    const bool moving = y.shift.x != 0.0f || y.shift.y != 0.0f || y.shift.z != 0.0f || y.turn.x != 0.0f ||
+                        y.turn.y != 0.0f || y.turn.z != 0.0f;
+    for (int e = 0; e < kSymmetric6 && moving && !coupled; ++e) coupled = since[k].added[e] != 0.0;
+  }
   // The water gives back what the bodies' motion took over, before the samples follow them: the
   // collisions' pushes, and after an iteration the density constraints'. Where some constraints let go
   // of a body, what the water still pushes exceeds what moved it: Newton's rounds on that balance,

@@ -59,7 +59,7 @@ class BodySubstep {
  public:
   // The most rounds of a yield, and the part of the first round's motion below which a round ends them.
   static constexpr int kYieldRounds = 4;
-  static constexpr double kYieldRoundEnough = 1e-3;
+  static constexpr double kYieldRoundEnough = 0.01;
   using Relief = std::function<void(const BodyYield* before, const BodyYield* moved)>;
   BodySubstep(Backend& backend, ObstaclePath& obstacles, ObstacleLoadTally& loads, const StepContext& ctx,
               ObstaclePose* poses, float mass, float h, Relief relieve_density = nullptr)

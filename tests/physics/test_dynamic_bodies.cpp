@@ -420,7 +420,7 @@ Rebound crate_onto_pinched_water(pbf_backend backend, pbf_method method, uint32_
 // m/s, spinning at 10 rad/s; at 60 iterations a substep at 6.7 m/s and 39
 // rad/s; with Projective Fluids' defaults at 8.9 m/s and 104 rad/s. The body
 // now yields within the iterations, and the film stops it: measured 0.23,
-// 0.02 and 0.05 m/s up, at most 6.7 rad/s (CPU).
+// 0.01 and 0.05 m/s up, at most 6.9 rad/s (CPU; PBF by the joint solve).
 TEST_P(DynamicBodies, ACrateFallingOntoWaterOverTheFloorStopsWhateverTheIterations) {
   const struct {
     pbf_method method;
@@ -448,8 +448,8 @@ TEST_P(DynamicBodies, ACrateFallingOntoWaterOverTheFloorStopsWhateverTheIteratio
 // up around them (up to 100 m/s, the body to its 1000 m/s limit); now each
 // yields as its part of the joint solve with the constraints pushing it, and
 // the water gives back what its motion took over. Measured (CPU), after the
-// touch down: the plank at most 0.05 m/s and 1.5 rad/s, the cube 0.04 m/s and
-// 0.5 rad/s, the water at most 0.3 m/s; yielding by their own mass, the
+// touch down: the plank at most 0.06 m/s and 1.7 rad/s, the cube 0.05 m/s and
+// 0.7 rad/s, the water at most 0.3 m/s; yielding by their own mass, the
 // plank went to 1000 m/s and the water to 100 m/s, the cube turned at
 // 12 rad/s. PBF only: Projective Fluids' bodies still yield by their own mass.
 TEST_P(DynamicBodies, BodiesFarLighterThanTheWaterFloatOnItCalmly) {
@@ -481,7 +481,7 @@ TEST_P(DynamicBodies, BodiesFarLighterThanTheWaterFloatOnItCalmly) {
     RecordProperty(std::string(body.name) + "_water_m_s", std::to_string(water));
     EXPECT_LT(water, 1.0f) << body.name << ": the water blew up around it";
     EXPECT_LT(fastest, 0.2f) << body.name << ": after it touched down";
-    EXPECT_LT(spin, 3.0f) << body.name << ": after it touched down";
+    EXPECT_LT(spin, 5.0f) << body.name << ": after it touched down";
     // It floats: its bottom within a spacing of the water's surface, on top of it.
     const float bottom = b.centre[1] - body.half[1], surface = kLayers * kSpacing;
     EXPECT_NEAR(bottom, surface, kSpacing) << body.name;
