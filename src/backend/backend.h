@@ -37,6 +37,12 @@ struct StepContext {
   uint32_t density_planes_first;
   const ObstaclePose* obstacle_poses;
   uint32_t obstacle_count;
+  // The dynamic bodies yield as their part of a joint solve with the water's
+  // constraints (BodySubstep with the method's relief): the sinks then sum
+  // the added mass that Push::couple() hands them, and the stages that
+  // collide keep each particle's collision record. Otherwise couple() sums
+  // the push alone, and no stage keeps records.
+  bool bodies_couple = false;
 };
 
 // What a method's iterations report, summed since the last
@@ -118,13 +124,14 @@ class Backend {
   // found by every particle it reaches but at the kernel's last fraction
   // (kBoundaryNearReach). Collisions take ctx's poses at every stage anyway.
   virtual void follow_obstacles(const StepContext& ctx) = 0;
-  // After a stage that collided the particles with the obstacles and kept
-  // their collision records (predict(); PBF's density iterations), in a
-  // round of a yield of the dynamic bodies (BodySubstep) from `before` to
-  // `moved` (indexed by obstacle): each particle that an obstacle's
-  // collision pushed in that stage gives back what the obstacle's motion
-  // made unneeded (collision_yield_relief()), pushed on the obstacle. The
-  // records live in scratch until the next stage.
+  // After predict(), which keeps each particle's collision record (the push
+  // in scratch until the next stage, its obstacle in a byte; PBF's density
+  // iterations keep them too, and relieve them with their constraints,
+  // PbfStages::relieve_body_yields()), in a round of a yield of the dynamic
+  // bodies (BodySubstep) from `before` to `moved` (indexed by obstacle):
+  // each particle that an obstacle's collision pushed gives back what the
+  // obstacle's motion made unneeded (collision_yield_relief()), pushed on
+  // the obstacle.
   virtual void relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) = 0;
 
   // What the obstacles did to the water since the previous call, which

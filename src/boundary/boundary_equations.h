@@ -181,10 +181,30 @@ PBF_HD void for_each_body_gradient(const Kernel& k, const BoundarySamples& b, Ve
 template <class Kernel, class Push>
 PBF_HD void boundary_push_with(const Kernel& k, const BoundarySamples& b, Vec3 p, float scale, Push& push,
                                float weight) {
-  for_each_body_gradient(k, b, p, [&](uint32_t body, Vec3 sum) {
-    if (weight > 0.0f) push.couple(body, sum * scale, p, weight);
-    else push.add(body, sum * scale, p);
+  if (weight > 0.0f) {
+    // The added mass is quadratic in each body's whole sum.
+    for_each_body_gradient(k, b, p, [&](uint32_t body, Vec3 sum) { push.couple(body, sum * scale, p, weight); });
+    return;
+  }
+  if (b.count == 0 || b.body == nullptr) return;
+  // The pushes alone add up: consecutive samples of one body are summed before they are handed on.
+  uint32_t body = kStaticBoundary;
+  Vec3 sum{0.0f, 0.0f, 0.0f};
+  for_each_sample_row(b, p, k.radius(), [&](uint32_t first, uint32_t last) {
+    for (uint32_t s = first; s < last; ++s) {
+      if (b.body[s] == kStaticBoundary) continue;
+      const Vec3 r = p - b.x[s];
+      const float r2 = length_squared(r);
+      if (r2 >= k.h2()) continue;
+      if (b.body[s] != body) {
+        if (body != kStaticBoundary) push.add(body, sum * scale, p);
+        body = b.body[s];
+        sum = Vec3{0.0f, 0.0f, 0.0f};
+      }
+      sum += r * (b.psi[s] * k.gradient_scale(r2));
+    }
   });
+  if (body != kStaticBoundary) push.add(body, sum * scale, p);
 }
 
 template <class Push>

@@ -32,14 +32,18 @@ struct Obstacle {
 // boundary samples attached to k), they call push.add(k, d, at). The water's
 // force on k follows from the sum: a displacement d of a particle of mass m
 // in a substep dt is an impulse m d / dt that k gave it (docs/PHYSICS.md
-// §12). A push of a density constraint through k's boundary samples comes
-// as push.couple(k, d, at, weight) instead, which adds the same and the
-// constraint's share of k's added mass (for_each_added_mass_term(), §13).
-// NoPush drops them; each backend has a sink that sums them.
+// §12). A push of a constraint (a density constraint through k's boundary
+// samples, a collision with k) comes as push.couple(k, d, at, weight)
+// instead, which adds the same and the constraint's share of k's added mass
+// (for_each_added_mass_term(), §13); push.couples() says whether the sink
+// sums the added mass (StepContext::bodies_couple), so that a stage need not
+// work out what it would drop. NoPush drops them; each backend has a sink
+// that sums them.
 struct NoPush {
   static constexpr bool kActive = false;
   PBF_HD void add(uint32_t, Vec3, Vec3) const {}
   PBF_HD void couple(uint32_t, Vec3, Vec3, float) const {}
+  PBF_HD bool couples() const { return false; }
 };
 
 // A sink that hands every push on to `inner` and also sums the
@@ -58,6 +62,7 @@ struct TalliedPush {
     inner.couple(k, d, at, weight);
     total += d;
   }
+  PBF_HD bool couples() const { return inner.couples(); }
 };
 
 // The entries of a symmetric 6 x 6 matrix kept as its upper triangle, row by
@@ -66,7 +71,7 @@ constexpr int kSymmetric6 = 21;
 
 // What the pushes on one obstacle sum to: the displacements [m] and their
 // moments about the world's origin, sum at x d [m^2], in double; and, from
-// the pushes of density constraints (Push::couple()), the water's added
+// the pushes of constraints (Push::couple()), the water's added
 // mass: sum w a a^T with a = (d, at x d), upper triangle (kSymmetric6), in
 // units of a particle's mass (ObstacleLoadTally scales it, docs/PHYSICS.md
 // §13).
@@ -107,6 +112,7 @@ struct RecordedPush {
     d = dk;
     obstacle = static_cast<uint8_t>(k);
   }
+  PBF_HD bool couples() const { return inner.couples(); }
 };
 
 template <class Push>
@@ -161,8 +167,21 @@ PBF_HD YieldRelief collision_yield_relief(Vec3 d, Vec3 p, const BodyYield& befor
   return yield_relief_between(n, fmaxf(was, -depth), fmaxf(now, -depth), now > -depth, 1.0f);
 }
 
+// collision_yield_relief() for a particle with the collision record (d,
+// obstacle) at p, handed to push; returns its displacement (zero without a
+// record).
+template <class Push>
+PBF_HD Vec3 collision_relief(Vec3 d, uint8_t obstacle, Vec3 p, uint32_t obstacle_count, const BodyYield* before,
+                             const BodyYield* moved, Push& push) {
+  if (obstacle == kNoCollision || obstacle >= obstacle_count) return make_vec3(0.0f, 0.0f, 0.0f);
+  // Where the push and the rounds before left it: they moved it along n only, which changes no n . u.
+  const YieldRelief r = collision_yield_relief(d, p, before[obstacle], moved[obstacle]);
+  push_relief(push, obstacle, r, p);
+  return r.d;
+}
+
 // f(entry, value) for each entry of weight x a a^T, a = (d, at x d): what a
-// push of a density constraint adds to ObstaclePush::added. A sink's
+// push of a constraint adds to ObstaclePush::added. A sink's
 // couple(k, d, at, weight) adds these besides what add(k, d, at) adds: the
 // constraint C of the push's particle moves it by d = lambda grad C and has
 // weight = 1 / (lambda^2 D), D its denominator (the sum of its squared

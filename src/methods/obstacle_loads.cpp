@@ -46,7 +46,7 @@ void BodySubstep::take(ObstacleImpulse* now) {
       total_[k].moment[a] += now[k].moment[a];
     }
     // A method that does not take back what the yields made unneeded: its bodies yield by their own mass.
-    if (!relieve_density_) std::fill(now[k].added, now[k].added + kSymmetric6, 0.0);
+    if (!relieve_iteration_) std::fill(now[k].added, now[k].added + kSymmetric6, 0.0);
   }
 }
 
@@ -69,8 +69,8 @@ void BodySubstep::yield() {
   // of a body, what the water still pushes exceeds what moved it: Newton's rounds on that balance,
   // with the added mass of the constraints still pushing, until a round moves the bodies little.
   for (int round = 0; coupled; ++round) {
-    backend_.relieve_collisions(ctx_, before, moved);
-    if (!after_prediction_) relieve_density_(before, moved);
+    if (after_prediction_) backend_.relieve_collisions(ctx_, before, moved);
+    else relieve_iteration_(before, moved);
     ObstacleImpulse relief[kMaxObstacles];
     take(relief);
     if (round + 1 == kYieldRounds) break;

@@ -48,12 +48,13 @@ class ObstacleLoadTally {
 // collision records (core/obstacle.h), a body yields as its part of the
 // joint solve with those constraints (rigid_yield()), and the water then
 // gives back the part of its pushes that the bodies' motion made unneeded,
-// as the joint solve would not have pushed it: the collisions' through the
-// device (Backend::relieve_collisions()), after an iteration the density
-// constraints' through the method's `relieve_density` (PBF's stage). What
+// as the joint solve would not have pushed it: after the prediction the
+// collisions' (Backend::relieve_collisions()), after an iteration the
+// density constraints' and the collisions' (the method's `relieve_iteration`,
+// PBF's stage). What
 // it gives back is pushed on the bodies (Push::add()) and counted in the
 // substep's impulse, so that the water's momentum and the bodies' still
-// balance. A method without `relieve_density` (null) keeps its bodies
+// balance. A method without `relieve_iteration` (null) keeps its bodies
 // yielding by their own mass (docs/PHYSICS.md §13).
 class BodySubstep {
  public:
@@ -62,9 +63,9 @@ class BodySubstep {
   static constexpr double kYieldRoundEnough = 0.01;
   using Relief = std::function<void(const BodyYield* before, const BodyYield* moved)>;
   BodySubstep(Backend& backend, ObstaclePath& obstacles, ObstacleLoadTally& loads, const StepContext& ctx,
-              ObstaclePose* poses, float mass, float h, Relief relieve_density = nullptr)
+              ObstaclePose* poses, float mass, float h, Relief relieve_iteration = nullptr)
       : backend_(backend), obstacles_(obstacles), loads_(loads), ctx_(ctx), poses_(poses), mass_(mass), h_(h),
-        relieve_density_(std::move(relieve_density)) {}
+        relieve_iteration_(std::move(relieve_iteration)) {}
   void yield();
   void respond();
 
@@ -75,7 +76,7 @@ class BodySubstep {
   StepContext ctx_;
   ObstaclePose* poses_;
   float mass_, h_;
-  Relief relieve_density_;
+  Relief relieve_iteration_;
   bool after_prediction_ = true;  // the first yield of a substep follows the prediction
   ObstacleImpulse total_[kMaxObstacles] = {};
   // Takes the pushes since the last take into `now`, added to the substep's.

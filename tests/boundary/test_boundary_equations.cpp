@@ -460,6 +460,7 @@ struct SumPush {
     d += dk;
     weight = w;
   }
+  bool couples() const { return true; }
 };
 
 TEST(BodyCoupling, APushCarriesItsConstraintsWeightOneOverLambdaSquaredTimesTheDenominator) {

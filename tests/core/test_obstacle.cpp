@@ -160,6 +160,7 @@ struct RecordingPush {
     add(k, dk, a);
     weight.push_back(w);
   }
+  bool couples() const { return true; }
   std::vector<float> weight;
 };
 

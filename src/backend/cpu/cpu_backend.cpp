@@ -306,6 +306,10 @@ void CpuBackend::predict(const StepContext& ctx) {
   // The collision records go to scratch (free until the grid's sort) and collided_.
   for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
     pbf::predict(c, x_[i], v_[i], xp_[i]);
+    if (!ctx.bodies_couple) {
+      xp_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i], push);
+      return;
+    }
     collided_[i] = kNoCollision;
     auto record = recorded(push, scratch_[i], collided_[i]);
     xp_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i], record);
@@ -315,13 +319,7 @@ void CpuBackend::predict(const StepContext& ctx) {
 void CpuBackend::relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) {
   if (ctx.obstacle_count == 0) return;
   for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
-    const uint8_t k = collided_[i];
-    if (k == kNoCollision || k >= ctx.obstacle_count) return;
-    // At the point the push left it (the rounds before moved it along n only, which u's part along n ignores).
-    const Vec3 p = xp_[i];
-    const YieldRelief r = collision_yield_relief(scratch_[i], p, before[k], moved[k]);
-    xp_[i] = p + r.d;
-    push_relief(push, k, r, p);
+    xp_[i] += collision_relief(scratch_[i], collided_[i], xp_[i], ctx.obstacle_count, before, moved, push);
   });
 }
 

@@ -112,6 +112,7 @@ class CpuBackend final : public Backend {
   struct PushSink {
     static constexpr bool kActive = true;
     ObstaclePush* sums;  // one per obstacle
+    bool couple_added;   // StepContext::bodies_couple
     void add(uint32_t k, Vec3 d, Vec3 at) const {
       ObstaclePush& s = sums[k];
       const Vec3 m = cross(at, d);
@@ -124,9 +125,11 @@ class CpuBackend final : public Backend {
     }
     void couple(uint32_t k, Vec3 d, Vec3 at, float weight) const {
       add(k, d, at);
+      if (!couple_added) return;
       double* added = sums[k].added;
       for_each_added_mass_term(d, at, weight, [added](int e, double value) { added[e] += value; });
     }
+    bool couples() const { return couple_added; }
   };
   // body(i, push) for every particle i in parallel, with a sink for the
   // pushes of the obstacles of the substep `ctx` describes: NoPush without
@@ -191,7 +194,7 @@ class CpuBackend final : public Backend {
     arena_.execute([&] {
       tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks, 1), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t b = r.begin(); b < r.end(); ++b)
-          body(b * kPushBlock, std::min(n, (b + 1) * kPushBlock), PushSink{sums + b * count});
+          body(b * kPushBlock, std::min(n, (b + 1) * kPushBlock), PushSink{sums + b * count, ctx.bodies_couple});
       });
     });
   }

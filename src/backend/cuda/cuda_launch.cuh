@@ -68,6 +68,7 @@ void check_launch(const char* kernel) { cuda_check(cudaGetLastError(), kernel); 
 struct CudaPushSink {
   static constexpr bool kActive = true;
   ObstaclePush* sums;
+  bool couple_added;  // StepContext::bodies_couple
   __device__ void add(uint32_t k, Vec3 d, Vec3 at) const {
     ObstaclePush& s = sums[k];
     const Vec3 m = cross(at, d);
@@ -80,16 +81,19 @@ struct CudaPushSink {
   }
   __device__ void couple(uint32_t k, Vec3 d, Vec3 at, float weight) const {
     add(k, d, at);
+    if (!couple_added) return;
     double* added = sums[k].added;
     for_each_added_mass_term(d, at, weight, [added](int e, double value) { atomicAdd(&added[e], value); });
   }
+  __device__ bool couples() const { return couple_added; }
 };
 
-// body(push) with the step's sink where it has obstacles (`sums` not null), NoPush otherwise.
+// body(push) with the step's sink where it has obstacles (`sums` not null), NoPush otherwise; `couple`:
+// StepContext::bodies_couple.
 template <class Body>
-__device__ void with_push_sink(ObstaclePush* sums, Body&& body) {
+__device__ void with_push_sink(ObstaclePush* sums, bool couple, Body&& body) {
   if (sums) {
-    const CudaPushSink push{sums};
+    const CudaPushSink push{sums, couple};
     body(push);
   } else {
     const NoPush none;

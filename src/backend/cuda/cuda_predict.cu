@@ -14,7 +14,7 @@ namespace {
 // The obstacles' pushes go to `pushes` (null: none), the collision records to `record` and `collided`.
 __global__ void k_predict(size_t n, MotionConstants c, PlaneSet planes, const Obstacle* obstacles,
                           uint32_t obstacle_count, const Vec3* x, Vec3* v, Vec3* xp, IterationDeviceState* state,
-                          ObstaclePush* pushes, Vec3* record, uint8_t* collided) {
+                          ObstaclePush* pushes, bool couple, Vec3* record, uint8_t* collided) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i == 0) state->converged = 0;
   if (i >= n) return;
@@ -22,8 +22,12 @@ __global__ void k_predict(size_t n, MotionConstants c, PlaneSet planes, const Ob
   Vec3 p;
   predict(c, x[i], vi, p);
   v[i] = vi;
-  collided[i] = kNoCollision;
-  with_push_sink(pushes, [&](const auto& push) {
+  with_push_sink(pushes, couple, [&](const auto& push) {
+    if (!couple) {
+      xp[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i], push);
+      return;
+    }
+    collided[i] = kNoCollision;
     auto recording = recorded(push, record[i], collided[i]);
     xp[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i], recording);
   });
@@ -35,13 +39,8 @@ __global__ void k_relieve_collisions(size_t n, uint32_t obstacle_count, const Ve
                                      const BodyYield* yields, Vec3* xp, ObstaclePush* pushes) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  const uint8_t k = collided[i];
-  if (k == kNoCollision || k >= obstacle_count) return;
-  const Vec3 p = xp[i];
-  const YieldRelief r = collision_yield_relief(record[i], p, yields[k], yields[kMaxObstacles + k]);
-  xp[i] = p + r.d;
-  const CudaPushSink push{pushes};
-  push_relief(push, k, r, p);
+  const CudaPushSink push{pushes, true};
+  xp[i] += collision_relief(record[i], collided[i], xp[i], obstacle_count, yields, yields + kMaxObstacles, push);
 }
 
 }  // namespace
@@ -52,7 +51,8 @@ void CudaBackend::predict(const StepContext& ctx) {
   const Obstacle* obstacles = obstacles_for(ctx);
   k_predict<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.motion, plane_set(ctx), obstacles, ctx.obstacle_count,
                                                      x_.data(), v_.data(), xp_.data(), iteration_state_.data(),
-                                                     obstacle_push_sums(ctx), scratch_.data(), collided_.data());
+                                                     obstacle_push_sums(ctx), ctx.bodies_couple, scratch_.data(),
+                                                     collided_.data());
   check_launch("k_predict");
   finish("predict");
 }

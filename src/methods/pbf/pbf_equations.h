@@ -371,7 +371,8 @@ PBF_HD Vec3 boundary_correction_given(const PbfConstants& c, Vec3 xi, float lamb
   const float scale = lambda_i * c.inv_rest_density;
   if (near) {
     grad += grad_b;
-    if (Push::kActive) boundary_push(c.kernel, boundary, xi, scale, push, coupling_weight(c, rho_i, lambda_i));
+    if (Push::kActive)
+      boundary_push(c.kernel, boundary, xi, scale, push, push.couples() ? coupling_weight(c, rho_i, lambda_i) : 0.0f);
   }
   return grad * scale;
 }

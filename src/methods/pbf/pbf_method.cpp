@@ -63,6 +63,7 @@ void PbfMethod::step(const StepRequest& step, StepStats& s) {
     StepContext ctx = step.ctx;
     ctx.motion = c;
     ctx.obstacle_poses = poses_.data();
+    ctx.bodies_couple = true;
     const auto relieve = [&](const BodyYield* before, const BodyYield* moved) {
       stages_->relieve_body_yields(ctx, c, before, moved);
     };

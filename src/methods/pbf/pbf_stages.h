@@ -33,8 +33,10 @@ class PbfStages {
   // a round of their yield from `before` to `moved` (indexed by obstacle):
   // each particle near boundary samples gives back what the bodies' motion
   // made unneeded of its push (body_yield_relief(), at the iteration's
-  // points, lambdas and densities), pushed on the bodies through the
-  // device's sink.
+  // points, lambdas and densities), and each that a body's collision pushed
+  // (its collision record) likewise (collision_relief(), as
+  // Backend::relieve_collisions() after the prediction), in one pass; what
+  // they give back is pushed on the bodies through the device's sink.
   virtual void relieve_body_yields(const StepContext& ctx, const PbfConstants& c, const BodyYield* before,
                                    const BodyYield* moved) = 0;
   // v = (x* - x) / dt, x = x*, density at the new positions (lines 21, 23).

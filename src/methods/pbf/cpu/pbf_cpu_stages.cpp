@@ -77,10 +77,14 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     lanes_.planes_touch(c, ctx.planes, ctx.plane_count, out.data() + begin, end - begin, touch);
     // The collision records go to xp, which this stage no longer reads and which scratch holds after it.
     for (uint32_t i = begin; i < end; ++i) {
+      const uint32_t planes = touch[i - begin] ? ctx.plane_count : 0u;
+      if (!ctx.bodies_couple) {
+        out[i] = collide(c, ctx.planes, planes, obstacles, ctx.obstacle_count, out[i], x[i], push);
+        continue;
+      }
       collided[i] = kNoCollision;
       auto record = recorded(push, xp[i], collided[i]);
-      out[i] = collide(c, ctx.planes, touch[i - begin] ? ctx.plane_count : 0u, obstacles, ctx.obstacle_count, out[i],
-                       x[i], record);
+      out[i] = collide(c, ctx.planes, planes, obstacles, ctx.obstacle_count, out[i], x[i], record);
     }
   });
   xp.swap(out);
@@ -90,13 +94,15 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
 void PbfCpuStages::relieve_body_yields(const StepContext& ctx, const PbfConstants& c, const BodyYield* before,
                                        const BodyYield* moved) {
   LaneVector<Vec3>& xp = device_.predicted_positions();
+  const LaneVector<Vec3>& record = device_.scratch();  // the iteration's collision records
+  const std::vector<uint8_t>& collided = device_.collided();
   const std::vector<float>& rho = device_.densities();
   const BoundarySamples boundary = device_.boundary_samples();
-  if (boundary.body == nullptr) return;
   // points_ and rho hold the last iteration's points, lambdas and densities; the samples have not moved since.
   device_.for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
-    if (!boundary_scan(boundary, i)) return;
-    xp[i] += body_yield_relief(c, points_[i].p, points_[i].value, rho[i], boundary, before, moved, push);
+    if (boundary.body != nullptr && boundary_scan(boundary, i))
+      xp[i] += body_yield_relief(c, points_[i].p, points_[i].value, rho[i], boundary, before, moved, push);
+    xp[i] += collision_relief(record[i], collided[i], xp[i], ctx.obstacle_count, before, moved, push);
   });
 }
 

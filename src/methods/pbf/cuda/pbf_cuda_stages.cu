@@ -52,7 +52,8 @@ __global__ void k_density_lambda(size_t n, PbfConstants c, PlaneSet planes, Neig
 __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obstacle* obstacles,
                           uint32_t obstacle_count, NeighborLists nb, BoundarySamples boundary, const Vec3* xp,
                           const PointValue* x_lambda, const float* rho, const Vec3* x, Vec3* out,
-                          IterationDeviceState* state, ObstaclePush* pushes, Vec3* record, uint8_t* collided) {
+                          IterationDeviceState* state, ObstaclePush* pushes, bool couple, Vec3* record,
+                          uint8_t* collided) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (state->converged) {
     if (i < n) out[i] = xp[i];
@@ -65,28 +66,39 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
   const bool near = boundary_scan(boundary, id);
   const Vec3 grad_b = near ? out[i] : Vec3{0.0f, 0.0f, 0.0f};
   const PointValue own = x_lambda[id];  // as position_correction() indexes it, so that the load is shared
-  collided[i] = kNoCollision;
-  with_push_sink(pushes, [&](const auto& push) {
+  with_push_sink(pushes, couple, [&](const auto& push) {
     const Vec3 moved = own.p + (position_correction(c, id, nb, x_lambda) +
                                 boundary_correction_given(c, own.p, own.value, rho[id], near, grad_b, boundary,
                                                           walls, push));
+    if (!couple) {
+      out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], push);
+      return;
+    }
+    collided[i] = kNoCollision;
     auto recording = recorded(push, record[i], collided[i]);
     out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], recording);
   });
 }
 
 // body_yield_relief() for each particle near boundary samples, at the last iteration's points, lambdas and
-// densities, added to xp; the pushes to `pushes`. `yields` holds the rounds' totals before this round, then
+// densities, and collision_relief() for each with a collision record (in `record`, scratch, and `collided`),
+// added to xp; the pushes to `pushes`. `yields` holds the rounds' totals before this round, then
 // after it (kMaxObstacles each).
-__global__ void k_relieve_body_yields(size_t n, PbfConstants c, BoundarySamples boundary, const PointValue* x_lambda,
-                                      const float* rho, const BodyYield* yields, Vec3* xp, ObstaclePush* pushes) {
+__global__ void k_relieve_body_yields(size_t n, PbfConstants c, uint32_t obstacle_count, BoundarySamples boundary,
+                                      const PointValue* x_lambda, const float* rho, const Vec3* record,
+                                      const uint8_t* collided, const BodyYield* yields, Vec3* xp,
+                                      ObstaclePush* pushes) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const uint32_t id = static_cast<uint32_t>(i);
-  if (!boundary_scan(boundary, id)) return;
-  const PointValue own = x_lambda[id];
-  const CudaPushSink push{pushes};
-  xp[i] += body_yield_relief(c, own.p, own.value, rho[id], boundary, yields, yields + kMaxObstacles, push);
+  const CudaPushSink push{pushes, true};
+  Vec3 p = xp[i];
+  if (boundary.body != nullptr && boundary_scan(boundary, id)) {
+    const PointValue own = x_lambda[id];
+    p += body_yield_relief(c, own.p, own.value, rho[id], boundary, yields, yields + kMaxObstacles, push);
+  }
+  p += collision_relief(record[i], collided[i], p, obstacle_count, yields, yields + kMaxObstacles, push);
+  xp[i] = p;
 }
 
 __global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
@@ -153,7 +165,7 @@ void PbfCudaStages::solve_density(const StepContext& ctx, const PbfConstants& c,
   k_correct<<<b, kBlock, 0, stream>>>(n, c, plane_set(ctx), obstacles, ctx.obstacle_count, nb, boundary,
                                       d.predicted_positions().data(), x_lambda_.data(), d.densities().data(),
                                       d.positions().data(), d.scratch().data(), d.iteration_state(),
-                                      d.obstacle_push_sums(ctx), d.predicted_positions().data(),
+                                      d.obstacle_push_sums(ctx), ctx.bodies_couple, d.predicted_positions().data(),
                                       d.collided().data());
   check_launch("k_correct");
   d.predicted_positions().swap(d.scratch());
@@ -171,7 +183,7 @@ void PbfCudaStages::relieve_body_yields(const StepContext& ctx, const PbfConstan
   CudaBackend& d = device_;
   const BoundarySamples boundary = d.boundary_samples();
   ObstaclePush* pushes = d.obstacle_push_sums(ctx);
-  if (boundary.body == nullptr || pushes == nullptr) return;
+  if (pushes == nullptr) return;
   d.use_device();
   d.begin_stage(&StepStats::time_constraints_ms);
   const size_t n = d.size();
@@ -182,8 +194,9 @@ void PbfCudaStages::relieve_body_yields(const StepContext& ctx, const PbfConstan
   cuda_check(cudaMemcpyAsync(yields_.data() + kMaxObstacles, moved, ctx.obstacle_count * sizeof(BodyYield),
                              cudaMemcpyHostToDevice, stream),
              "cudaMemcpy (body yields)");
-  k_relieve_body_yields<<<blocks_for(n), kBlock, 0, stream>>>(n, c, boundary, x_lambda_.data(),
-                                                               d.densities().data(), yields_.data(),
+  k_relieve_body_yields<<<blocks_for(n), kBlock, 0, stream>>>(n, c, ctx.obstacle_count, boundary, x_lambda_.data(),
+                                                               d.densities().data(), d.scratch().data(),
+                                                               d.collided().data(), yields_.data(),
                                                                d.predicted_positions().data(), pushes);
   check_launch("k_relieve_body_yields");
   d.finish("relieve_body_yields");

@@ -74,7 +74,7 @@ __global__ void k_pf_global(size_t n, ProjectiveConstants c, MotionConstants mot
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (l == 0) state->iterations += 1;
   if (l >= n) return;
-  with_push_sink(pushes, [&](const auto& push) {
+  with_push_sink(pushes, false, [&](const auto& push) {
     Vec3 residual;
     float diagonal;
     global_row(c, static_cast<uint32_t>(l), nb, nullptr, s, xp, disp, active, residual, diagonal);  // slots by search
