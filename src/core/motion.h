@@ -128,6 +128,19 @@ PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plan
   return collide(c, planes, plane_count, obstacles, obstacle_count, p, x_start, none);
 }
 
+// collide(), keeping the particle's collision record (core/obstacle.h) in
+// *record and *obstacle where `record` is given (StepContext::bodies_couple;
+// null: none kept).
+template <class Push>
+PBF_HD Vec3 collide_keeping(const MotionConstants& c, const Plane* planes, uint32_t plane_count,
+                            const Obstacle* obstacles, uint32_t obstacle_count, Vec3 p, Vec3 x_start, Push& push,
+                            Vec3* record, uint8_t* obstacle) {
+  if (record == nullptr) return collide(c, planes, plane_count, obstacles, obstacle_count, p, x_start, push);
+  *obstacle = kNoCollision;
+  auto recording = recorded(push, *record, *obstacle);
+  return collide(c, planes, plane_count, obstacles, obstacle_count, p, x_start, recording);
+}
+
 // Algorithm 1, line 21: v = (x* - x) / dt, then restitution against every
 // plane the particle touches: the normal velocity leaving the wall is at
 // least -restitution times the velocity it arrived with (v_pred). A particle

@@ -347,17 +347,21 @@ TEST(BoundaryNear, OnlyParticlesWithinReachOfASampleAreMarkedAndUnmarkedOnesSkip
   EXPECT_GT(with, pbf::density(c, 0, nb, x));
 }
 
-// A random cloud of samples around a fluid point, and the point itself.
+// A random cloud of samples around a fluid point, and the point itself;
+// `attached`: all of them attached to obstacle 0 (where they are: local =
+// world), else static.
 struct Cloud {
   SolverConfig config = make_config();
   CpuBackend backend{config};
   BoundarySamples b{};
-  Cloud() {
+  explicit Cloud(bool attached = false) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> u(-0.25f, 0.25f);
     std::vector<Vec3> samples(300);
     for (Vec3& s : samples) s = Vec3{u(rng), u(rng) - 0.15f, u(rng)};
-    backend.set_boundary_particles(samples.data(), nullptr, nullptr, samples.size(), pbf::DensityKernel::Poly6);
+    const std::vector<uint32_t> body(samples.size(), 0u);
+    backend.set_boundary_particles(samples.data(), attached ? body.data() : nullptr,
+                                   attached ? samples.data() : nullptr, samples.size(), pbf::DensityKernel::Poly6);
     b = backend.boundary_samples();
     b.near = nullptr;  // the fluid particles here are the test's own: every one scans
   }
@@ -431,25 +435,6 @@ TEST(BoundaryTerms, TheConstraintAndTheCorrectionCarryTheBoundaryTerms) {
   EXPECT_LT(pbf::density(c, 0, nb, moved, cloud.b, pbf::DensityWalls{}), rho);
 }
 
-// The random cloud of Cloud, its samples all attached to obstacle 0 (where
-// they are: local = world).
-struct BodyCloud {
-  SolverConfig config = make_config();
-  CpuBackend backend{config};
-  BoundarySamples b{};
-  BodyCloud() {
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<float> u(-0.25f, 0.25f);
-    std::vector<Vec3> samples(300);
-    for (Vec3& s : samples) s = Vec3{u(rng), u(rng) - 0.15f, u(rng)};
-    const std::vector<uint32_t> body(samples.size(), 0u);
-    backend.set_boundary_particles(samples.data(), body.data(), samples.data(), samples.size(),
-                                   pbf::DensityKernel::Poly6);
-    b = backend.boundary_samples();
-    b.near = nullptr;
-  }
-};
-
 // A sink that sums what it is handed (one obstacle).
 struct SumPush {
   static constexpr bool kActive = true;
@@ -464,7 +449,7 @@ struct SumPush {
 };
 
 TEST(BodyCoupling, APushCarriesItsConstraintsWeightOneOverLambdaSquaredTimesTheDenominator) {
-  BodyCloud cloud;
+  Cloud cloud(true);
   pbf::PbfParams params;
   const pbf::PbfConstants c = pbf::make_pbf_constants(cloud.config, params, 1.0f / 120.0f);
   const Vec3 x[1] = {Vec3{0.01f, 0.02f, -0.03f}};
@@ -498,7 +483,7 @@ TEST(BodyCoupling, TheReliefIsTheChangeOfLambdaThatTheBodysMotionMakes) {
   // the particle gives back that times g of its push (body_yield_relief() takes u at x_i instead of at
   // each sample: the same, as each term lies along x_i - x_b and u(x_i) - u(x_b) is across it).
   const Vec3 shift{2e-5f, -3e-5f, 1e-5f}, turn{1e-4f, 2e-4f, -1e-4f}, centre{0.05f, -0.2f, 0.0f};
-  BodyCloud cloud;
+  Cloud cloud(true);
   pbf::PbfParams params;
   const pbf::PbfConstants c = pbf::make_pbf_constants(cloud.config, params, 1.0f / 120.0f);
   const uint32_t index[1] = {0}, count[1] = {0};

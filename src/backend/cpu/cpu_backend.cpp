@@ -306,13 +306,8 @@ void CpuBackend::predict(const StepContext& ctx) {
   // The collision records go to scratch (free until the grid's sort) and collided_.
   for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
     pbf::predict(c, x_[i], v_[i], xp_[i]);
-    if (!ctx.bodies_couple) {
-      xp_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i], push);
-      return;
-    }
-    collided_[i] = kNoCollision;
-    auto record = recorded(push, scratch_[i], collided_[i]);
-    xp_[i] = collide(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i], record);
+    xp_[i] = collide_keeping(c, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, xp_[i], x_[i], push,
+                             ctx.bodies_couple ? &scratch_[i] : nullptr, &collided_[i]);
   });
 }
 

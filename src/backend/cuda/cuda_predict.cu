@@ -23,13 +23,8 @@ __global__ void k_predict(size_t n, MotionConstants c, PlaneSet planes, const Ob
   predict(c, x[i], vi, p);
   v[i] = vi;
   with_push_sink(pushes, couple, [&](const auto& push) {
-    if (!couple) {
-      xp[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i], push);
-      return;
-    }
-    collided[i] = kNoCollision;
-    auto recording = recorded(push, record[i], collided[i]);
-    xp[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i], recording);
+    xp[i] = collide_keeping(c, planes.plane, planes.count, obstacles, obstacle_count, p, x[i], push,
+                            couple ? &record[i] : nullptr, &collided[i]);
   });
 }
 

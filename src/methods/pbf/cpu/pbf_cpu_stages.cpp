@@ -76,16 +76,9 @@ void PbfCpuStages::solve_density(const StepContext& ctx, const PbfConstants& c, 
     }
     lanes_.planes_touch(c, ctx.planes, ctx.plane_count, out.data() + begin, end - begin, touch);
     // The collision records go to xp, which this stage no longer reads and which scratch holds after it.
-    for (uint32_t i = begin; i < end; ++i) {
-      const uint32_t planes = touch[i - begin] ? ctx.plane_count : 0u;
-      if (!ctx.bodies_couple) {
-        out[i] = collide(c, ctx.planes, planes, obstacles, ctx.obstacle_count, out[i], x[i], push);
-        continue;
-      }
-      collided[i] = kNoCollision;
-      auto record = recorded(push, xp[i], collided[i]);
-      out[i] = collide(c, ctx.planes, planes, obstacles, ctx.obstacle_count, out[i], x[i], record);
-    }
+    for (uint32_t i = begin; i < end; ++i)
+      out[i] = collide_keeping(c, ctx.planes, touch[i - begin] ? ctx.plane_count : 0u, obstacles, ctx.obstacle_count,
+                               out[i], x[i], push, ctx.bodies_couple ? &xp[i] : nullptr, &collided[i]);
   });
   xp.swap(out);
   ++state.tally.iterations;

@@ -70,13 +70,8 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
     const Vec3 moved = own.p + (position_correction(c, id, nb, x_lambda) +
                                 boundary_correction_given(c, own.p, own.value, rho[id], near, grad_b, boundary,
                                                           walls, push));
-    if (!couple) {
-      out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], push);
-      return;
-    }
-    collided[i] = kNoCollision;
-    auto recording = recorded(push, record[i], collided[i]);
-    out[i] = collide(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], recording);
+    out[i] = collide_keeping(c, planes.plane, planes.count, obstacles, obstacle_count, moved, x[i], push,
+                             couple ? &record[i] : nullptr, &collided[i]);
   });
 }
 
