@@ -435,6 +435,27 @@ TEST(BoundaryTerms, TheConstraintAndTheCorrectionCarryTheBoundaryTerms) {
   EXPECT_LT(pbf::density(c, 0, nb, moved, cloud.b, pbf::DensityWalls{}), rho);
 }
 
+// One fluid particle at p (no fluid neighbour) in a cloud: PBF's constants
+// with the defaults, the particle's density and lambda, and the samples'
+// gradient sum there with its part of grad C, g.
+struct LoneParticle {
+  pbf::PbfConstants c;
+  float rho = 0.0f, lambda = 0.0f;
+  Vec3 grad_b{}, g{};
+  LoneParticle(const Cloud& cloud, Vec3 p)
+      : c(pbf::make_pbf_constants(cloud.config, pbf::PbfParams{}, 1.0f / 120.0f)) {
+    const Vec3 x[1] = {p};
+    const uint32_t index[1] = {0}, count[1] = {0};
+    const pbf::NeighborLists nb = pbf::NeighborLists::particle_major(index, count, 1);
+    pbf::density_lambda(c, 0, nb, x, cloud.b, pbf::DensityWalls{}, rho, lambda);
+    float rho_b = 0.0f;
+    pbf::boundary_density_gradient(c.kernel, cloud.b, p, rho_b, grad_b);
+    g = grad_b * c.inv_rest_density;
+  }
+  // The constraint's denominator: grad_i C is the samples' alone.
+  double denominator() const { return double(dot(g, g)) + c.cfm; }
+};
+
 // A sink that sums what it is handed (one obstacle).
 struct SumPush {
   static constexpr bool kActive = true;
@@ -450,26 +471,17 @@ struct SumPush {
 
 TEST(BodyCoupling, APushCarriesItsConstraintsWeightOneOverLambdaSquaredTimesTheDenominator) {
   Cloud cloud(true);
-  pbf::PbfParams params;
-  const pbf::PbfConstants c = pbf::make_pbf_constants(cloud.config, params, 1.0f / 120.0f);
-  const Vec3 x[1] = {Vec3{0.01f, 0.02f, -0.03f}};
-  const uint32_t index[1] = {0}, count[1] = {0};
-  const pbf::NeighborLists nb = pbf::NeighborLists::particle_major(index, count, 1);
-  float rho = 0.0f, lambda = 0.0f;
-  pbf::density_lambda(c, 0, nb, x, cloud.b, pbf::DensityWalls{}, rho, lambda);
-  ASSERT_LT(lambda, 0.0f);  // compressed
-  float rho_b = 0.0f;
-  Vec3 grad_b{};
-  pbf::boundary_density_gradient(c.kernel, cloud.b, x[0], rho_b, grad_b);
-  const Vec3 g = grad_b * c.inv_rest_density;
-  const double denominator = double(dot(g, g)) + c.cfm;  // no fluid neighbour: grad_i C is the samples' alone
-  EXPECT_NEAR(pbf::coupling_weight(c, rho, lambda), 1.0 / (double(lambda) * lambda * denominator),
-              1e-4 / (double(lambda) * lambda * denominator));
+  const Vec3 p{0.01f, 0.02f, -0.03f};
+  const LoneParticle one(cloud, p);
+  const pbf::PbfConstants& c = one.c;
+  ASSERT_LT(one.lambda, 0.0f);  // compressed
+  const double want = 1.0 / (double(one.lambda) * one.lambda * one.denominator());
+  EXPECT_NEAR(pbf::coupling_weight(c, one.rho, one.lambda), want, 1e-4 * want);
   // The correction hands it on with the samples' push, lambda g.
   SumPush push;
-  pbf::boundary_correction_given(c, x[0], lambda, rho, true, grad_b, cloud.b, pbf::DensityWalls{}, push);
-  EXPECT_EQ(push.weight, pbf::coupling_weight(c, rho, lambda));
-  EXPECT_NEAR(push.d.y, lambda * g.y, 1e-5f * std::fabs(lambda * g.y));
+  pbf::boundary_correction_given(c, p, one.lambda, one.rho, true, one.grad_b, cloud.b, pbf::DensityWalls{}, push);
+  EXPECT_EQ(push.weight, pbf::coupling_weight(c, one.rho, one.lambda));
+  EXPECT_NEAR(push.d.y, one.lambda * one.g.y, 1e-5f * std::fabs(one.lambda * one.g.y));
   // A constraint that pushes nothing weighs nothing.
   EXPECT_EQ(pbf::coupling_weight(c, 900.0f, 0.0f), 0.0f);
   EXPECT_EQ(pbf::coupling_weight(c, 990.0f, 1e-3f), 0.0f);  // stretched: the unilateral constraint is off
@@ -484,15 +496,9 @@ TEST(BodyCoupling, TheReliefIsTheChangeOfLambdaThatTheBodysMotionMakes) {
   // each sample: the same, as each term lies along x_i - x_b and u(x_i) - u(x_b) is across it).
   const Vec3 shift{2e-5f, -3e-5f, 1e-5f}, turn{1e-4f, 2e-4f, -1e-4f}, centre{0.05f, -0.2f, 0.0f};
   Cloud cloud(true);
-  pbf::PbfParams params;
-  const pbf::PbfConstants c = pbf::make_pbf_constants(cloud.config, params, 1.0f / 120.0f);
-  const uint32_t index[1] = {0}, count[1] = {0};
-  const pbf::NeighborLists nb = pbf::NeighborLists::particle_major(index, count, 1);
   for (const Vec3 p : {Vec3{0.01f, 0.02f, -0.03f}, Vec3{0.1f, -0.05f, 0.07f}}) {
-    const Vec3 x[1] = {p};
-    float rho = 0.0f, lambda = 0.0f;
-    pbf::density_lambda(c, 0, nb, x, cloud.b, pbf::DensityWalls{}, rho, lambda);
-    ASSERT_LT(lambda, 0.0f);
+    const LoneParticle one(cloud, p);
+    ASSERT_LT(one.lambda, 0.0f);
     const auto spiky_sum = [&](double t) {
       double sum = 0.0;
       for (uint32_t s = 0; s < cloud.b.count; ++s) {
@@ -504,16 +510,13 @@ TEST(BodyCoupling, TheReliefIsTheChangeOfLambdaThatTheBodysMotionMakes) {
       }
       return sum;
     };
-    const double change = (spiky_sum(0.5) - spiky_sum(-0.5)) * c.inv_rest_density;  // of C, to first order
-    float rho_b = 0.0f;
-    Vec3 grad_b{};
-    pbf::boundary_density_gradient(c.kernel, cloud.b, p, rho_b, grad_b);
-    const Vec3 g = grad_b * c.inv_rest_density;
-    const double more = -change / (double(dot(g, g)) + c.cfm);
+    const double change = (spiky_sum(0.5) - spiky_sum(-0.5)) * one.c.inv_rest_density;  // of C, to first order
+    const double more = -change / one.denominator();
+    const Vec3 g = one.g;
     const pbf::BodyYield before[1] = {pbf::BodyYield{Vec3{}, Vec3{}, centre}};
     const pbf::BodyYield moved[1] = {pbf::BodyYield{shift, turn, centre}};
     SumPush push;
-    const Vec3 relief = pbf::body_yield_relief(c, p, lambda, rho, cloud.b, before, moved, push);
+    const Vec3 relief = pbf::body_yield_relief(one.c, p, one.lambda, one.rho, cloud.b, before, moved, push);
     const double size = std::fabs(more) * std::sqrt(double(dot(g, g)));
     ASSERT_GT(size, 0.0);
     EXPECT_NEAR(relief.x, more * g.x, 2e-3 * size);
