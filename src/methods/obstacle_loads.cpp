@@ -40,14 +40,11 @@ void ObstacleLoadTally::finish(float dt, ObstacleLoad* loads) const {
 
 void BodySubstep::take(ObstacleImpulse* now) {
   loads_.take(backend_, mass_, h_, now);
-  for (uint32_t k = 0; k < ctx_.obstacle_count; ++k) {
+  for (uint32_t k = 0; k < ctx_.obstacle_count; ++k)
     for (int a = 0; a < 3; ++a) {
       total_[k].impulse[a] += now[k].impulse[a];
       total_[k].moment[a] += now[k].moment[a];
     }
-    // A method that does not take back what the yields made unneeded: its bodies yield by their own mass.
-    if (!relieve_iteration_) std::fill(now[k].added, now[k].added + kSymmetric6, 0.0);
-  }
 }
 
 void BodySubstep::yield() {
@@ -56,7 +53,8 @@ void BodySubstep::yield() {
   BodyYield before[kMaxObstacles] = {}, moved[kMaxObstacles] = {};
   const double first = obstacles_.yield(since, poses_, moved, false);
   // Only a body that moved against an added mass has anything to take back (the kinematic obstacles'
-  // pushes carry added mass too, but they do not move here).
+  // pushes carry added mass too, but they do not move here). The sinks sum added mass only where the
+  // method couples its bodies (ctx.bodies_couple, with its relief).
   bool coupled = false;
   for (uint32_t k = 0; k < ctx_.obstacle_count && !coupled; ++k) {
     const BodyYield& y = moved[k];
@@ -70,7 +68,7 @@ void BodySubstep::yield() {
   // with the added mass of the constraints still pushing, until a round moves the bodies little.
   for (int round = 0; coupled; ++round) {
     if (after_prediction_) backend_.relieve_collisions(ctx_, before, moved);
-    else relieve_iteration_(before, moved);
+    else if (relieve_iteration_) relieve_iteration_(before, moved);
     ObstacleImpulse relief[kMaxObstacles];
     take(relief);
     if (round + 1 == kYieldRounds) break;

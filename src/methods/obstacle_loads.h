@@ -54,8 +54,9 @@ class ObstacleLoadTally {
 // PBF's stage). What
 // it gives back is pushed on the bodies (Push::add()) and counted in the
 // substep's impulse, so that the water's momentum and the bodies' still
-// balance. A method without `relieve_iteration` (null) keeps its bodies
-// yielding by their own mass (docs/PHYSICS.md §13).
+// balance. A method that leaves StepContext::bodies_couple off (its sinks
+// then sum no added mass) and passes no `relieve_iteration` keeps its
+// bodies yielding by their own mass (docs/PHYSICS.md §13).
 class BodySubstep {
  public:
   // The most rounds of a yield, and the part of the first round's motion below which a round ends them.

@@ -101,6 +101,11 @@ bool solve_spd6(const double k[36], double rhs[6]) {
   return true;
 }
 
+// R I R^T w: the world inertia applied to a world vector.
+D3 apply_inertia(const RigidBody& b, const double r[9], D3 w) {
+  return mul(r, mul(b.mass.inertia, mul_transposed(r, w)));
+}
+
 D3 centre_of(const RigidBody& b, const double r[9], const RigidPose& pose) {
   return mul(r, load(b.mass.centre)) + load(pose.t);
 }
@@ -268,7 +273,7 @@ RigidYield rigid_yield(const RigidBody& b, RigidPose& pose, double h, const doub
   // less, in another round, what the rounds before moved it (their momentum M shift / h, I turn / h).
   D3 push = j;
   if (before) {
-    const D3 spun = mul(r, mul(b.mass.inertia, mul_transposed(r, load(before->turn))));
+    const D3 spun = apply_inertia(b, r, load(before->turn));
     push = push - load(before->shift) * (b.mass.mass / h);
     turning = turning - spun * (1.0 / h);
   }
@@ -296,16 +301,14 @@ RigidYield rigid_yield(const RigidBody& b, RigidPose& pose, double h, const doub
     };
     shift_rows(a, 6, 1);  // T A
     shift_rows(a, 1, 6);  // (T A) T^T
-    double inertia[9];
-    for (int row = 0; row < 3; ++row)
-      for (int col = 0; col < 3; ++col) {
-        const D3 e{col == 0 ? 1.0 : 0.0, col == 1 ? 1.0 : 0.0, col == 2 ? 1.0 : 0.0};
-        const D3 ie = mul(r, mul(b.mass.inertia, mul_transposed(r, e)));
-        inertia[row * 3 + col] = row == 0 ? ie.x : row == 1 ? ie.y : ie.z;
-      }
-    for (int k = 0; k < 3; ++k) a[k * 6 + k] += b.mass.mass;
-    for (int row = 0; row < 3; ++row)
-      for (int col = 0; col < 3; ++col) a[(row + 3) * 6 + col + 3] += inertia[row * 3 + col];
+    for (int col = 0; col < 3; ++col) {
+      a[col * 6 + col] += b.mass.mass;
+      // Column col of the world inertia.
+      const D3 ie = apply_inertia(b, r, D3{col == 0 ? 1.0 : 0.0, col == 1 ? 1.0 : 0.0, col == 2 ? 1.0 : 0.0});
+      a[3 * 6 + col + 3] += ie.x;
+      a[4 * 6 + col + 3] += ie.y;
+      a[5 * 6 + col + 3] += ie.z;
+    }
     double x[6] = {push.x * h, push.y * h, push.z * h, turning.x * h, turning.y * h, turning.z * h};
     if (solve_spd6(a, x)) {
       shift = D3{x[0], x[1], x[2]};
@@ -341,7 +344,7 @@ void rigid_respond(RigidBody& b, const RigidPose& pose, double h, const double i
   D3 v = load(b.velocity) + j * inverse_mass;
   D3 w = load(b.angular_velocity) + apply_inverse_inertia(b, r, load(moment) - cross(c, j));
   // The gyroscopic term of Euler's equations, w' = -I^-1 (w x I w).
-  const D3 iw = mul(r, mul(b.mass.inertia, mul_transposed(r, w)));
+  const D3 iw = apply_inertia(b, r, w);
   w = w - apply_inverse_inertia(b, r, cross(w, iw)) * h;
   // Contacts: inelastic impulses at the touching points (sequential impulses
   // with accumulated, clamped magnitudes), Coulomb friction.

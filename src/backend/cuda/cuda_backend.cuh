@@ -102,6 +102,9 @@ class CudaBackend final : public Backend {
   // Per particle, the obstacle of its collision record (core/obstacle.h), whose push a stage that collides
   // keeps in the buffer that scratch() holds after the stage.
   DeviceBuffer<uint8_t>& collided() { return collided_; }
+  // A round of the dynamic bodies' yield on the GPU for a relief kernel: `before`, then `moved` (count each),
+  // at the returned place and kMaxObstacles after it (enqueued on the stream).
+  const BodyYield* upload_body_yields(const BodyYield* before, const BodyYield* moved, uint32_t count);
   DeviceBuffer<float>& densities() { return rho_; }
   NeighborLists neighbor_lists() const;
   // The boundary samples on the GPU (count 0 when there are none).
@@ -170,7 +173,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<float> boundary_psi_;
   DeviceBuffer<uint8_t> boundary_near_;    // per particle: a sample within reach at the neighbour search
   DeviceBuffer<uint8_t> collided_;         // per particle: collided()
-  DeviceBuffer<BodyYield> body_yields_;    // relieve_collisions()'s: before, then moved, kMaxObstacles each
+  DeviceBuffer<BodyYield> body_yields_;    // upload_body_yields(): before, then moved, kMaxObstacles each
   size_t boundary_n_ = 0;
   // Only when some samples move with obstacles (empty otherwise), in the order given: each sample's
   // body, its position in its body's frame (world for static ones), its pseudo-mass; and the scratch

@@ -52,20 +52,23 @@ void CudaBackend::predict(const StepContext& ctx) {
   finish("predict");
 }
 
+const BodyYield* CudaBackend::upload_body_yields(const BodyYield* before, const BodyYield* moved, uint32_t count) {
+  cuda_check(cudaMemcpyAsync(body_yields_.data(), before, count * sizeof(BodyYield), cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (body yields)");
+  cuda_check(cudaMemcpyAsync(body_yields_.data() + kMaxObstacles, moved, count * sizeof(BodyYield),
+                             cudaMemcpyHostToDevice, stream_),
+             "cudaMemcpy (body yields)");
+  return body_yields_.data();
+}
+
 void CudaBackend::relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) {
   ObstaclePush* pushes = obstacle_push_sums(ctx);
   if (pushes == nullptr) return;
   use_device();
   begin_stage(&StepStats::time_constraints_ms);
-  cuda_check(cudaMemcpyAsync(body_yields_.data(), before, ctx.obstacle_count * sizeof(BodyYield),
-                             cudaMemcpyHostToDevice, stream_),
-             "cudaMemcpy (body yields)");
-  cuda_check(cudaMemcpyAsync(body_yields_.data() + kMaxObstacles, moved, ctx.obstacle_count * sizeof(BodyYield),
-                             cudaMemcpyHostToDevice, stream_),
-             "cudaMemcpy (body yields)");
+  const BodyYield* yields = upload_body_yields(before, moved, ctx.obstacle_count);
   k_relieve_collisions<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.obstacle_count, scratch_.data(),
-                                                              collided_.data(), body_yields_.data(), xp_.data(),
-                                                              pushes);
+                                                              collided_.data(), yields, xp_.data(), pushes);
   check_launch("k_relieve_collisions");
   finish("relieve_collisions");
 }

@@ -126,7 +126,6 @@ class PbfCudaStages final : public PbfStages {
     device_.use_device();
     x_lambda_.reserve(n, 0);
     omega_.reserve(n, 0);
-    yields_.reserve(2 * kMaxObstacles, 0);
   }
   void solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) override;
   void relieve_body_yields(const StepContext& ctx, const PbfConstants& c, const BodyYield* before,
@@ -138,7 +137,6 @@ class PbfCudaStages final : public PbfStages {
   CudaBackend& device_;
   DeviceBuffer<PointValue> x_lambda_;  // each particle's predicted point and lambda
   DeviceBuffer<Vec3> omega_;  // vorticity
-  DeviceBuffer<BodyYield> yields_;  // relieve_body_yields()'s: before, then moved, kMaxObstacles each
 };
 
 void PbfCudaStages::solve_density(const StepContext& ctx, const PbfConstants& c, float tolerance) {
@@ -183,15 +181,10 @@ void PbfCudaStages::relieve_body_yields(const StepContext& ctx, const PbfConstan
   d.begin_stage(&StepStats::time_constraints_ms);
   const size_t n = d.size();
   const cudaStream_t stream = d.stream();
-  cuda_check(cudaMemcpyAsync(yields_.data(), before, ctx.obstacle_count * sizeof(BodyYield), cudaMemcpyHostToDevice,
-                             stream),
-             "cudaMemcpy (body yields)");
-  cuda_check(cudaMemcpyAsync(yields_.data() + kMaxObstacles, moved, ctx.obstacle_count * sizeof(BodyYield),
-                             cudaMemcpyHostToDevice, stream),
-             "cudaMemcpy (body yields)");
+  const BodyYield* yields = d.upload_body_yields(before, moved, ctx.obstacle_count);
   k_relieve_body_yields<<<blocks_for(n), kBlock, 0, stream>>>(n, c, ctx.obstacle_count, boundary, x_lambda_.data(),
                                                                d.densities().data(), d.scratch().data(),
-                                                               d.collided().data(), yields_.data(),
+                                                               d.collided().data(), yields,
                                                                d.predicted_positions().data(), pushes);
   check_launch("k_relieve_body_yields");
   d.finish("relieve_body_yields");
