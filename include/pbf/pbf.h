@@ -717,15 +717,11 @@ PBF_API pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32
  * part of the scene: checkpoints do not hold them. Within a substep the body
  * yields to the water between the iterations (moved by the pushes so far),
  * so water pinched between it and a wall stops it whatever the number of
- * iterations (docs/API.md §3.8.1, "Dynamic bodies"). With PBF_METHOD_PBF
+ * iterations (docs/API.md §3.8.1, "Dynamic bodies"). With either method
  * each yield is the body's part of a joint solve with the water's
  * constraints (the water's added mass counts, and the water gives back what
  * the body's motion took over), so bodies far lighter than the water, such
- * as a 1 cm plank of a few kg/m^3 at 1 cm spacing, float calmly. With
- * PBF_METHOD_PROJECTIVE a body yields by its own mass alone, and one
- * lighter than about a tenth of the water one spacing deep under it is not
- * stable: the water throws it about, at up to PBF_MAX_BODY_SPEED, inside
- * the domain.
+ * as a 1 cm plank of a few kg/m^3 at 1 cm spacing, float calmly.
  *
  * `mass` = 0 (centre and inertia may then be NULL) makes it kinematic again,
  * staying where it is. A step with a dynamic body runs its substeps one at a

@@ -50,8 +50,9 @@ class ObstacleLoadTally {
 // gives back the part of its pushes that the bodies' motion made unneeded,
 // as the joint solve would not have pushed it: after the prediction the
 // collisions' (Backend::relieve_collisions()), after an iteration the
-// density constraints' and the collisions' (the method's `relieve_iteration`,
-// PBF's stage). What
+// density constraints' and the collisions' (the method's `relieve_iteration`:
+// PBF's stage after a density iteration, Projective Fluids' after a global
+// step). What
 // it gives back is pushed on the bodies (Push::add()) and counted in the
 // substep's impulse, so that the water's momentum and the bodies' still
 // balance. A method that leaves StepContext::bodies_couple off (its sinks

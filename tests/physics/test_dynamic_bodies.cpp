@@ -322,18 +322,21 @@ TEST_P(DynamicBodies, ProjectiveFluidsWithChebyshevAccelerationKeepMomentumThrou
 }
 
 TEST(DynamicBodies, MoveTheSameBitsOnAnyThreadCount) {
-  std::vector<float> first;
-  for (int threads : {1, 2, 0}) {
-    Collision c = box_into_water(PBF_BACKEND_CPU, threads);
-    for (int frame = 0; frame < 10; ++frame) ASSERT_EQ(pbf_solver_step(c.solver.get(), 1.0f / 60.0f, 4), PBF_OK);
-    float q[4], t[3], v[3], w[3];
-    ASSERT_EQ(pbf_solver_get_obstacle_pose(c.solver.get(), c.box, q, t), PBF_OK);
-    ASSERT_EQ(pbf_solver_get_obstacle_velocity(c.solver.get(), c.box, v, w), PBF_OK);
-    std::vector<float> state{q[0], q[1], q[2], q[3], t[0], t[1], t[2], v[0], v[1], v[2], w[0], w[1], w[2]};
-    if (first.empty()) first = state;
-    for (size_t k = 0; k < state.size(); ++k) EXPECT_EQ(state[k], first[k]) << threads << " threads, value " << k;
+  for (const pbf_method method : {PBF_METHOD_PBF, PBF_METHOD_PROJECTIVE}) {
+    SCOPED_TRACE(method == PBF_METHOD_PBF ? "PBF" : "Projective Fluids");
+    std::vector<float> first;
+    for (int threads : {1, 2, 0}) {
+      Collision c = box_into_water(PBF_BACKEND_CPU, threads, method);
+      for (int frame = 0; frame < 10; ++frame) ASSERT_EQ(pbf_solver_step(c.solver.get(), 1.0f / 60.0f, 4), PBF_OK);
+      float q[4], t[3], v[3], w[3];
+      ASSERT_EQ(pbf_solver_get_obstacle_pose(c.solver.get(), c.box, q, t), PBF_OK);
+      ASSERT_EQ(pbf_solver_get_obstacle_velocity(c.solver.get(), c.box, v, w), PBF_OK);
+      std::vector<float> state{q[0], q[1], q[2], q[3], t[0], t[1], t[2], v[0], v[1], v[2], w[0], w[1], w[2]};
+      if (first.empty()) first = state;
+      for (size_t k = 0; k < state.size(); ++k) EXPECT_EQ(state[k], first[k]) << threads << " threads, value " << k;
+    }
+    EXPECT_GT(std::fabs(first[10]) + std::fabs(first[11]) + std::fabs(first[12]), 0.0f) << "the water turned the box";
   }
-  EXPECT_GT(std::fabs(first[10]) + std::fabs(first[11]) + std::fabs(first[12]), 0.0f) << "the water turned the box";
 }
 
 // A box thrown hard at the domain's wall and at a fixed obstacle, without
@@ -448,10 +451,13 @@ TEST_P(DynamicBodies, ACrateFallingOntoWaterOverTheFloorStopsWhateverTheIteratio
 // up around them (up to 100 m/s, the body to its 1000 m/s limit); now each
 // yields as its part of the joint solve with the constraints pushing it, and
 // the water gives back what its motion took over. Measured (CPU), after the
-// touch down: the plank at most 0.06 m/s and 1.7 rad/s, the cube 0.05 m/s and
-// 0.7 rad/s, the water at most 0.3 m/s; yielding by their own mass, the
-// plank went to 1000 m/s and the water to 100 m/s, the cube turned at
-// 12 rad/s. PBF only: Projective Fluids' bodies still yield by their own mass.
+// touch down: PBF, the plank at most 0.06 m/s and 1.7 rad/s, the cube 0.05
+// m/s and 0.7 rad/s, the water at most 0.3 m/s; Projective Fluids, the plank
+// 0.03 m/s and 0.8 rad/s, the cube 0.03 m/s and 0.5 rad/s, the water 0.3 m/s.
+// Yielding by their own mass, with PBF the plank went to 1000 m/s and the
+// water to 100 m/s, the cube turned at 12 rad/s; with Projective Fluids the
+// plank went to 1000 m/s and 1000 rad/s and sank 2.6 cm into the water, the
+// cube to 0.7 m/s and 20 rad/s.
 TEST_P(DynamicBodies, BodiesFarLighterThanTheWaterFloatOnItCalmly) {
   constexpr float kSpacing = 0.01f, kWidth = 0.16f;
   constexpr int kLayers = 12;  // 0.12 m of water
@@ -459,33 +465,36 @@ TEST_P(DynamicBodies, BodiesFarLighterThanTheWaterFloatOnItCalmly) {
     float half[3];
     const char* name;
   } bodies[] = {{{0.04f, 0.005f, 0.04f}, "plank"}, {{0.04f, 0.04f, 0.04f}, "cube"}};
-  for (const auto& body : bodies) {
-    const float at[3] = {0.5f * kWidth, kLayers * kSpacing + body.half[1] + 0.005f, 0.5f * kWidth};
-    SolverPtr s = tank_around_box(GetParam(), kSpacing, kWidth, 0.3f, kLayers, 0.0f, at);
-    const uint32_t index = add_dynamic_block(s.get(), body.half, 5.0f, 0.005f, at);
-    float fastest = 0.0f, water = 0.0f, spin = 0.0f;
-    for (int frame = 0; frame < 60; ++frame) {
-      ASSERT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, 4), PBF_OK) << body.name << ": " << pbf_last_error();
-      pbf_stats stats = pbf_stats_default();
-      ASSERT_EQ(pbf_solver_get_stats(s.get(), &stats), PBF_OK);
-      float v[3], w[3];
-      ASSERT_EQ(pbf_solver_get_obstacle_velocity(s.get(), index, v, w), PBF_OK);
-      water = std::max(water, stats.max_speed);
-      if (frame < 15) continue;  // the touch down
-      fastest = std::max(fastest, std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
-      spin = std::max(spin, std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]));
+  for (const pbf_method method : {PBF_METHOD_PBF, PBF_METHOD_PROJECTIVE})
+    for (const auto& body : bodies) {
+      SCOPED_TRACE(method == PBF_METHOD_PBF ? "PBF" : "Projective Fluids");
+      const std::string name = std::string(method == PBF_METHOD_PBF ? "pbf_" : "projective_") + body.name;
+      const float at[3] = {0.5f * kWidth, kLayers * kSpacing + body.half[1] + 0.005f, 0.5f * kWidth};
+      SolverPtr s = tank_around_box(GetParam(), kSpacing, kWidth, 0.3f, kLayers, 0.0f, at, method);
+      const uint32_t index = add_dynamic_block(s.get(), body.half, 5.0f, 0.005f, at);
+      float fastest = 0.0f, water = 0.0f, spin = 0.0f;
+      for (int frame = 0; frame < 60; ++frame) {
+        ASSERT_EQ(pbf_solver_step(s.get(), 1.0f / 60.0f, 4), PBF_OK) << body.name << ": " << pbf_last_error();
+        pbf_stats stats = pbf_stats_default();
+        ASSERT_EQ(pbf_solver_get_stats(s.get(), &stats), PBF_OK);
+        float v[3], w[3];
+        ASSERT_EQ(pbf_solver_get_obstacle_velocity(s.get(), index, v, w), PBF_OK);
+        water = std::max(water, stats.max_speed);
+        if (frame < 15) continue;  // the touch down
+        fastest = std::max(fastest, std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+        spin = std::max(spin, std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]));
+      }
+      const BodyState b = state_of(s.get(), index);
+      RecordProperty(name + "_speed_m_s", std::to_string(fastest));
+      RecordProperty(name + "_spin_rad_s", std::to_string(spin));
+      RecordProperty(name + "_water_m_s", std::to_string(water));
+      EXPECT_LT(water, 1.0f) << body.name << ": the water blew up around it";
+      EXPECT_LT(fastest, 0.2f) << body.name << ": after it touched down";
+      EXPECT_LT(spin, 5.0f) << body.name << ": after it touched down";
+      // It floats: its bottom within a spacing of the water's surface, on top of it.
+      const float bottom = b.centre[1] - body.half[1], surface = kLayers * kSpacing;
+      EXPECT_NEAR(bottom, surface, kSpacing) << body.name;
     }
-    const BodyState b = state_of(s.get(), index);
-    RecordProperty(std::string(body.name) + "_speed_m_s", std::to_string(fastest));
-    RecordProperty(std::string(body.name) + "_spin_rad_s", std::to_string(spin));
-    RecordProperty(std::string(body.name) + "_water_m_s", std::to_string(water));
-    EXPECT_LT(water, 1.0f) << body.name << ": the water blew up around it";
-    EXPECT_LT(fastest, 0.2f) << body.name << ": after it touched down";
-    EXPECT_LT(spin, 5.0f) << body.name << ": after it touched down";
-    // It floats: its bottom within a spacing of the water's surface, on top of it.
-    const float bottom = b.centre[1] - body.half[1], surface = kLayers * kSpacing;
-    EXPECT_NEAR(bottom, surface, kSpacing) << body.name;
-  }
 }
 
 // A floating box at 2 cm spacing: after it settles, its bobbing does not grow

@@ -391,6 +391,26 @@ PBF_HD void global_row_received(const ProjectiveConstants& c, uint32_t l, const 
 // sums), one CG iteration gives these bits.
 PBF_HD Vec3 global_correction(Vec3 residual, float diagonal) { return residual * (1.0f / diagonal); }
 
+// The diagonal A_ll of every row that some compressed constraint holds
+// (global_row()).
+PBF_HD float held_diagonal(const ProjectiveConstants& c) { return c.inertia + c.stiffness * c.rest_members; }
+
+// The weight of constraint l in the added mass of the bodies whose samples
+// push particle l (core/obstacle.h, for_each_added_mass_term(); docs/PHYSICS.md
+// §13): the global step moves l by -share s g, share = omega w / A_ll, with
+// s the local step's step_sum and g the samples' part of grad_l C_l. A body's
+// motion u changes C_l by -g . u, so s by -g . u / D, D the constraint's
+// sum of squared gradients (its Newton step's |u|^2, D = C / s with C the
+// compression the projection started from): the push changes by
+// share (g . u / D) g, an added mass m share g g^T / D, which is
+// weight d d^T for weight = 1 / (share s^2 D) = 1 / (share s C). Zero where
+// the constraint pushes nothing.
+PBF_HD float projective_coupling_weight(const ProjectiveConstants& c, float compression, float step_sum,
+                                        float diagonal, float omega) {
+  const float product = (c.stiffness / diagonal) * omega * step_sum * compression;
+  return product > 1e-30f ? 1.0f / product : 0.0f;
+}
+
 // What the samples of each obstacle move particle l by in one global step,
 // to push.add() (core/obstacle.h). The samples enter constraint l alone
 // (the only one whose centre they reach), where the Newton steps moved l by
@@ -402,12 +422,51 @@ PBF_HD Vec3 global_correction(Vec3 residual, float diagonal) { return residual *
 // over the iterations, as PBF sums its corrections, these pushes and the
 // collisions' are what the obstacle did to the water in the substep: the
 // rest of the step moves no momentum (global_row()).
+// Each push carries its constraint's weight in the bodies' added mass
+// (projective_coupling_weight(), from the compression the projection
+// started from) where the sink sums it (push.couples()).
 template <class Push>
 PBF_HD void obstacle_sample_push(const ProjectiveConstants& c, const BoundarySamples& boundary, Vec3 at,
-                                 float step_sum, float diagonal, float omega, Push& push) {
+                                 float step_sum, float compression, float diagonal, float omega, Push& push) {
   if (!(step_sum > 0.0f)) return;
   const float inv_rho0 = c.mass_over_rho0 / c.mass;
-  boundary_push(c.kernel, boundary, at, -step_sum * inv_rho0 * (c.stiffness / diagonal) * omega, push);
+  boundary_push(c.kernel, boundary, at, -step_sum * inv_rho0 * (c.stiffness / diagonal) * omega, push,
+                push.couples() ? projective_coupling_weight(c, compression, step_sum, diagonal, omega) : 0.0f);
+}
+
+// What the water gives back where dynamic bodies yielded after a global step
+// (BodySubstep, docs/PHYSICS.md §13), in a round of the yield from `before`
+// to `moved` (indexed by obstacle: the rounds' totals, zero before the first
+// and for those that did not yield): particle l at p, whose constraint the
+// local step projected from `compression` by `step_sum` and whose global
+// step (Chebyshev weight omega) its samples pushed as if the bodies could
+// not move (obstacle_sample_push()). A body's motion u (at p) lowers the
+// constraint's step by g . u / D (projective_coupling_weight()), so the
+// particle gives back share (g . u / D) g of its push, never more than the
+// push (the step stays at least 0: the constraint is unilateral). Each
+// body's part goes to push_relief(). Returns the particle's displacement.
+template <class Push>
+PBF_HD Vec3 projective_body_yield_relief(const ProjectiveConstants& c, Vec3 p, float compression, float step_sum,
+                                         float omega, const BoundarySamples& boundary, const BodyYield* before,
+                                         const BodyYield* moved, Push& push) {
+  Vec3 relief{0.0f, 0.0f, 0.0f};
+  if (!(step_sum > 0.0f) || !(compression > 0.0f)) return relief;
+  const float share = (c.stiffness / held_diagonal(c)) * omega;
+  const float inverse_denominator = step_sum / compression;  // 1 / D
+  const float inv_rho0 = c.mass_over_rho0 / c.mass;
+  for_each_body_gradient(CubicSpline{c.kernel}, boundary, p, [&](uint32_t body, Vec3 sum) {
+    const Vec3 g = sum * inv_rho0;
+    const BodyYield& b0 = before[body];
+    const BodyYield& b1 = moved[body];
+    const float was = fminf(dot(g, b0.shift + cross(b0.turn, p - b0.centre)) * inverse_denominator, step_sum);
+    const float now_free = dot(g, b1.shift + cross(b1.turn, p - b1.centre)) * inverse_denominator;
+    const float now = fminf(now_free, step_sum);
+    // weight (now - was)^2 share^2 g g^T = share g g^T / D while the constraint still pushes.
+    const YieldRelief r = yield_relief_between(g * share, was, now, now_free < step_sum, inverse_denominator / share);
+    push_relief(push, body, r, p);
+    relief += r.d;
+  });
+  return relief;
 }
 
 // The global step of particle l before collisions: the solution y of eq. 5
@@ -425,9 +484,10 @@ PBF_HD void obstacle_sample_push(const ProjectiveConstants& c, const BoundarySam
 template <class Push>
 PBF_HD Vec3 global_step_from_row(const ProjectiveConstants& c, uint32_t l, Vec3 residual, float diagonal,
                                  const BoundarySamples& boundary, Vec3 at, Vec3 iterate, const uint8_t* active,
-                                 const float* step_sum, Vec3 previous, float omega, Push& push) {
+                                 const float* step_sum, const float* compression, Vec3 previous, float omega,
+                                 Push& push) {
   if (Push::kActive && active[l] && boundary_scan(boundary, l))
-    obstacle_sample_push(c, boundary, at, step_sum[l], diagonal, omega, push);
+    obstacle_sample_push(c, boundary, at, step_sum[l], compression[l], diagonal, omega, push);
   const Vec3 solved = iterate + global_correction(residual, diagonal);
   return previous + (solved - previous) * omega;
 }
@@ -458,17 +518,23 @@ PBF_HD Vec3 global_step_from_row(const ProjectiveConstants& c, uint32_t l, Vec3 
 // (Repeated, with omega up to 1.39 at rho = 0.9, they moved the water further
 // than the pushes said: a box held under water felt 57 % of its buoyancy.)
 // Without obstacles `previous` is the iterate the step started from.
+//
+// The collisions keep the particle's collision record (core/obstacle.h) in
+// *record and *obstacle where `record` is given (StepContext::bodies_couple),
+// so that a body's yield can take back what its motion made unneeded.
 template <class Push>
 PBF_HD void global_step_particle(const ProjectiveConstants& c, const MotionConstants& motion, const Plane* planes,
                                  uint32_t plane_count, const Obstacle* obstacles, uint32_t obstacle_count, uint32_t l,
                                  Vec3 residual, float diagonal, const BoundarySamples& boundary, const uint8_t* active,
-                                 const float* step_sum, Vec3 start, float omega, Vec3 target, Vec3* x, Vec3& offset,
-                                 Vec3& previous, Push& push) {
+                                 const float* step_sum, const float* compression, Vec3 start, float omega,
+                                 Vec3 target, Vec3* x, Vec3& offset, Vec3& previous, Push& push, Vec3* record,
+                                 uint8_t* obstacle) {
   TalliedPush<Push> tallied{push, Vec3{0.0f, 0.0f, 0.0f}};
   const Vec3 moved = global_step_from_row(c, l, residual, diagonal, boundary, x[l], offset, active, step_sum,
-                                          previous, omega, tallied);
+                                          compression, previous, omega, tallied);
   const Vec3 at = target + moved;
-  const Vec3 collided = collide(motion, planes, plane_count, obstacles, obstacle_count, at, start, tallied);
+  const Vec3 collided =
+      collide_keeping(motion, planes, plane_count, obstacles, obstacle_count, at, start, tallied, record, obstacle);
   const Vec3 from = offset;
   offset = moved + (collided - at);
   x[l] = collided;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "methods/obstacle_loads.h"
 #include "methods/projective/projective_equations.h"
@@ -90,12 +91,19 @@ void ProjectiveMethod::step(const StepRequest& step, StepStats& s) {
         const float piece_dt = static_cast<float>(h);
         const ProjectiveStepConstants c = make_projective_step_constants(config_, params, piece_dt);
         if (bodies) {
-          // Stage by stage, each body yielding to the water between the iterations (BodySubstep).
+          // Stage by stage, each body yielding to the water between the iterations as its part of the joint
+          // solve with the constraints that pushed it, the water giving back what the body's motion took over
+          // (BodySubstep).
           step.obstacles->advance(s0, s1, piece_dt, poses_.data());
           StepContext ctx = step.ctx;
           ctx.motion = c.viscosity;
           ctx.obstacle_poses = poses_.data();
-          BodySubstep body(backend_, *step.obstacles, loads, ctx, poses_.data(), mass_, piece_dt);
+          ctx.bodies_couple = true;
+          const auto relieve = [&](const BodyYield* before, const BodyYield* moved) {
+            stages_->relieve_body_yields(ctx, c.projective, before, moved);
+          };
+          // By reference: a std::function holding the lambda itself would allocate.
+          BodySubstep body(backend_, *step.obstacles, loads, ctx, poses_.data(), mass_, piece_dt, std::cref(relieve));
           projective_substep(backend_, stages, ctx, c, params, s, [&body] { body.yield(); });
           add_projective_tally(backend_, s);
           body.respond();

@@ -40,6 +40,18 @@ class ProjectiveStages {
   // whose y_k-1 leaves out what the obstacles pushed). Nothing once the
   // substep has converged.
   virtual void global_step(const StepContext& ctx, const ProjectiveConstants& c, float omega) = 0;
+  // After a global step whose pushes moved dynamic bodies (BodySubstep), in
+  // a round of their yield from `before` to `moved` (indexed by obstacle):
+  // each particle near boundary samples gives back what the bodies' motion
+  // made unneeded of its push (projective_body_yield_relief(), with the last
+  // local step's projection and the global step's omega), and each that a
+  // body's collision pushed (its collision record) likewise
+  // (collision_relief()), in one pass, moving the iterate and the previous
+  // one alike (what the obstacles did is left out of the extrapolation);
+  // what they give back is pushed on the bodies through the device's sink.
+  // Nothing once the substep has converged.
+  virtual void relieve_body_yields(const StepContext& ctx, const ProjectiveConstants& c, const BodyYield* before,
+                                   const BodyYield* moved) = 0;
   // v = (x - x_n) / dt with restitution, x_n+1 = x, cubic-spline density.
   virtual void update_velocities(const StepContext& ctx, const ProjectiveConstants& c) = 0;
 };

@@ -602,13 +602,14 @@ TEST(ProjectiveIterate, ChangesBelowThePositionsRoundOffAddUp) {
   const float diagonal = c.inertia + c.rest_members * c.stiffness;
   const Vec3 residual{step * diagonal, 0.0f, 0.0f};
   const uint8_t active[1] = {1};
-  const float step_sum[1] = {0.0f};
+  const float step_sum[1] = {0.0f}, compression[1] = {0.0f};
   Vec3 x[1] = {target};
   Vec3 offset{0.0f, 0.0f, 0.0f}, previous{0.0f, 0.0f, 0.0f}, position = target;
   pbf::NoPush none;
   for (int k = 0; k < 100; ++k) {
     pbf::global_step_particle(c, motion, nullptr, 0u, nullptr, 0u, 0u, residual, diagonal, kNoBoundary, active,
-                              step_sum, target, 1.0f, target, x, offset, previous, none);
+                              step_sum, compression, target, 1.0f, target, x, offset, previous, none, nullptr,
+                              nullptr);
     position = position + pbf::global_correction(residual, diagonal);
   }
   EXPECT_NEAR(offset.x, 100.0 * step, 1e-3 * 100.0 * step);
@@ -617,6 +618,147 @@ TEST(ProjectiveIterate, ChangesBelowThePositionsRoundOffAddUp) {
   // The position handed to the local step: the target plus the displacement, rounded once.
   EXPECT_NEAR(x[0].x, 1.5 + 100.0 * step, 0.6e-7);
   EXPECT_EQ(position.x, target.x) << "each change alone is under half a unit in the last place";
+}
+
+// A random cloud of boundary samples attached to obstacle 0 (where they are:
+// local = world), with the cubic spline's pseudo masses, and one fluid
+// particle at p with no fluid neighbour, its constraint projected by one
+// Newton step: s = C / |g|^2, g the samples' part of grad C (the only part).
+struct SampledParticle {
+  SolverConfig config = make_config();
+  pbf::CpuBackend backend{config};
+  pbf::BoundarySamples b{};
+  std::vector<Vec3> sorted;  // the samples in the backend's order
+  ProjectiveConstants c{};
+  explicit SampledParticle() {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-0.25f, 0.25f);
+    std::vector<Vec3> samples(300);
+    for (Vec3& x : samples) x = Vec3{u(rng), u(rng) - 0.3f, u(rng)};
+    const std::vector<uint32_t> body(samples.size(), 0u);
+    backend.set_boundary_particles(samples.data(), body.data(), samples.data(), samples.size(),
+                                   pbf::DensityKernel::CubicSpline);
+    b = backend.boundary_samples();
+    b.near = nullptr;  // the particle here is the test's own: it scans
+    sorted.assign(b.x, b.x + b.count);
+    PbfParams params;
+    params.newton_iterations = 1;
+    c = pbf::make_projective_constants(config, params, kDt);
+  }
+  // The constraint of a particle at p projected with the samples moved by t u(x_s), u = shift + turn x (x_s -
+  // centre).
+  pbf::Projection project(Vec3 p, double t = 0.0, Vec3 shift = Vec3{}, Vec3 turn = Vec3{},
+                          Vec3 centre = Vec3{}) const {
+    std::vector<Vec3> moved(sorted);
+    for (Vec3& x : moved) {
+      const Vec3 u = shift + pbf::cross(turn, x - centre);
+      x = Vec3{float(x.x + t * u.x), float(x.y + t * u.y), float(x.z + t * u.z)};
+    }
+    pbf::BoundarySamples at = b;
+    at.x = moved.data();
+    const Vec3 x[1] = {p};
+    const uint32_t index[1] = {0}, count[1] = {0};
+    const NeighborLists nb = NeighborLists::particle_major(index, count, 1);
+    Vec3 d[1];
+    return pbf::project_density_constraint(c, 0, nb, at, pbf::DensityWalls{}, kNoWalls, x, d);
+  }
+  // g at p, from the samples where they are.
+  Vec3 gradient(Vec3 p) const {
+    float rho_b = 0.0f;
+    Vec3 grad_b{};
+    pbf::boundary_density_gradient(c.kernel, b, p, rho_b, grad_b);
+    return grad_b * (1.0f / c.rest_density);
+  }
+};
+
+// A sink that sums what it is handed (one obstacle) and keeps the last weight.
+struct SumPush {
+  static constexpr bool kActive = true;
+  Vec3 d{0.0f, 0.0f, 0.0f};
+  float weight = 0.0f;
+  void add(uint32_t, Vec3 dk, Vec3) { d += dk; }
+  void couple(uint32_t, Vec3 dk, Vec3, float w) {
+    d += dk;
+    weight = w;
+  }
+  bool couples() const { return true; }
+};
+
+// Particles just inside the cloud's top (y = -0.05 m): compressed, and their
+// one Newton step shorter than its cap.
+const Vec3 kUnderTheCloudsTop[] = {Vec3{0.01f, -0.08f, -0.03f}, Vec3{0.01f, -0.06f, -0.03f}};
+
+// The global step moves the particle by -share s g (share = omega w / A_ll);
+// the push carries the weight that makes weight d d^T the added mass
+// share g g^T / D of docs/PHYSICS.md §13, D = |g|^2 here.
+TEST(ProjectiveBodyCoupling, APushCarriesTheWeightOfItsConstraintsAddedMass) {
+  const SampledParticle cloud;
+  const ProjectiveConstants& c = cloud.c;
+  const float omega = 1.3f, diagonal = pbf::held_diagonal(c);
+  const double share = double(omega) * c.stiffness / diagonal;
+  for (const Vec3 p : kUnderTheCloudsTop) {
+    const pbf::Projection proj = cloud.project(p);
+    const Vec3 g = cloud.gradient(p);
+    ASSERT_GT(proj.compression, 0.0f);
+    ASSERT_EQ(proj.steps, 1u);
+    ASSERT_LT(proj.step_sum * pbf::length(g), c.max_projection) << "the Newton step is not capped";
+    EXPECT_NEAR(proj.step_sum, proj.compression / pbf::dot(g, g), 1e-5 * proj.step_sum);
+    SumPush push;
+    pbf::obstacle_sample_push(c, cloud.b, p, proj.step_sum, proj.compression, diagonal, omega, push);
+    const double moved = -share * proj.step_sum;
+    EXPECT_NEAR(push.d.x, moved * g.x, 1e-5 * std::fabs(moved) * pbf::length(g));
+    EXPECT_NEAR(push.d.y, moved * g.y, 1e-5 * std::fabs(moved) * pbf::length(g));
+    const double want = 1.0 / (share * double(proj.step_sum) * proj.step_sum * pbf::dot(g, g));
+    EXPECT_NEAR(push.weight, want, 1e-4 * want);
+    EXPECT_EQ(push.weight, pbf::projective_coupling_weight(c, proj.compression, proj.step_sum, diagonal, omega));
+  }
+    // A constraint that pushes nothing weighs nothing.
+  EXPECT_EQ(pbf::projective_coupling_weight(c, 0.0f, 0.0f, diagonal, omega), 0.0f);
+  EXPECT_EQ(pbf::projective_coupling_weight(c, 0.01f, 0.0f, diagonal, omega), 0.0f);
+}
+
+// The body moved its samples by u(x_s) = shift + turn x (x_s - centre). The
+// constraint changes with them by dC: the derivative of the compression that
+// the projection starts from with the samples moved by t u, by central
+// differences of the projection itself. The joint solve's step changes by
+// dC / D with the gradients held (as PBF's relief holds them), its push
+// -share s g by -share (dC / D) g: that is the relief, pushed on the body.
+TEST(ProjectiveBodyCoupling, TheReliefIsTheChangeOfTheConstraintThatTheBodysMotionMakes) {
+  const SampledParticle cloud;
+  const ProjectiveConstants& c = cloud.c;
+  const float omega = 1.3f;
+  const double share = double(omega) * c.stiffness / pbf::held_diagonal(c);
+  const Vec3 shift{2e-5f, -3e-5f, 1e-5f}, turn{1e-4f, 2e-4f, -1e-4f}, centre{0.05f, -0.3f, 0.0f};
+  for (const Vec3 p : kUnderTheCloudsTop) {
+    const pbf::Projection proj = cloud.project(p);
+    ASSERT_GT(proj.step_sum, 0.0f);
+    const Vec3 g = cloud.gradient(p);
+    const double dc = double(cloud.project(p, 0.5, shift, turn, centre).compression) -
+                      double(cloud.project(p, -0.5, shift, turn, centre).compression);
+    const double ds = dc / pbf::dot(g, g);  // the step's change, D = |g|^2 (one Newton step)
+    const pbf::BodyYield before[1] = {pbf::BodyYield{Vec3{}, Vec3{}, centre}};
+    const pbf::BodyYield moved[1] = {pbf::BodyYield{shift, turn, centre}};
+    SumPush push;
+    const Vec3 relief = pbf::projective_body_yield_relief(c, p, proj.compression, proj.step_sum, omega, cloud.b,
+                                                          before, moved, push);
+    const double size = share * std::fabs(ds) * pbf::length(g);
+    ASSERT_GT(size, 0.0);
+    EXPECT_NEAR(relief.x, -share * ds * g.x, 2e-2 * size);
+    EXPECT_NEAR(relief.y, -share * ds * g.y, 2e-2 * size);
+    EXPECT_NEAR(relief.z, -share * ds * g.z, 2e-2 * size);
+    EXPECT_EQ(push.d.x, relief.x);
+    EXPECT_EQ(push.d.y, relief.y);
+    EXPECT_GT(push.weight, 0.0f) << "the constraint still pushes";
+    // A motion that would take more than the whole push gives back the push and no more.
+    const pbf::BodyYield far[1] = {pbf::BodyYield{g * (2.0f * proj.step_sum), Vec3{}, centre}};  // away
+    SumPush all;
+    const Vec3 whole = pbf::projective_body_yield_relief(c, p, proj.compression, proj.step_sum, omega, cloud.b,
+                                                         before, far, all);
+    const double pushed = share * proj.step_sum * pbf::length(g);
+    EXPECT_NEAR(pbf::length(whole), pushed, 1e-5 * pushed);
+    EXPECT_GT(pbf::dot(whole, g), 0.0f) << "back towards the body";
+    EXPECT_EQ(all.weight, 0.0f) << "let go";
+  }
 }
 
 TEST(ProjectiveTimeStep, CflLimitsTheStepByTheFastestParticle) {

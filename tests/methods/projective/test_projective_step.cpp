@@ -130,6 +130,10 @@ class LoggingBackend final : public pbf_test::ForwardingBackend {
       d_.omegas.push_back(omega);
       d_.stage("global", [&] { d_.inner_projective_->global_step(ctx, c, omega); });
     }
+    void relieve_body_yields(const StepContext& ctx, const pbf::ProjectiveConstants& c, const pbf::BodyYield* before,
+                             const pbf::BodyYield* moved) override {
+      d_.stage("relief", [&] { d_.inner_projective_->relieve_body_yields(ctx, c, before, moved); });
+    }
     void update_velocities(const StepContext& ctx, const pbf::ProjectiveConstants& c) override {
       d_.stage("velocity", [&] { d_.inner_projective_->update_velocities(ctx, c); });
     }

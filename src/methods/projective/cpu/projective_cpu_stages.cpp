@@ -88,6 +88,10 @@ void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveCo
   const NeighborLists nb = device_.neighbor_lists();
   const BoundarySamples boundary = device_.boundary_samples();
   const Obstacle* obstacles = device_.obstacles_for(ctx);
+  // The collision records go to scratch, which the iterations do not use otherwise.
+  LaneVector<Vec3>& record = device_.scratch();
+  std::vector<uint8_t>& collided = device_.collided();
+  omega_ = omega;
   // One pass: the system is diagonal, and a particle's row reads only its own iterate.
   device_.for_each_particle_pushing(ctx, [&](uint32_t l, const auto& push) {
     Vec3 residual;
@@ -95,10 +99,31 @@ void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveCo
     global_row_received(c, l, nb, back_.data(), s_.data(), xp.data(), disp_.data(), active_.data(), residual,
                         diagonal);
     global_step_particle(c, ctx.motion, ctx.planes, ctx.plane_count, obstacles, ctx.obstacle_count, l, residual,
-                         diagonal, boundary, active_.data(), step_sum_.data(), x[l], omega, s_[l], xp.data(),
-                         offset_[l], prev_[l], push);
+                         diagonal, boundary, active_.data(), step_sum_.data(), compression_.data(), x[l], omega,
+                         s_[l], xp.data(), offset_[l], prev_[l], push, ctx.bodies_couple ? &record[l] : nullptr,
+                         &collided[l]);
   });
   ++state.tally.iterations;
+}
+
+void ProjectiveCpuStages::relieve_body_yields(const StepContext& ctx, const ProjectiveConstants& c,
+                                              const BodyYield* before, const BodyYield* moved) {
+  if (device_.iterations().converged) return;
+  LaneVector<Vec3>& xp = device_.predicted_positions();
+  const LaneVector<Vec3>& record = device_.scratch();  // the global step's collision records
+  const std::vector<uint8_t>& collided = device_.collided();
+  const BoundarySamples boundary = device_.boundary_samples();
+  // The last local step's projections and the global step's omega; the samples have not moved since.
+  device_.for_each_particle_pushing(ctx, [&](uint32_t l, const auto& push) {
+    Vec3 relief{0.0f, 0.0f, 0.0f};
+    if (boundary.body != nullptr && active_[l] && boundary_scan(boundary, l))
+      relief = projective_body_yield_relief(c, xp[l], compression_[l], step_sum_[l], omega_, boundary, before,
+                                            moved, push);
+    relief += collision_relief(record[l], collided[l], xp[l] + relief, ctx.obstacle_count, before, moved, push);
+    xp[l] += relief;
+    offset_[l] += relief;
+    prev_[l] += relief;
+  });
 }
 
 void ProjectiveCpuStages::update_velocities(const StepContext& ctx, const ProjectiveConstants& c) {

@@ -26,6 +26,8 @@ class ProjectiveCpuStages final : public ProjectiveStages {
   void begin(const StepContext& ctx, const ProjectiveConstants& c) override;
   void local_step(const StepContext& ctx, const ProjectiveConstants& c, float tolerance) override;
   void global_step(const StepContext& ctx, const ProjectiveConstants& c, float omega) override;
+  void relieve_body_yields(const StepContext& ctx, const ProjectiveConstants& c, const BodyYield* before,
+                           const BodyYield* moved) override;
   void update_velocities(const StepContext& ctx, const ProjectiveConstants& c) override;
 
   // The inertial target, the constraints' displacements as their members
@@ -55,6 +57,7 @@ class ProjectiveCpuStages final : public ProjectiveStages {
   std::vector<float> step_sum_;  // per constraint: Projection::step_sum (the obstacles' pushes)
   std::vector<uint8_t> active_;
   std::vector<uint8_t> touching_;  // per particle: rests on a plane (projective_equations.h)
+  float omega_ = 1.0f;             // the last global step's Chebyshev weight (its pushes')
 };
 
 }  // namespace pbf

@@ -44,7 +44,8 @@ __global__ void k_pf_touching(size_t n, PlaneSet planes, float contact, const Ve
 __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, BoundarySamples boundary,
                            PlaneSet planes, float contact,
                            const uint8_t* touching, const Vec3* xp, Vec3* disp, uint8_t* active, float* step_sum,
-                           float* rho, double* partials, float* partial_max, const IterationDeviceState* state) {
+                           float* compression, float* rho, double* partials, float* partial_max,
+                           const IterationDeviceState* state) {
   if (state->converged) return;
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   float e = 0.0f;
@@ -55,6 +56,7 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
                                                     disp + i * c.slots);
     active[i] = p.steps > 0 ? 1 : 0;
     step_sum[i] = p.step_sum;
+    compression[i] = p.compression;
     rho[i] = p.density;
     e = p.compression;
   }
@@ -63,25 +65,55 @@ __global__ void k_pf_local(size_t n, ProjectiveConstants c, NeighborLists nb, Bo
 
 // The global step in one pass (global_row(), global_step_particle()): the
 // diagonal system solved row by row, Chebyshev extrapolation, collisions
-// (the obstacles' pushes to `pushes`, null: none). A row reads only its own particle's
-// iterate, so the iterate is overwritten in place.
+// (the obstacles' pushes to `pushes`, null: none; their added mass where
+// `couple`, with the collision records in `record` and `collided`). A row
+// reads only its own particle's iterate, so the iterate is overwritten in
+// place.
 __global__ void k_pf_global(size_t n, ProjectiveConstants c, MotionConstants motion, NeighborLists nb,
                             BoundarySamples boundary, PlaneSet planes, const Obstacle* obstacles,
                             uint32_t obstacle_count, float omega, const Vec3* s, const Vec3* x, const Vec3* disp,
-                            const uint8_t* active, const float* step_sum, Vec3* offset, Vec3* prev, Vec3* xp,
-                            IterationDeviceState* state, ObstaclePush* pushes) {
+                            const uint8_t* active, const float* step_sum, const float* compression, Vec3* offset,
+                            Vec3* prev, Vec3* xp, IterationDeviceState* state, ObstaclePush* pushes, bool couple,
+                            Vec3* record, uint8_t* collided) {
   if (state->converged) return;
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (l == 0) state->iterations += 1;
   if (l >= n) return;
-  with_push_sink(pushes, false, [&](const auto& push) {
+  with_push_sink(pushes, couple, [&](const auto& push) {
     Vec3 residual;
     float diagonal;
     global_row(c, static_cast<uint32_t>(l), nb, nullptr, s, xp, disp, active, residual, diagonal);  // slots by search
     global_step_particle(c, motion, planes.plane, planes.count, obstacles, obstacle_count, static_cast<uint32_t>(l),
-                         residual, diagonal, boundary, active, step_sum, x[l], omega, s[l], xp, offset[l], prev[l],
-                         push);
+                         residual, diagonal, boundary, active, step_sum, compression, x[l], omega, s[l], xp,
+                         offset[l], prev[l], push, couple ? &record[l] : nullptr, &collided[l]);
   });
+}
+
+// projective_body_yield_relief() for each particle near boundary samples
+// whose constraint the last local step projected, and collision_relief() for
+// each with a collision record (in `record`, scratch, and `collided`), added
+// to the iterate xp and to its displacements offset and prev; the pushes to
+// `pushes`. `yields` holds the rounds' totals before this round, then those
+// after it (kMaxObstacles each).
+__global__ void k_pf_relieve(size_t n, ProjectiveConstants c, uint32_t obstacle_count, BoundarySamples boundary,
+                             float omega, const uint8_t* active, const float* step_sum, const float* compression,
+                             const Vec3* record, const uint8_t* collided, const BodyYield* yields, Vec3* xp,
+                             Vec3* offset, Vec3* prev, ObstaclePush* pushes, const IterationDeviceState* state) {
+  if (state->converged) return;
+  const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (l >= n) return;
+  const uint32_t id = static_cast<uint32_t>(l);
+  const CudaPushSink push{pushes, true};
+  const Vec3 p = xp[l];
+  Vec3 relief{0.0f, 0.0f, 0.0f};
+  if (boundary.body != nullptr && active[l] && boundary_scan(boundary, id))
+    relief = projective_body_yield_relief(c, p, compression[l], step_sum[l], omega, boundary, yields,
+                                          yields + kMaxObstacles, push);
+  relief += collision_relief(record[l], collided[l], p + relief, obstacle_count, yields, yields + kMaxObstacles,
+                             push);
+  xp[l] = p + relief;
+  offset[l] += relief;
+  prev[l] += relief;
 }
 
 __global__ void k_pf_velocity(size_t n, MotionConstants c, PlaneSet planes, Vec3* x, const Vec3* xp, Vec3* v) {
@@ -108,12 +140,15 @@ class ProjectiveCudaStages final : public ProjectiveStages {
     for (auto* b : {&s_, &offset_, &prev_}) b->reserve(n, 0);
     active_.reserve(n, 0);
     step_sum_.reserve(n, 0);
+    compression_.reserve(n, 0);
     touching_.reserve(n, 0);
     disp_.reserve(n * (static_cast<size_t>(device_.config().max_neighbors) + 1), 0);
   }
   void begin(const StepContext& ctx, const ProjectiveConstants& c) override;
   void local_step(const StepContext& ctx, const ProjectiveConstants& c, float tolerance) override;
   void global_step(const StepContext& ctx, const ProjectiveConstants& c, float omega) override;
+  void relieve_body_yields(const StepContext& ctx, const ProjectiveConstants& c, const BodyYield* before,
+                           const BodyYield* moved) override;
   void update_velocities(const StepContext& ctx, const ProjectiveConstants& c) override;
 
  private:
@@ -123,6 +158,8 @@ class ProjectiveCudaStages final : public ProjectiveStages {
   DeviceBuffer<Vec3> s_, offset_, prev_, disp_;
   DeviceBuffer<uint8_t> active_, touching_;
   DeviceBuffer<float> step_sum_;  // per constraint: Projection::step_sum (the obstacles' pushes)
+  DeviceBuffer<float> compression_;  // per constraint: Projection::compression (their added mass)
+  float omega_ = 1.0f;               // the last global step's Chebyshev weight (its pushes')
 };
 
 void ProjectiveCudaStages::begin(const StepContext&, const ProjectiveConstants&) {
@@ -150,8 +187,8 @@ void ProjectiveCudaStages::local_step(const StepContext& ctx, const ProjectiveCo
   check_launch("k_pf_touching");
   k_pf_local<<<b, kBlock, 0, stream>>>(n, c, d.neighbor_lists(), d.boundary_samples(), planes, contact,
                                        touching_.data(), d.predicted_positions().data(), disp_.data(), active_.data(),
-                                       step_sum_.data(), d.densities().data(), d.iteration_partials(), d.iteration_partial_max(),
-                                       d.iteration_state());
+                                       step_sum_.data(), compression_.data(), d.densities().data(),
+                                       d.iteration_partials(), d.iteration_partial_max(), d.iteration_state());
   check_launch("k_pf_local");
   k_iteration_gate<<<1, kBlock, 0, stream>>>(b, n, tolerance, d.iteration_partials(), d.iteration_partial_max(),
                                               d.iteration_state());
@@ -165,12 +202,32 @@ void ProjectiveCudaStages::global_step(const StepContext& ctx, const ProjectiveC
   d.begin_stage(&StepStats::time_constraints_ms);
   const size_t n = d.size();
   const Obstacle* obstacles = d.obstacles_for(ctx);
+  omega_ = omega;
+  // The collision records go to scratch, which the iterations do not use otherwise.
   k_pf_global<<<blocks_for(n), kBlock, 0, d.stream()>>>(
       n, c, ctx.motion, d.neighbor_lists(), d.boundary_samples(), plane_set(ctx), obstacles, ctx.obstacle_count,
-      omega, s_.data(), d.positions().data(), disp_.data(), active_.data(), step_sum_.data(), offset_.data(),
-      prev_.data(), d.predicted_positions().data(), d.iteration_state(), d.obstacle_push_sums(ctx));
+      omega, s_.data(), d.positions().data(), disp_.data(), active_.data(), step_sum_.data(), compression_.data(),
+      offset_.data(), prev_.data(), d.predicted_positions().data(), d.iteration_state(), d.obstacle_push_sums(ctx),
+      ctx.bodies_couple, d.scratch().data(), d.collided().data());
   check_launch("k_pf_global");
   d.finish("projective_global_step");
+}
+
+void ProjectiveCudaStages::relieve_body_yields(const StepContext& ctx, const ProjectiveConstants& c,
+                                               const BodyYield* before, const BodyYield* moved) {
+  CudaBackend& d = device_;
+  ObstaclePush* pushes = d.obstacle_push_sums(ctx);
+  if (pushes == nullptr) return;
+  d.use_device();
+  d.begin_stage(&StepStats::time_constraints_ms);
+  const size_t n = d.size();
+  const BodyYield* yields = d.upload_body_yields(before, moved, ctx.obstacle_count);
+  k_pf_relieve<<<blocks_for(n), kBlock, 0, d.stream()>>>(
+      n, c, ctx.obstacle_count, d.boundary_samples(), omega_, active_.data(), step_sum_.data(), compression_.data(),
+      d.scratch().data(), d.collided().data(), yields, d.predicted_positions().data(), offset_.data(), prev_.data(),
+      pushes, d.iteration_state());
+  check_launch("k_pf_relieve");
+  d.finish("projective_relieve_body_yields");
 }
 
 void ProjectiveCudaStages::update_velocities(const StepContext& ctx, const ProjectiveConstants& c) {
