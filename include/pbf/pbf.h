@@ -710,7 +710,8 @@ PBF_API pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32
  * them, substep by substep, so that momentum passes both ways, and contacts
  * with the domain walls, the planes and the kinematic obstacles, which keep
  * its surface out of them (inelastic, with the parameters' friction as
- * Coulomb friction). Dynamic bodies do not touch each other.
+ * Coulomb friction), and with the other dynamic bodies, whose impulses act
+ * on both, equal and opposite.
  * pbf_solver_set_obstacle_pose() moves it at once, keeping its velocities.
  * Attach boundary particles to it (pbf_solver_add_obstacle_boundary_particles())
  * for accurate buoyancy (docs/PHYSICS.md §12). Its pose and velocities are

@@ -110,10 +110,18 @@ D3 centre_of(const RigidBody& b, const double r[9], const RigidPose& pose) {
   return mul(r, load(b.mass.centre)) + load(pose.t);
 }
 
+// A hull point's gradient at least this long: the body's surface is flat
+// there (a distance's gradient has length 1; across an edge or a corner the
+// grid's interpolation blends the faces' normals into a shorter one).
+constexpr float kFlatGradient = 0.99f;
+
 // How deep a world point lies in the surroundings (> 0 inside) and the
-// normal out of them there; -inf where no surface is near.
-double penetration(const RigidSurroundings& s, Vec3 p, D3& normal) {
+// normal out of them there, with the body whose surface that is in *which
+// (kNoBody: a plane or a kinematic obstacle); -inf where no surface is near.
+// The solid that is the surroundings' `self` is left out.
+double penetration(const RigidSurroundings& s, Vec3 p, D3& normal, uint32_t* which = nullptr) {
   double deepest = -INFINITY;
+  uint32_t deepest_body = kNoBody;
   for (uint32_t k = 0; k < s.plane_count; ++k) {
     const Plane& pl = s.planes[k];
     const double depth = -(double(pl.normal.x) * p.x + double(pl.normal.y) * p.y + double(pl.normal.z) * p.z +
@@ -125,6 +133,11 @@ double penetration(const RigidSurroundings& s, Vec3 p, D3& normal) {
   }
   for (uint32_t k = 0; k < s.solid_count; ++k) {
     const RigidContactSolid& solid = s.solids[k];
+    if (solid.body != kNoBody) {
+      if (solid.body == s.self) continue;
+      const Vec3 off = p - solid.around;
+      if (length_squared(off) > solid.radius * solid.radius) continue;  // another body, far from p
+    }
     // Outside the field's grid the solid is farther than the grid's margin: no contact.
     const SdfGridView& f = *solid.field;
     const Vec3 q = to_local(solid.pose, p);
@@ -136,10 +149,12 @@ double penetration(const RigidSurroundings& s, Vec3 p, D3& normal) {
     const double g2 = double(length_squared(g));
     if (depth > deepest && g2 > 0.0) {
       deepest = depth;
+      deepest_body = solid.body;
       const Vec3 n = rotate(solid.pose.r, g);
       normal = load(n) * (1.0 / std::sqrt(g2));
     }
   }
+  if (which) *which = deepest_body;
   return deepest;
 }
 
@@ -154,6 +169,19 @@ void tangents(D3 n, D3 out[2]) {
 
 }  // namespace
 
+RigidContactSolid rigid_contact_solid(const RigidBody& body, const RigidPose& pose, const SdfGridView* field,
+                                      uint32_t index) {
+  double r[9];
+  rotation(pose.q, r);
+  const D3 c = centre_of(body, r, pose);
+  // Its surface lies within its reach of its centre, give or take a cell of its field; a point within a
+  // sweep step (two cells) more may touch it.
+  RigidContactSolid s{field, rigid_transform(pose), index};
+  s.around = Vec3{float(c.x), float(c.y), float(c.z)};
+  s.radius = float(body.reach + 1.5 * body.sweep_step);
+  return s;
+}
+
 RigidTransform rigid_transform(const RigidPose& pose) {
   const float q[4] = {float(pose.q[0]), float(pose.q[1]), float(pose.q[2]), float(pose.q[3])};
   return rigid_transform(q, Vec3{float(pose.t[0]), float(pose.t[1]), float(pose.t[2])});
@@ -167,7 +195,7 @@ RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field) {
   const auto at = [&](int32_t i, int32_t j, int32_t k) {
     return field.values[i + int64_t(field.nx) * (j + int64_t(field.ny) * k)];
   };
-  std::vector<Vec3> points;
+  std::vector<Vec3> points, normals;
   for (int32_t k = 0; k < field.nz; ++k)
     for (int32_t j = 0; j < field.ny; ++j)
       for (int32_t i = 0; i < field.nx; ++i) {
@@ -183,11 +211,15 @@ RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field) {
         // at a crease) the node itself, which lies within a cell of the surface.
         const float norm = length(g);
         points.push_back(norm > 0.5f ? node - g * (d / norm) : node);
+        normals.push_back(norm > kFlatGradient ? g * (1.0f / norm) : make_vec3(0.0f, 0.0f, 0.0f));
       }
   if (points.empty())
     throw Error(Status::InvalidArgument, "obstacle: its field holds no surface (no sample inside next to one outside)");
   const size_t stride = (points.size() + kMaxHullPoints - 1) / kMaxHullPoints;
-  for (size_t k = 0; k < points.size(); k += stride) b.hull.push_back(points[k]);
+  for (size_t k = 0; k < points.size(); k += stride) {
+    b.hull.push_back(points[k]);
+    b.hull_normal.push_back(normals[k]);
+  }
   b.contacts.reserve(b.hull.size());
   b.contact_slop = 0.05f * field.cell;
   b.sweep_step = 2.0 * field.cell;
@@ -217,15 +249,30 @@ void turn(double q[4], D3 w, double dt) {
   for (int k = 0; k < 4; ++k) q[k] /= norm;
 }
 
+// The normal of a contact of hull point k (body turned by r) with another
+// body, whose surface's normal there is n: the opposite of the body's own
+// where its surface is flat at the point and roughly faces the other's (two
+// faces that touch: exact, however the other's field blends its faces'
+// normals near its edges), else the other's (an edge or a corner on a
+// face). With a plane or a kinematic obstacle: n.
+D3 contact_normal(const RigidBody& b, const double r[9], size_t k, D3 n, uint32_t other) {
+  const Vec3 own = b.hull_normal[k];
+  if (other == kNoBody || (own.x == 0.0f && own.y == 0.0f && own.z == 0.0f)) return n;
+  const D3 facing = mul(r, load(own)) * -1.0;
+  return dot(facing, n) > 0.5 ? facing : n;
+}
+
 // The centre c of a body turned by r, moved out of the surroundings along the deepest contact's normal,
 // a few times for corners.
 D3 out_of_walls(const RigidBody& b, const double r[9], D3 c, const RigidSurroundings& around) {
   for (int pass = 0; pass < 4; ++pass) {
     double deepest = 0.0;
     D3 normal{0, 0, 0};
-    for (const Vec3& local : b.hull) {
-      D3 n;
-      const double d = penetration(around, hull_point(b, r, c, local), n);
+    for (size_t k = 0; k < b.hull.size(); ++k) {
+      D3 n{0, 0, 0};
+      uint32_t other = kNoBody;
+      const double d = penetration(around, hull_point(b, r, c, b.hull[k]), n, &other);
+      n = contact_normal(b, r, k, n, other);
       if (d > deepest) {
         deepest = d;
         normal = n;
@@ -334,66 +381,122 @@ RigidYield rigid_yield(const RigidBody& b, RigidPose& pose, double h, const doub
 
 void rigid_respond(RigidBody& b, const RigidPose& pose, double h, const double impulse[3], const double moment[3],
                    const RigidSurroundings& around) {
-  double r[9];
-  rotation(pose.q, r);
-  const D3 c = centre_of(b, r, pose);
-  const double inverse_mass = 1.0 / b.mass.mass;
-  const D3 j = load(impulse);
-  // The water's impulse (gravity came in rigid_advance()); its moment about the centre is the one about the
-  // origin less c x j.
-  D3 v = load(b.velocity) + j * inverse_mass;
-  D3 w = load(b.angular_velocity) + apply_inverse_inertia(b, r, load(moment) - cross(c, j));
-  // The gyroscopic term of Euler's equations, w' = -I^-1 (w x I w).
-  const D3 iw = apply_inertia(b, r, w);
-  w = w - apply_inverse_inertia(b, r, cross(w, iw)) * h;
-  // Contacts: inelastic impulses at the touching points (sequential impulses
-  // with accumulated, clamped magnitudes), Coulomb friction.
-  std::vector<RigidContact>& contacts = b.contacts;  // room reserved: a step allocates nothing
-  contacts.clear();
-  for (const Vec3& local : b.hull) {
-    D3 n;
-    const Vec3 p = hull_point(b, r, c, local);
-    if (penetration(around, p, n) < -double(b.contact_slop)) continue;
-    RigidContact k{};
-    store(load(p) - c, k.arm);
-    store(n, k.normal);
-    D3 t[2];
-    tangents(n, t);
-    store(t[0], k.tangent[0]);
-    store(t[1], k.tangent[1]);
-    contacts.push_back(k);
+  RigidBodyEnd one{&b, &pose, impulse, moment};
+  rigid_respond_together(&one, 1, h, around);
+}
+
+void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, const RigidSurroundings& around) {
+  if (count > kMaxObstacles) throw Error(Status::Internal, "rigid_respond_together: more bodies than obstacles");
+  // Each body's rotation, centre and velocities, which its contacts change.
+  struct Moving {
+    double r[9];
+    D3 c, v, w;
+    double inverse_mass;
+  };
+  Moving m[kMaxObstacles] = {};
+  for (uint32_t k = 0; k < count; ++k) {
+    if (!bodies[k].body) continue;
+    RigidBody& b = *bodies[k].body;
+    Moving& s = m[k];
+    rotation(bodies[k].pose->q, s.r);
+    s.c = centre_of(b, s.r, *bodies[k].pose);
+    s.inverse_mass = 1.0 / b.mass.mass;
+    const D3 j = load(bodies[k].impulse);
+    // The water's impulse (gravity came in rigid_advance()); its moment about the centre is the one about the
+    // origin less c x j.
+    s.v = load(b.velocity) + j * s.inverse_mass;
+    s.w = load(b.angular_velocity) + apply_inverse_inertia(b, s.r, load(bodies[k].moment) - cross(s.c, j));
+    // The gyroscopic term of Euler's equations, w' = -I^-1 (w x I w).
+    const D3 iw = apply_inertia(b, s.r, s.w);
+    s.w = s.w - apply_inverse_inertia(b, s.r, cross(s.w, iw)) * h;
   }
-  const auto effective = [&](D3 arm, D3 dir) {
-    return inverse_mass + dot(dir, cross(apply_inverse_inertia(b, r, cross(arm, dir)), arm));
+  // Contacts: each body's hull points that touch the surroundings or another body.
+  for (uint32_t k = 0; k < count; ++k) {
+    if (!bodies[k].body) continue;
+    RigidBody& b = *bodies[k].body;
+    const Moving& s = m[k];
+    RigidSurroundings mine = around;
+    mine.self = k;
+    std::vector<RigidContact>& contacts = b.contacts;  // room reserved: a step allocates nothing
+    contacts.clear();
+    for (size_t point = 0; point < b.hull.size(); ++point) {
+      D3 n{0, 0, 0};
+      uint32_t other = kNoBody;
+      const Vec3 p = hull_point(b, s.r, s.c, b.hull[point]);
+      if (penetration(mine, p, n, &other) < -double(b.contact_slop)) continue;
+      if (other >= count || !bodies[other].body) other = kNoBody;
+      n = contact_normal(b, s.r, point, n, other);
+      RigidContact c{};
+      store(load(p) - s.c, c.arm);
+      store(n, c.normal);
+      D3 t[2];
+      tangents(n, t);
+      store(t[0], c.tangent[0]);
+      store(t[1], c.tangent[1]);
+      c.other = other;
+      if (other != kNoBody) store(load(p) - m[other].c, c.other_arm);
+      contacts.push_back(c);
+    }
+  }
+  // Inelastic impulses at the touching points (sequential impulses with accumulated, clamped magnitudes),
+  // Coulomb friction; between two bodies equal and opposite.
+  const auto effective = [&](uint32_t k, D3 arm, D3 dir) {
+    const Moving& s = m[k];
+    return s.inverse_mass + dot(dir, cross(apply_inverse_inertia(*bodies[k].body, s.r, cross(arm, dir)), arm));
   };
-  const auto apply = [&](D3 arm, D3 push) {
-    v = v + push * inverse_mass;
-    w = w + apply_inverse_inertia(b, r, cross(arm, push));
+  const auto apply = [&](uint32_t k, D3 arm, D3 push) {
+    Moving& s = m[k];
+    s.v = s.v + push * s.inverse_mass;
+    s.w = s.w + apply_inverse_inertia(*bodies[k].body, s.r, cross(arm, push));
   };
-  for (int sweep = 0; sweep < 8 && !contacts.empty(); ++sweep) {
-    for (RigidContact& k : contacts) {
-      const D3 arm = load(k.arm), normal = load(k.normal);
-      const double vn = dot(v + cross(w, arm), normal);
-      const double pushed = std::max(k.pushed - vn / effective(arm, normal), 0.0);
-      apply(arm, normal * (pushed - k.pushed));
-      k.pushed = pushed;
-      if (around.friction <= 0.0) continue;
-      for (int t = 0; t < 2; ++t) {
-        const D3 tangent = load(k.tangent[t]);
-        const double vt = dot(v + cross(w, arm), tangent);
-        const double limit = around.friction * k.pushed;
-        const double rubbed = std::clamp(k.rubbed[t] - vt / effective(arm, tangent), -limit, limit);
-        apply(arm, tangent * (rubbed - k.rubbed[t]));
-        k.rubbed[t] = rubbed;
+  // The velocity of body k's point at arm, less that of the other body's point where the contact has one.
+  const auto relative = [&](uint32_t k, const RigidContact& c, D3 arm) {
+    D3 v = m[k].v + cross(m[k].w, arm);
+    if (c.other != kNoBody) v = v - (m[c.other].v + cross(m[c.other].w, load(c.other_arm)));
+    return v;
+  };
+  const auto impulse = [&](uint32_t k, const RigidContact& c, D3 arm, D3 push) {
+    apply(k, arm, push);
+    if (c.other != kNoBody) apply(c.other, load(c.other_arm), push * -1.0);
+  };
+  const auto effective_of = [&](uint32_t k, const RigidContact& c, D3 arm, D3 dir) {
+    double e = effective(k, arm, dir);
+    if (c.other != kNoBody) e += effective(c.other, load(c.other_arm), dir);
+    return e;
+  };
+  for (int sweep = 0; sweep < 8; ++sweep) {
+    bool any = false;
+    for (uint32_t k = 0; k < count; ++k) {
+      if (!bodies[k].body) continue;
+      for (RigidContact& c : bodies[k].body->contacts) {
+        any = true;
+        const D3 arm = load(c.arm), normal = load(c.normal);
+        const double vn = dot(relative(k, c, arm), normal);
+        const double pushed = std::max(c.pushed - vn / effective_of(k, c, arm, normal), 0.0);
+        impulse(k, c, arm, normal * (pushed - c.pushed));
+        c.pushed = pushed;
+        if (around.friction <= 0.0) continue;
+        for (int t = 0; t < 2; ++t) {
+          const D3 tangent = load(c.tangent[t]);
+          const double vt = dot(relative(k, c, arm), tangent);
+          const double limit = around.friction * c.pushed;
+          const double rubbed = std::clamp(c.rubbed[t] - vt / effective_of(k, c, arm, tangent), -limit, limit);
+          impulse(k, c, arm, tangent * (rubbed - c.rubbed[t]));
+          c.rubbed[t] = rubbed;
+        }
       }
     }
+    if (!any) break;
   }
   const auto limit = [](D3 x, double most) {
     const double size = std::sqrt(dot(x, x));
     return size > most ? x * (most / size) : x;
   };
-  store(limit(v, kMaxBodySpeed), b.velocity);
-  store(limit(w, kMaxBodySpin), b.angular_velocity);
+  for (uint32_t k = 0; k < count; ++k) {
+    if (!bodies[k].body) continue;
+    store(limit(m[k].v, kMaxBodySpeed), bodies[k].body->velocity);
+    store(limit(m[k].w, kMaxBodySpin), bodies[k].body->angular_velocity);
+  }
 }
 
 }  // namespace pbf

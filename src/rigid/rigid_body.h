@@ -1,8 +1,8 @@
 // rigid_body.h - a solid that moves with the water: an obstacle made
 // dynamic. Its mass properties, its velocities, the points of its surface
 // that keep it out of walls, and its motion over one substep (gravity, the
-// water's impulses measured from the particles' side, contacts with planes
-// and with the other obstacles). Host code in double precision: a body is a
+// water's impulses measured from the particles' side, contacts with planes,
+// with the kinematic obstacles and with the other bodies). Host code in double precision: a body is a
 // handful of numbers, integrated between the substeps that the backends run.
 #pragma once
 
@@ -44,14 +44,21 @@ constexpr double kMaxBodySpin = 1000.0;
 // The most pieces a substep's motion is swept in (rigid_advance()).
 constexpr int kMaxSweepPieces = 64;
 
+// Names no body: a contact with a plane or a kinematic obstacle.
+constexpr uint32_t kNoBody = 0xffffffffu;
+
 // One touching hull point in a contact solve: where it is from the centre,
-// the normal out of the surface, two tangents, and the impulses so far.
+// the normal out of the surface, two tangents, and the impulses so far; and
+// where the surface is another body's (`other`, kNoBody: a plane or a
+// kinematic obstacle), where the point is from that body's centre.
 struct RigidContact {
   double arm[3];
   double normal[3];
   double tangent[2][3];
   double pushed;
   double rubbed[2];
+  uint32_t other;
+  double other_arm[3];
 };
 
 struct RigidBody {
@@ -60,6 +67,9 @@ struct RigidBody {
   double velocity[3];          // of the centre of mass, world axes [m/s]
   double angular_velocity[3];  // world axes [rad/s]
   std::vector<Vec3> hull;      // points on its surface, in its own frame [m]
+  // Per hull point: the unit normal out of the body where its surface is flat there (its field's gradient
+  // a distance's, of length 1), zero at an edge or a corner (own frame).
+  std::vector<Vec3> hull_normal;
   float contact_slop;          // how near a surface a hull point counts as touching [m]
   double sweep_step;           // the longest piece of a substep's motion, 2 cells of its field [m]
   double reach;                // the farthest hull point from the centre of mass [m]
@@ -73,21 +83,33 @@ struct RigidBody {
 // not positive definite.
 RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field);
 
-// A solid a body must stay out of: a field placed at a pose (the obstacle's
-// at the end of the substep).
+// A solid a body must stay out of: a field placed at a pose (a kinematic
+// obstacle's at the end of the substep, or another body's where it is now),
+// and the body it is (kNoBody: a kinematic obstacle; else its index among
+// the bodies rigid_respond_together() is given, with a sphere about it
+// beyond which no point touches it: `around`, `radius`).
 struct RigidContactSolid {
   const SdfGridView* field;
   RigidTransform pose;
+  uint32_t body = kNoBody;
+  Vec3 around{0.0f, 0.0f, 0.0f};
+  float radius = 0.0f;
 };
 
+// Body `index` (field `field`, at `pose`) as a solid for the others.
+RigidContactSolid rigid_contact_solid(const RigidBody& body, const RigidPose& pose, const SdfGridView* field,
+                                      uint32_t index);
+
 // What a body bumps into: planes (n . x + offset >= 0 is inside) and solids,
-// and the Coulomb friction of those contacts.
+// and the Coulomb friction of those contacts. A body never bumps into the
+// solid that is itself (`self`, kNoBody: none of them is).
 struct RigidSurroundings {
   const Plane* planes;
   uint32_t plane_count;
   const RigidContactSolid* solids;
   uint32_t solid_count;
   double friction;
+  uint32_t self = kNoBody;
 };
 
 // A substep of a body, h seconds, around the water's part: rigid_advance()
@@ -140,6 +162,27 @@ RigidYield rigid_yield(const RigidBody& body, RigidPose& pose, double h, const d
 // touching hull points, with Coulomb friction.
 void rigid_respond(RigidBody& body, const RigidPose& pose, double h, const double impulse[3], const double moment[3],
                    const RigidSurroundings& around);
+
+// One body at the end of a substep, for the respond of several at once: its
+// pose and the water's impulse and moment over the substep (as
+// rigid_respond() takes them). `body` null: no body (a kinematic obstacle's
+// place in the list).
+struct RigidBodyEnd {
+  RigidBody* body;
+  const RigidPose* pose;
+  const double* impulse;
+  const double* moment;
+};
+
+// rigid_respond() for `count` bodies at once, whose contacts with each other
+// are solved together with their contacts with the surroundings: `around`
+// lists each of them as a solid at its pose, named by its index in `bodies`
+// (RigidContactSolid::body). A hull point of one inside another's surface
+// is a contact of the two: its impulses act on both, equal and opposite, so
+// that the bodies' momentum is kept, and the sweeps go over every body's
+// contacts in the order of `bodies`. With one body the same as
+// rigid_respond().
+void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, const RigidSurroundings& around);
 
 // The float placement the stages use.
 RigidTransform rigid_transform(const RigidPose& pose);

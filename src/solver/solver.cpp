@@ -443,15 +443,23 @@ void Solver::Path::between(float s0, float s1, ObstaclePose* out) const {
 void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
   between(s0, s1, out);  // the kinematic ones; the dynamic ones start where they are
   h_ = static_cast<double>(h);
-  // What the dynamic bodies bump into: the planes and the kinematic obstacles where this substep leaves them.
+  // What the dynamic bodies bump into: the planes, the kinematic obstacles where this substep leaves them,
+  // and each other where they are (each body, moved in turn, meets those before it where they went).
   solid_count_ = 0;
   for (size_t b = 0; b < obstacles_.size(); ++b)
     if (!obstacles_[b].body) solids_[solid_count_++] = RigidContactSolid{&obstacles_[b].view, out[b].end};
+  for (size_t b = 0; b < obstacles_.size(); ++b)
+    if (obstacles_[b].body) {
+      solid_of_[b] = solid_count_;
+      solids_[solid_count_++] = rigid_contact_solid(*obstacles_[b].body, obstacles_[b].pose, &obstacles_[b].view,
+                                                    static_cast<uint32_t>(b));
+    }
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     ObstacleRecord& o = obstacles_[b];
     if (!o.body) continue;
-    rigid_advance(*o.body, o.pose, params_.gravity, h_, surroundings());
+    rigid_advance(*o.body, o.pose, params_.gravity, h_, surroundings_of(b));
     keep_body_pose(o, out[b]);
+    solids_[solid_of_[b]] = rigid_contact_solid(*o.body, o.pose, &o.view, static_cast<uint32_t>(b));
   }
 }
 
@@ -471,7 +479,7 @@ double Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out, B
     if (!o.body) continue;
     const RigidYield before = yielded_[b];
     yielded_[b] = rigid_yield(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment, impulses[b].added,
-                              again ? &before : nullptr, surroundings());
+                              again ? &before : nullptr, surroundings_of(b));
     const RigidYield& y = yielded_[b];
     double step[3], turn[3];
     for (int a = 0; a < 3; ++a) {
@@ -481,20 +489,27 @@ double Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out, B
     longest = std::max(longest, size(step) + size(turn) * o.body->reach);
     moved[b] = BodyYield{single(y.shift), single(y.turn), single(y.centre)};
     keep_body_pose(o, out[b]);
+    solids_[solid_of_[b]] = rigid_contact_solid(*o.body, o.pose, &o.view, static_cast<uint32_t>(b));
   }
   return longest;
 }
 
 void Solver::Path::respond(const ObstacleImpulse* impulses) {
+  // Every body at once: their contacts with each other act on both.
+  RigidBodyEnd ends[kMaxObstacles];
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     ObstacleRecord& o = obstacles_[b];
-    if (o.body) rigid_respond(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment, surroundings());
+    ends[b] = o.body ? RigidBodyEnd{&*o.body, &o.pose, impulses[b].impulse, impulses[b].moment}
+                     : RigidBodyEnd{nullptr, nullptr, nullptr, nullptr};
   }
+  rigid_respond_together(ends, static_cast<uint32_t>(obstacles_.size()), h_, surroundings_of(kNoBody));
 }
 
-RigidSurroundings Solver::Path::surroundings() const {
-  return RigidSurroundings{planes_.data(), static_cast<uint32_t>(planes_.size()), solids_, solid_count_,
-                           static_cast<double>(params_.friction)};
+RigidSurroundings Solver::Path::surroundings_of(size_t body) const {
+  RigidSurroundings s{planes_.data(), static_cast<uint32_t>(planes_.size()), solids_, solid_count_,
+                      static_cast<double>(params_.friction)};
+  s.self = static_cast<uint32_t>(body);
+  return s;
 }
 
 StepContext Solver::step_context() const {

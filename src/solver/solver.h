@@ -174,17 +174,20 @@ class Solver {
     void respond(const ObstacleImpulse* impulses) override;
 
    private:
-    RigidSurroundings surroundings() const;
+    // What dynamic body `body` bumps into (kNoBody: what every body does, each leaving itself out).
+    RigidSurroundings surroundings_of(size_t body) const;
     // A dynamic body's pose, as its body moved it, to the substep's end pose `out` and the record's placements.
     static void keep_body_pose(ObstacleRecord& o, ObstaclePose& out);
     std::vector<ObstacleRecord>& obstacles_;
     const std::vector<Plane>& planes_;
     const PbfParams& params_;
     bool responds_;
-    // The substep of the last advance(): its length and the kinematic obstacles where it ends.
+    // The substep of the last advance(): its length, the kinematic obstacles where it ends and the dynamic
+    // bodies where they are now (each body's solid at solid_of_[its index]).
     double h_ = 0.0;
     RigidContactSolid solids_[kMaxObstacles];
     uint32_t solid_count_ = 0;
+    uint32_t solid_of_[kMaxObstacles] = {};
     RigidYield yielded_[kMaxObstacles] = {};  // the rounds of the current yield so far
   };
   std::vector<ObstaclePose> poses_now_;  // update_densities(): where the obstacles are

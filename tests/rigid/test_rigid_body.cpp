@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "geometry/signed_distance_field.h"
 #include "rigid/rigid_body.h"
@@ -220,6 +221,62 @@ TEST(RigidBody, AnotherRoundOfAYieldMovesItByWhatItsMomentumStillLacks) {
   EXPECT_NEAR(pose.t[1] - 0.4, h * j[1] / b.mass.mass, 1e-9 * second.shift[1]);
   EXPECT_EQ(second.centre[1], first.centre[1]);  // the rounds' total about the first round's centre
   EXPECT_NEAR(second.turn[2], 0.0, 1e-9);
+}
+
+// Two 0.2 m cubes of 4 kg in free space, their faces 2 mm into each other at
+// x = 0.198 m apart, one moving at 1 m/s into the other at rest, a little
+// off its centre line (so that the contact turns them): the respond of both
+// at once leaves them not closing any more and keeps their momentum, linear
+// and angular, to round-off. Each is the other's solid (RigidContactSolid::body).
+TEST(RigidBody, TwoBodiesThatMeetStopClosingAndKeepTheirMomentum) {
+  const pbf::SignedDistanceField field = cube_field();
+  RigidBody a = pbf::make_rigid_body(cube_mass(), field.view());
+  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
+  a.contacts.reserve(a.hull.size());
+  b.contacts.reserve(b.hull.size());
+  a.velocity[0] = 1.0;
+  const RigidPose pa = at(0.3, 0.5, 0.5), pb = at(0.498, 0.53, 0.5);
+  const pbf::SdfGridView view = field.view();
+  const pbf::RigidContactSolid solids[2] = {pbf::rigid_contact_solid(a, pa, &view, 0u),
+                                            pbf::rigid_contact_solid(b, pb, &view, 1u)};
+  const pbf::RigidSurroundings around{nullptr, 0, solids, 2, 0.3};
+  const double none[3] = {0, 0, 0};
+  pbf::RigidBodyEnd ends[2] = {{&a, &pa, none, none}, {&b, &pb, none, none}};
+  const auto momentum = [&](int axis) { return 4.0 * (a.velocity[axis] + b.velocity[axis]); };
+  // About the origin: sum m c x v + I w (the cubes' inertia is isotropic: I w = i w in any axes).
+  const double i = cube_mass().inertia[0];
+  const auto spin_about_origin = [&](int axis) {
+    double l = 0.0;
+    for (const auto& [body, pose] : {std::pair<const RigidBody*, const RigidPose*>{&a, &pa}, {&b, &pb}}) {
+      const double* c = pose->t;
+      const double* v = body->velocity;
+      const double cv[3] = {c[1] * v[2] - c[2] * v[1], c[2] * v[0] - c[0] * v[2], c[0] * v[1] - c[1] * v[0]};
+      l += 4.0 * cv[axis] + i * body->angular_velocity[axis];
+    }
+    return l;
+  };
+  double p0[3], l0[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    p0[axis] = momentum(axis);
+    l0[axis] = spin_about_origin(axis);
+  }
+  pbf::rigid_respond_together(ends, 2, 1.0 / 240.0, around);
+  EXPECT_FALSE(a.contacts.empty());
+  EXPECT_FALSE(b.contacts.empty()) << "each touches the other";
+  for (int axis = 0; axis < 3; ++axis) {
+    EXPECT_NEAR(momentum(axis), p0[axis], 1e-9) << axis;
+    EXPECT_NEAR(spin_about_origin(axis), l0[axis], 1e-9) << axis;
+  }
+  // The faces no longer close (to 1 % of the speed they met at, the sweeps' remainder): where they
+  // touch, at x = 0.399 m, z = 0.5 m, the x component of v + w x (p - c) is no larger on a than on b.
+  for (const double y : {0.43, 0.5, 0.6}) {
+    const auto along_x = [&](const RigidBody& body, const RigidPose& pose) {
+      return body.velocity[0] - body.angular_velocity[2] * (y - pose.t[1]);
+    };
+    EXPECT_LE(along_x(a, pa) - along_x(b, pb), 0.01) << "at y = " << y;
+  }
+  EXPECT_LT(a.velocity[0], 0.75) << "a gave b a share of its momentum";
+  EXPECT_GT(b.velocity[0], 0.25);
 }
 
 }  // namespace
