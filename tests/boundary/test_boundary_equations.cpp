@@ -17,6 +17,7 @@
 #include "boundary/boundary_sampling.h"
 #include "methods/pbf/pbf_equations.h"
 #include "solver/solver.h"
+#include "summed_push.h"
 
 namespace {
 
@@ -456,19 +457,6 @@ struct LoneParticle {
   double denominator() const { return double(dot(g, g)) + c.cfm; }
 };
 
-// A sink that sums what it is handed (one obstacle).
-struct SumPush {
-  static constexpr bool kActive = true;
-  Vec3 d{0.0f, 0.0f, 0.0f};
-  float weight = 0.0f;
-  void add(uint32_t, Vec3 dk, Vec3) { d += dk; }
-  void couple(uint32_t, Vec3 dk, Vec3, float w) {
-    d += dk;
-    weight = w;
-  }
-  bool couples() const { return true; }
-};
-
 TEST(BodyCoupling, APushCarriesItsConstraintsWeightOneOverLambdaSquaredTimesTheDenominator) {
   Cloud cloud(true);
   const Vec3 p{0.01f, 0.02f, -0.03f};
@@ -478,7 +466,7 @@ TEST(BodyCoupling, APushCarriesItsConstraintsWeightOneOverLambdaSquaredTimesTheD
   const double want = 1.0 / (double(one.lambda) * one.lambda * one.denominator());
   EXPECT_NEAR(pbf::coupling_weight(c, one.rho, one.lambda), want, 1e-4 * want);
   // The correction hands it on with the samples' push, lambda g.
-  SumPush push;
+  SummedPush push;
   pbf::boundary_correction_given(c, p, one.lambda, one.rho, true, one.grad_b, cloud.b, pbf::DensityWalls{}, push);
   EXPECT_EQ(push.weight, pbf::coupling_weight(c, one.rho, one.lambda));
   EXPECT_NEAR(push.d.y, one.lambda * one.g.y, 1e-5f * std::fabs(one.lambda * one.g.y));
@@ -515,7 +503,7 @@ TEST(BodyCoupling, TheReliefIsTheChangeOfLambdaThatTheBodysMotionMakes) {
     const Vec3 g = one.g;
     const pbf::BodyYield before[1] = {pbf::BodyYield{Vec3{}, Vec3{}, centre}};
     const pbf::BodyYield moved[1] = {pbf::BodyYield{shift, turn, centre}};
-    SumPush push;
+    SummedPush push;
     const Vec3 relief = pbf::body_yield_relief(one.c, p, one.lambda, one.rho, cloud.b, before, moved, push);
     const double size = std::fabs(more) * std::sqrt(double(dot(g, g)));
     ASSERT_GT(size, 0.0);

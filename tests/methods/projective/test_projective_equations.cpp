@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "methods/projective/cpu/projective_cpu_stages.h"
 #include "methods/projective/projective_equations.h"
+#include "summed_push.h"
 
 namespace {
 
@@ -671,19 +672,6 @@ struct SampledParticle {
   }
 };
 
-// A sink that sums what it is handed (one obstacle) and keeps the last weight.
-struct SumPush {
-  static constexpr bool kActive = true;
-  Vec3 d{0.0f, 0.0f, 0.0f};
-  float weight = 0.0f;
-  void add(uint32_t, Vec3 dk, Vec3) { d += dk; }
-  void couple(uint32_t, Vec3 dk, Vec3, float w) {
-    d += dk;
-    weight = w;
-  }
-  bool couples() const { return true; }
-};
-
 // Particles just inside the cloud's top (y = -0.05 m): compressed, and their
 // one Newton step shorter than its cap.
 const Vec3 kUnderTheCloudsTop[] = {Vec3{0.01f, -0.08f, -0.03f}, Vec3{0.01f, -0.06f, -0.03f}};
@@ -703,7 +691,7 @@ TEST(ProjectiveBodyCoupling, APushCarriesTheWeightOfItsConstraintsAddedMass) {
     ASSERT_EQ(proj.steps, 1u);
     ASSERT_LT(proj.step_sum * pbf::length(g), c.max_projection) << "the Newton step is not capped";
     EXPECT_NEAR(proj.step_sum, proj.compression / pbf::dot(g, g), 1e-5 * proj.step_sum);
-    SumPush push;
+    SummedPush push;
     pbf::obstacle_sample_push(c, cloud.b, p, proj.step_sum, proj.compression, diagonal, omega, push);
     const double moved = -share * proj.step_sum;
     EXPECT_NEAR(push.d.x, moved * g.x, 1e-5 * std::fabs(moved) * pbf::length(g));
@@ -738,7 +726,7 @@ TEST(ProjectiveBodyCoupling, TheReliefIsTheChangeOfTheConstraintThatTheBodysMoti
     const double ds = dc / pbf::dot(g, g);  // the step's change, D = |g|^2 (one Newton step)
     const pbf::BodyYield before[1] = {pbf::BodyYield{Vec3{}, Vec3{}, centre}};
     const pbf::BodyYield moved[1] = {pbf::BodyYield{shift, turn, centre}};
-    SumPush push;
+    SummedPush push;
     const Vec3 relief = pbf::projective_body_yield_relief(c, p, proj.compression, proj.step_sum, omega, cloud.b,
                                                           before, moved, push);
     const double size = share * std::fabs(ds) * pbf::length(g);
@@ -751,7 +739,7 @@ TEST(ProjectiveBodyCoupling, TheReliefIsTheChangeOfTheConstraintThatTheBodysMoti
     EXPECT_GT(push.weight, 0.0f) << "the constraint still pushes";
     // A motion that would take more than the whole push gives back the push and no more.
     const pbf::BodyYield far[1] = {pbf::BodyYield{g * (2.0f * proj.step_sum), Vec3{}, centre}};  // away
-    SumPush all;
+    SummedPush all;
     const Vec3 whole = pbf::projective_body_yield_relief(c, p, proj.compression, proj.step_sum, omega, cloud.b,
                                                          before, far, all);
     const double pushed = share * proj.step_sum * pbf::length(g);
