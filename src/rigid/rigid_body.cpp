@@ -118,8 +118,11 @@ constexpr float kFlatGradient = 0.99f;
 // How deep a world point lies in the surroundings (> 0 inside) and the
 // normal out of them there, with the body whose surface that is in *which
 // (kNoBody: a plane or a kinematic obstacle); -inf where no surface is near.
-// The solid that is the surroundings' `self` is left out.
-double penetration(const RigidSurroundings& s, Vec3 p, D3& normal, uint32_t* which = nullptr) {
+// The solid that is the surroundings' `self` is left out, and another body's
+// surface that p lies farther outside than `least` below zero (the caller
+// asks nothing of it) is not looked at further.
+double penetration(const RigidSurroundings& s, Vec3 p, D3& normal, uint32_t* which = nullptr,
+                   double least = -INFINITY) {
   double deepest = -INFINITY;
   uint32_t deepest_body = kNoBody;
   for (uint32_t k = 0; k < s.plane_count; ++k) {
@@ -135,8 +138,10 @@ double penetration(const RigidSurroundings& s, Vec3 p, D3& normal, uint32_t* whi
     const RigidContactSolid& solid = s.solids[k];
     if (solid.body != kNoBody) {
       if (solid.body == s.self) continue;
-      const Vec3 off = p - solid.around;
-      if (length_squared(off) > solid.radius * solid.radius) continue;  // another body, far from p
+      // Another body, whose field's grid p lies outside: tested without turning p into its frame.
+      if (p.x < solid.lo.x || p.y < solid.lo.y || p.z < solid.lo.z || p.x > solid.hi.x || p.y > solid.hi.y ||
+          p.z > solid.hi.z)
+        continue;
     }
     // Outside the field's grid the solid is farther than the grid's margin: no contact.
     const SdfGridView& f = *solid.field;
@@ -144,6 +149,7 @@ double penetration(const RigidSurroundings& s, Vec3 p, D3& normal, uint32_t* whi
     if (q.x < f.origin.x || q.y < f.origin.y || q.z < f.origin.z || q.x > f.origin.x + float(f.nx - 1) * f.cell ||
         q.y > f.origin.y + float(f.ny - 1) * f.cell || q.z > f.origin.z + float(f.nz - 1) * f.cell)
       continue;
+    if (solid.body != kNoBody && -double(sdf_sample(f, q, nullptr)) < least) continue;
     Vec3 g;
     const double depth = -double(sdf_sample(f, q, &g));
     const double g2 = double(length_squared(g));
@@ -169,16 +175,19 @@ void tangents(D3 n, D3 out[2]) {
 
 }  // namespace
 
-RigidContactSolid rigid_contact_solid(const RigidBody& body, const RigidPose& pose, const SdfGridView* field,
-                                      uint32_t index) {
-  double r[9];
-  rotation(pose.q, r);
-  const D3 c = centre_of(body, r, pose);
-  // Its surface lies within its reach of its centre, give or take a cell of its field; a point within a
-  // sweep step (two cells) more may touch it.
+RigidContactSolid rigid_contact_solid(const RigidPose& pose, const SdfGridView* field, uint32_t index) {
   RigidContactSolid s{field, rigid_transform(pose), index};
-  s.around = Vec3{float(c.x), float(c.y), float(c.z)};
-  s.radius = float(body.reach + 1.5 * body.sweep_step);
+  // The corners of its field's grid, in the world.
+  const Vec3 far{float(field->nx - 1) * field->cell, float(field->ny - 1) * field->cell,
+                 float(field->nz - 1) * field->cell};
+  s.lo = s.hi = to_world(s.pose, field->origin);
+  for (int corner = 1; corner < 8; ++corner) {
+    const Vec3 at = field->origin + make_vec3(corner & 1 ? far.x : 0.0f, corner & 2 ? far.y : 0.0f,
+                                              corner & 4 ? far.z : 0.0f);
+    const Vec3 w = to_world(s.pose, at);
+    s.lo = Vec3{std::min(s.lo.x, w.x), std::min(s.lo.y, w.y), std::min(s.lo.z, w.z)};
+    s.hi = Vec3{std::max(s.hi.x, w.x), std::max(s.hi.y, w.y), std::max(s.hi.z, w.z)};
+  }
   return s;
 }
 
@@ -271,7 +280,7 @@ D3 out_of_walls(const RigidBody& b, const double r[9], D3 c, const RigidSurround
     for (size_t k = 0; k < b.hull.size(); ++k) {
       D3 n{0, 0, 0};
       uint32_t other = kNoBody;
-      const double d = penetration(around, hull_point(b, r, c, b.hull[k]), n, &other);
+      const double d = penetration(around, hull_point(b, r, c, b.hull[k]), n, &other, 0.0);
       n = contact_normal(b, r, k, n, other);
       if (d > deepest) {
         deepest = d;
@@ -423,7 +432,7 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
       D3 n{0, 0, 0};
       uint32_t other = kNoBody;
       const Vec3 p = hull_point(b, s.r, s.c, b.hull[point]);
-      if (penetration(mine, p, n, &other) < -double(b.contact_slop)) continue;
+      if (penetration(mine, p, n, &other, -double(b.contact_slop)) < -double(b.contact_slop)) continue;
       if (other >= count || !bodies[other].body) other = kNoBody;
       n = contact_normal(b, s.r, point, n, other);
       RigidContact c{};

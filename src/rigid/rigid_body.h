@@ -86,19 +86,18 @@ RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field);
 // A solid a body must stay out of: a field placed at a pose (a kinematic
 // obstacle's at the end of the substep, or another body's where it is now),
 // and the body it is (kNoBody: a kinematic obstacle; else its index among
-// the bodies rigid_respond_together() is given, with a sphere about it
-// beyond which no point touches it: `around`, `radius`).
+// the bodies rigid_respond_together() is given, with the box in world axes
+// about its field's grid, outside which no point touches it: `lo`, `hi`).
 struct RigidContactSolid {
   const SdfGridView* field;
   RigidTransform pose;
   uint32_t body = kNoBody;
-  Vec3 around{0.0f, 0.0f, 0.0f};
-  float radius = 0.0f;
+  Vec3 lo{0.0f, 0.0f, 0.0f}, hi{0.0f, 0.0f, 0.0f};
 };
 
-// Body `index` (field `field`, at `pose`) as a solid for the others.
-RigidContactSolid rigid_contact_solid(const RigidBody& body, const RigidPose& pose, const SdfGridView* field,
-                                      uint32_t index);
+// Body `index` (field `field`, at `pose`) as a solid for the others, with
+// its grid's box in world axes.
+RigidContactSolid rigid_contact_solid(const RigidPose& pose, const SdfGridView* field, uint32_t index);
 
 // What a body bumps into: planes (n . x + offset >= 0 is inside) and solids,
 // and the Coulomb friction of those contacts. A body never bumps into the

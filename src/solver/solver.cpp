@@ -451,15 +451,14 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
   for (size_t b = 0; b < obstacles_.size(); ++b)
     if (obstacles_[b].body) {
       solid_of_[b] = solid_count_;
-      solids_[solid_count_++] = rigid_contact_solid(*obstacles_[b].body, obstacles_[b].pose, &obstacles_[b].view,
-                                                    static_cast<uint32_t>(b));
+      solids_[solid_count_++] = rigid_contact_solid(obstacles_[b].pose, &obstacles_[b].view, static_cast<uint32_t>(b));
     }
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     ObstacleRecord& o = obstacles_[b];
     if (!o.body) continue;
     rigid_advance(*o.body, o.pose, params_.gravity, h_, surroundings_of(b));
     keep_body_pose(o, out[b]);
-    solids_[solid_of_[b]] = rigid_contact_solid(*o.body, o.pose, &o.view, static_cast<uint32_t>(b));
+    solids_[solid_of_[b]] = rigid_contact_solid(o.pose, &o.view, static_cast<uint32_t>(b));
   }
 }
 
@@ -489,7 +488,7 @@ double Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out, B
     longest = std::max(longest, size(step) + size(turn) * o.body->reach);
     moved[b] = BodyYield{single(y.shift), single(y.turn), single(y.centre)};
     keep_body_pose(o, out[b]);
-    solids_[solid_of_[b]] = rigid_contact_solid(*o.body, o.pose, &o.view, static_cast<uint32_t>(b));
+    solids_[solid_of_[b]] = rigid_contact_solid(o.pose, &o.view, static_cast<uint32_t>(b));
   }
   return longest;
 }

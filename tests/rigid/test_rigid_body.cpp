@@ -237,8 +237,8 @@ TEST(RigidBody, TwoBodiesThatMeetStopClosingAndKeepTheirMomentum) {
   a.velocity[0] = 1.0;
   const RigidPose pa = at(0.3, 0.5, 0.5), pb = at(0.498, 0.53, 0.5);
   const pbf::SdfGridView view = field.view();
-  const pbf::RigidContactSolid solids[2] = {pbf::rigid_contact_solid(a, pa, &view, 0u),
-                                            pbf::rigid_contact_solid(b, pb, &view, 1u)};
+  const pbf::RigidContactSolid solids[2] = {pbf::rigid_contact_solid(pa, &view, 0u),
+                                            pbf::rigid_contact_solid(pb, &view, 1u)};
   const pbf::RigidSurroundings around{nullptr, 0, solids, 2, 0.3};
   const double none[3] = {0, 0, 0};
   pbf::RigidBodyEnd ends[2] = {{&a, &pa, none, none}, {&b, &pb, none, none}};
