@@ -13,6 +13,7 @@
 
 #include "core/grid_spec.h"
 #include "core/hd.h"
+#include "core/obstacle.h"
 #include "core/sph_kernels.h"
 
 namespace pbf {
@@ -217,6 +218,38 @@ template <class Push>
 PBF_HD void boundary_push(const CubicKernel& k, const BoundarySamples& b, Vec3 p, float scale, Push& push,
                           float weight = 0.0f) {
   boundary_push_with(CubicSpline{k}, b, p, scale, push, weight);
+}
+
+// What a particle at p gives back of its samples' push in a round of the
+// dynamic bodies' yield from `before` to `moved` (indexed by obstacle; the
+// rounds' totals), the part of the joint solve that falls to the water
+// (docs/PHYSICS.md §13), written once for both methods: for each body, with
+// g = sum_b psi_b grad W(p - x_b) / rho0 over its samples, the body's motion
+// u at p lowers the constraint's multiplier by more = (g . u) / D
+// (`inverse_denominator` = 1 / D), at most `most` (the whole push: the
+// constraint is unilateral; infinity where it is not), and the particle
+// moves by more times share g, share the part of the multiplier's step that
+// reaches it; the added mass of a constraint still pushing is
+// share g g^T / D. Each body's part goes to push_relief(). Returns the
+// particle's displacement.
+template <class Kernel, class Push>
+PBF_HD Vec3 body_relief_with(const Kernel& k, const BoundarySamples& b, Vec3 p, float inv_rho0, float share,
+                             float inverse_denominator, float most, const BodyYield* before, const BodyYield* moved,
+                             Push& push) {
+  Vec3 relief{0.0f, 0.0f, 0.0f};
+  for_each_body_gradient(k, b, p, [&](uint32_t body, Vec3 sum) {
+    const Vec3 g = sum * inv_rho0;
+    const BodyYield& b0 = before[body];
+    const BodyYield& b1 = moved[body];
+    const float was = fminf(dot(g, b0.shift + cross(b0.turn, p - b0.centre)) * inverse_denominator, most);
+    const float unbounded = dot(g, b1.shift + cross(b1.turn, p - b1.centre)) * inverse_denominator;
+    // weight (now - was)^2 share^2 g g^T = share g g^T / D while the constraint still pushes.
+    const YieldRelief r =
+        yield_relief_between(g * share, was, fminf(unbounded, most), unbounded < most, inverse_denominator / share);
+    push_relief(push, body, r, p);
+    relief += r.d;
+  });
+  return relief;
 }
 
 // Whether a sample lies within `radius` of p: the mark of `near`.

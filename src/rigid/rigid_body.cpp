@@ -281,10 +281,9 @@ D3 out_of_walls(const RigidBody& b, const double r[9], D3 c, const RigidSurround
       D3 n{0, 0, 0};
       uint32_t other = kNoBody;
       const double d = penetration(around, hull_point(b, r, c, b.hull[k]), n, &other, 0.0);
-      n = contact_normal(b, r, k, n, other);
       if (d > deepest) {
         deepest = d;
-        normal = n;
+        normal = contact_normal(b, r, k, n, other);
       }
     }
     if (deepest <= 0.0) break;

@@ -404,26 +404,11 @@ template <class Push>
 PBF_HD Vec3 body_yield_relief(const PbfConstants& c, Vec3 p, float lambda_i, float rho_i,
                               const BoundarySamples& boundary, const BodyYield* before, const BodyYield* moved,
                               Push& push) {
-  Vec3 relief{0.0f, 0.0f, 0.0f};
   const float weight = coupling_weight(c, rho_i, lambda_i);
-  if (!(weight > 0.0f)) return relief;
+  if (!(weight > 0.0f)) return Vec3{0.0f, 0.0f, 0.0f};
   const float inverse_denominator = lambda_i * lambda_i * weight;  // 1 / D
-  for_each_body_gradient(Poly6Spiky{c.kernel}, boundary, p, [&](uint32_t body, Vec3 sum) {
-    const Vec3 g = sum * c.inv_rest_density;
-    const BodyYield& b0 = before[body];
-    const BodyYield& b1 = moved[body];
-    float was = dot(g, b0.shift + cross(b0.turn, p - b0.centre)) * inverse_denominator;
-    float now = dot(g, b1.shift + cross(b1.turn, p - b1.centre)) * inverse_denominator;
-    const bool pushing = !c.unilateral || now < -lambda_i;
-    if (c.unilateral) {
-      was = fminf(was, -lambda_i);
-      now = fminf(now, -lambda_i);
-    }
-    const YieldRelief r = yield_relief_between(g, was, now, pushing, inverse_denominator);
-    push_relief(push, body, r, p);
-    relief += r.d;
-  });
-  return relief;
+  return body_relief_with(Poly6Spiky{c.kernel}, boundary, p, c.inv_rest_density, 1.0f, inverse_denominator,
+                          c.unilateral ? -lambda_i : INFINITY, before, moved, push);
 }
 
 // Position correction with static boundary samples and plane walls: the

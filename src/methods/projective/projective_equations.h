@@ -449,24 +449,11 @@ template <class Push>
 PBF_HD Vec3 projective_body_yield_relief(const ProjectiveConstants& c, Vec3 p, float compression, float step_sum,
                                          float omega, const BoundarySamples& boundary, const BodyYield* before,
                                          const BodyYield* moved, Push& push) {
-  Vec3 relief{0.0f, 0.0f, 0.0f};
-  if (!(step_sum > 0.0f) || !(compression > 0.0f)) return relief;
+  if (!(step_sum > 0.0f) || !(compression > 0.0f)) return Vec3{0.0f, 0.0f, 0.0f};
   const float share = (c.stiffness / held_diagonal(c)) * omega;
   const float inverse_denominator = step_sum / compression;  // 1 / D
-  const float inv_rho0 = c.mass_over_rho0 / c.mass;
-  for_each_body_gradient(CubicSpline{c.kernel}, boundary, p, [&](uint32_t body, Vec3 sum) {
-    const Vec3 g = sum * inv_rho0;
-    const BodyYield& b0 = before[body];
-    const BodyYield& b1 = moved[body];
-    const float was = fminf(dot(g, b0.shift + cross(b0.turn, p - b0.centre)) * inverse_denominator, step_sum);
-    const float now_free = dot(g, b1.shift + cross(b1.turn, p - b1.centre)) * inverse_denominator;
-    const float now = fminf(now_free, step_sum);
-    // weight (now - was)^2 share^2 g g^T = share g g^T / D while the constraint still pushes.
-    const YieldRelief r = yield_relief_between(g * share, was, now, now_free < step_sum, inverse_denominator / share);
-    push_relief(push, body, r, p);
-    relief += r.d;
-  });
-  return relief;
+  return body_relief_with(CubicSpline{c.kernel}, boundary, p, c.mass_over_rho0 / c.mass, share, inverse_denominator,
+                          step_sum, before, moved, push);
 }
 
 // The global step of particle l before collisions: the solution y of eq. 5
