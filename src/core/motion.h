@@ -128,6 +128,19 @@ PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plan
   return collide(c, planes, plane_count, obstacles, obstacle_count, p, x_start, none);
 }
 
+// p moved to `moved` by the water's give to the dynamic bodies' yield (the
+// reliefs of core/obstacle.h and boundary/boundary_equations.h), held as
+// collide() holds an obstacle's push: out of the planes and inside the
+// domain box. A body pressing water against a wall moves it no further than
+// the wall; what the relief handed to the body stands (the wall takes the
+// rest, as it takes every push that collide() undoes). A particle the relief
+// did not move keeps p.
+PBF_HD Vec3 relieved(const MotionConstants& c, const Plane* planes, uint32_t plane_count, Vec3 p, Vec3 moved,
+                     Vec3 x_start) {
+  if (moved.x == p.x && moved.y == p.y && moved.z == p.z) return p;
+  return collide(c, planes, plane_count, nullptr, 0u, moved, x_start);
+}
+
 // collide(), keeping the particle's collision record (core/obstacle.h) in
 // *record and *obstacle where `record` is given (StepContext::bodies_couple;
 // null: none kept).

@@ -314,7 +314,9 @@ void CpuBackend::predict(const StepContext& ctx) {
 void CpuBackend::relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) {
   if (ctx.obstacle_count == 0) return;
   for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
-    xp_[i] += collision_relief(scratch_[i], collided_[i], xp_[i], ctx.obstacle_count, before, moved, push);
+    const Vec3 p = xp_[i];
+    xp_[i] = relieved(ctx.motion, ctx.planes, ctx.plane_count, p,
+                      p + collision_relief(scratch_[i], collided_[i], p, ctx.obstacle_count, before, moved, push), x_[i]);
   });
 }
 

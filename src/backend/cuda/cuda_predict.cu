@@ -28,14 +28,19 @@ __global__ void k_predict(size_t n, MotionConstants c, PlaneSet planes, const Ob
   });
 }
 
-// collision_yield_relief() for each particle with a collision record, added to xp; the pushes to `pushes`.
-// `yields` holds the rounds' totals before this round, then after it (kMaxObstacles each).
-__global__ void k_relieve_collisions(size_t n, uint32_t obstacle_count, const Vec3* record, const uint8_t* collided,
-                                     const BodyYield* yields, Vec3* xp, ObstaclePush* pushes) {
+// collision_yield_relief() for each particle with a collision record, added to xp and held out of the walls
+// (relieved()); the pushes to `pushes`. `yields` holds the rounds' totals before this round, then after it
+// (kMaxObstacles each).
+__global__ void k_relieve_collisions(size_t n, MotionConstants c, PlaneSet planes, uint32_t obstacle_count,
+                                     const Vec3* record, const uint8_t* collided, const BodyYield* yields,
+                                     const Vec3* x, Vec3* xp, ObstaclePush* pushes) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const CudaPushSink push{pushes, true};
-  xp[i] += collision_relief(record[i], collided[i], xp[i], obstacle_count, yields, yields + kMaxObstacles, push);
+  const Vec3 p = xp[i];
+  const Vec3 relief =
+      collision_relief(record[i], collided[i], p, obstacle_count, yields, yields + kMaxObstacles, push);
+  xp[i] = relieved(c, planes.plane, planes.count, p, p + relief, x[i]);
 }
 
 }  // namespace
@@ -67,8 +72,9 @@ void CudaBackend::relieve_collisions(const StepContext& ctx, const BodyYield* be
   use_device();
   begin_stage(&StepStats::time_constraints_ms);
   const BodyYield* yields = upload_body_yields(before, moved, ctx.obstacle_count);
-  k_relieve_collisions<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.obstacle_count, scratch_.data(),
-                                                              collided_.data(), yields, xp_.data(), pushes);
+  k_relieve_collisions<<<blocks_for(n_), kBlock, 0, stream_>>>(n_, ctx.motion, plane_set(ctx), ctx.obstacle_count,
+                                                              scratch_.data(), collided_.data(), yields, x_.data(),
+                                                              xp_.data(), pushes);
   check_launch("k_relieve_collisions");
   finish("relieve_collisions");
 }

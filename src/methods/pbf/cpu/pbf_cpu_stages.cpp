@@ -91,11 +91,14 @@ void PbfCpuStages::relieve_body_yields(const StepContext& ctx, const PbfConstant
   const std::vector<uint8_t>& collided = device_.collided();
   const std::vector<float>& rho = device_.densities();
   const BoundarySamples boundary = device_.boundary_samples();
+  const LaneVector<Vec3>& x = device_.positions();
   // points_ and rho hold the last iteration's points, lambdas and densities; the samples have not moved since.
   device_.for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
+    Vec3 p = xp[i];
     if (boundary.body != nullptr && boundary_scan(boundary, i))
-      xp[i] += body_yield_relief(c, points_[i].p, points_[i].value, rho[i], boundary, before, moved, push);
-    xp[i] += collision_relief(record[i], collided[i], xp[i], ctx.obstacle_count, before, moved, push);
+      p += body_yield_relief(c, points_[i].p, points_[i].value, rho[i], boundary, before, moved, push);
+    p += collision_relief(record[i], collided[i], p, ctx.obstacle_count, before, moved, push);
+    xp[i] = relieved(c, ctx.planes, ctx.plane_count, xp[i], p, x[i]);
   });
 }
 

@@ -79,10 +79,10 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
 // densities, and collision_relief() for each with a collision record (in `record`, scratch, and `collided`),
 // added to xp; the pushes to `pushes`. `yields` holds the rounds' totals before this round, then
 // after it (kMaxObstacles each).
-__global__ void k_relieve_body_yields(size_t n, PbfConstants c, uint32_t obstacle_count, BoundarySamples boundary,
-                                      const PointValue* x_lambda, const float* rho, const Vec3* record,
-                                      const uint8_t* collided, const BodyYield* yields, Vec3* xp,
-                                      ObstaclePush* pushes) {
+__global__ void k_relieve_body_yields(size_t n, PbfConstants c, PlaneSet planes, uint32_t obstacle_count,
+                                      BoundarySamples boundary, const PointValue* x_lambda, const float* rho,
+                                      const Vec3* record, const uint8_t* collided, const BodyYield* yields,
+                                      const Vec3* x, Vec3* xp, ObstaclePush* pushes) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const uint32_t id = static_cast<uint32_t>(i);
@@ -93,7 +93,7 @@ __global__ void k_relieve_body_yields(size_t n, PbfConstants c, uint32_t obstacl
     p += body_yield_relief(c, own.p, own.value, rho[id], boundary, yields, yields + kMaxObstacles, push);
   }
   p += collision_relief(record[i], collided[i], p, obstacle_count, yields, yields + kMaxObstacles, push);
-  xp[i] = p;
+  xp[i] = relieved(c, planes.plane, planes.count, xp[i], p, x[i]);
 }
 
 __global__ void k_update_velocity(size_t n, PbfConstants c, PlaneSet planes, NeighborLists nb,
@@ -182,10 +182,9 @@ void PbfCudaStages::relieve_body_yields(const StepContext& ctx, const PbfConstan
   const size_t n = d.size();
   const cudaStream_t stream = d.stream();
   const BodyYield* yields = d.upload_body_yields(before, moved, ctx.obstacle_count);
-  k_relieve_body_yields<<<blocks_for(n), kBlock, 0, stream>>>(n, c, ctx.obstacle_count, boundary, x_lambda_.data(),
-                                                               d.densities().data(), d.scratch().data(),
-                                                               d.collided().data(), yields,
-                                                               d.predicted_positions().data(), pushes);
+  k_relieve_body_yields<<<blocks_for(n), kBlock, 0, stream>>>(
+      n, c, plane_set(ctx), ctx.obstacle_count, boundary, x_lambda_.data(), d.densities().data(), d.scratch().data(),
+      d.collided().data(), yields, d.positions().data(), d.predicted_positions().data(), pushes);
   check_launch("k_relieve_body_yields");
   d.finish("relieve_body_yields");
 }

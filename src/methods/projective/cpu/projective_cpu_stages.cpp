@@ -109,6 +109,7 @@ void ProjectiveCpuStages::global_step(const StepContext& ctx, const ProjectiveCo
 void ProjectiveCpuStages::relieve_body_yields(const StepContext& ctx, const ProjectiveConstants& c,
                                               const BodyYield* before, const BodyYield* moved) {
   if (device_.iterations().converged) return;
+  const LaneVector<Vec3>& x = device_.positions();
   LaneVector<Vec3>& xp = device_.predicted_positions();
   const LaneVector<Vec3>& record = device_.scratch();  // the global step's collision records
   const std::vector<uint8_t>& collided = device_.collided();
@@ -120,9 +121,11 @@ void ProjectiveCpuStages::relieve_body_yields(const StepContext& ctx, const Proj
       relief = projective_body_yield_relief(c, xp[l], compression_[l], step_sum_[l], omega_, boundary, before,
                                             moved, push);
     relief += collision_relief(record[l], collided[l], xp[l] + relief, ctx.obstacle_count, before, moved, push);
-    xp[l] += relief;
-    offset_[l] += relief;
-    prev_[l] += relief;
+    // Held out of the walls; the iterate and the extrapolation's previous iterate move alike.
+    const Vec3 p = relieved(ctx.motion, ctx.planes, ctx.plane_count, xp[l], xp[l] + relief, x[l]);
+    offset_[l] += p - xp[l];
+    prev_[l] += p - xp[l];
+    xp[l] = p;
   });
 }
 

@@ -95,10 +95,11 @@ __global__ void k_pf_global(size_t n, ProjectiveConstants c, MotionConstants mot
 // to the iterate xp and to its displacements offset and prev; the pushes to
 // `pushes`. `yields` holds the rounds' totals before this round, then those
 // after it (kMaxObstacles each).
-__global__ void k_pf_relieve(size_t n, ProjectiveConstants c, uint32_t obstacle_count, BoundarySamples boundary,
-                             float omega, const uint8_t* active, const float* step_sum, const float* compression,
-                             const Vec3* record, const uint8_t* collided, const BodyYield* yields, Vec3* xp,
-                             Vec3* offset, Vec3* prev, ObstaclePush* pushes, const IterationDeviceState* state) {
+__global__ void k_pf_relieve(size_t n, ProjectiveConstants c, MotionConstants motion, PlaneSet planes,
+                             uint32_t obstacle_count, BoundarySamples boundary, float omega, const uint8_t* active,
+                             const float* step_sum, const float* compression, const Vec3* record,
+                             const uint8_t* collided, const BodyYield* yields, const Vec3* x, Vec3* xp, Vec3* offset,
+                             Vec3* prev, ObstaclePush* pushes, const IterationDeviceState* state) {
   if (state->converged) return;
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (l >= n) return;
@@ -111,9 +112,11 @@ __global__ void k_pf_relieve(size_t n, ProjectiveConstants c, uint32_t obstacle_
                                           yields + kMaxObstacles, push);
   relief += collision_relief(record[l], collided[l], p + relief, obstacle_count, yields, yields + kMaxObstacles,
                              push);
-  xp[l] = p + relief;
-  offset[l] += relief;
-  prev[l] += relief;
+  // Held out of the walls; the iterate and the extrapolation's previous iterate move alike.
+  const Vec3 q = relieved(motion, planes.plane, planes.count, p, p + relief, x[l]);
+  xp[l] = q;
+  offset[l] += q - p;
+  prev[l] += q - p;
 }
 
 __global__ void k_pf_velocity(size_t n, MotionConstants c, PlaneSet planes, Vec3* x, const Vec3* xp, Vec3* v) {
@@ -223,9 +226,9 @@ void ProjectiveCudaStages::relieve_body_yields(const StepContext& ctx, const Pro
   const size_t n = d.size();
   const BodyYield* yields = d.upload_body_yields(before, moved, ctx.obstacle_count);
   k_pf_relieve<<<blocks_for(n), kBlock, 0, d.stream()>>>(
-      n, c, ctx.obstacle_count, d.boundary_samples(), omega_, active_.data(), step_sum_.data(), compression_.data(),
-      d.scratch().data(), d.collided().data(), yields, d.predicted_positions().data(), offset_.data(), prev_.data(),
-      pushes, d.iteration_state());
+      n, c, ctx.motion, plane_set(ctx), ctx.obstacle_count, d.boundary_samples(), omega_, active_.data(),
+      step_sum_.data(), compression_.data(), d.scratch().data(), d.collided().data(), yields, d.positions().data(),
+      d.predicted_positions().data(), offset_.data(), prev_.data(), pushes, d.iteration_state());
   check_launch("k_pf_relieve");
   d.finish("projective_relieve_body_yields");
 }
