@@ -583,6 +583,34 @@ TEST(PbfEquations, CollideKeepsPointsInsideTheDomainBox) {
   }
 }
 
+// A dynamic body's relief (core/obstacle.h) moves a particle: relieved()
+// holds the moved particle out of the planes and inside the domain box, and
+// leaves one the relief did not move, or moved where the walls allow, where
+// it is, bit for bit.
+TEST(PbfEquations, RelievedHoldsAParticleMovedByABodysYieldOutOfThePlanesAndInsideTheBox) {
+  const SolverConfig config = make_config();
+  const PbfConstants c = pbf::make_pbf_constants(config, params_with(true, 0.1f), kDt);  // friction 0
+  const float r = c.particle_radius;
+  const Plane floor{Vec3{0.0f, 1.0f, 0.0f}, 0.5f};  // y >= -0.5
+  const Vec3 p{0.3f, -0.45f, 0.2f};
+  // Pressed 0.1 down, through the floor's contact plane: set back onto it.
+  const Vec3 down = pbf::relieved(c, &floor, 1, p, Vec3{0.3f, -0.55f, 0.2f}, p);
+  EXPECT_FLOAT_EQ(down.x, 0.3f);
+  EXPECT_NEAR(down.y, -0.5f + r, 1e-6f);
+  EXPECT_FLOAT_EQ(down.z, 0.2f);
+  // Pressed 0.7 along x, past the domain's wall x = 1: held a radius inside it.
+  const Vec3 side = pbf::relieved(c, &floor, 1, p, Vec3{1.0f, -0.45f, 0.2f}, p);
+  EXPECT_EQ(side.x, 1.0f - r);
+  EXPECT_EQ(side.y, p.y);
+  // Moved where the walls allow, and not moved: kept exactly.
+  const Vec3 free{0.1f, -0.3f, 0.25f};
+  const Vec3 kept = pbf::relieved(c, &floor, 1, p, free, p);
+  EXPECT_TRUE(kept.x == free.x && kept.y == free.y && kept.z == free.z);
+  const Vec3 outside{0.3f, -0.6f, 0.2f};  // a caller's particle below the floor, not moved by the relief
+  const Vec3 same = pbf::relieved(c, &floor, 1, outside, outside, outside);
+  EXPECT_TRUE(same.x == outside.x && same.y == outside.y && same.z == outside.z);
+}
+
 TEST(PbfEquations, CollideFrictionLimitsTheTangentialMotionByMuTimesThePenetration) {
   const SolverConfig config = make_config();
   PbfParams p = params_with(true, 0.1f);
