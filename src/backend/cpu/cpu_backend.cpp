@@ -315,8 +315,8 @@ void CpuBackend::relieve_collisions(const StepContext& ctx, const BodyYield* bef
   if (ctx.obstacle_count == 0) return;
   for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
     const Vec3 p = xp_[i];
-    xp_[i] = relieved(ctx.motion, ctx.planes, ctx.plane_count, p,
-                      p + collision_relief(scratch_[i], collided_[i], p, ctx.obstacle_count, before, moved, push), x_[i]);
+    const Vec3 relief = collision_relief(scratch_[i], collided_[i], p, ctx.obstacle_count, before, moved, push);
+    xp_[i] = relieved(ctx.motion, ctx.planes, ctx.plane_count, p, p + relief, x_[i]);
   });
 }
 
