@@ -136,13 +136,11 @@ double penetration(const RigidSurroundings& s, Vec3 p, D3& normal, uint32_t* whi
   }
   for (uint32_t k = 0; k < s.solid_count; ++k) {
     const RigidContactSolid& solid = s.solids[k];
-    if (solid.body != kNoBody) {
-      if (solid.body == s.self) continue;
-      // Another body, whose field's grid p lies outside: tested without turning p into its frame.
-      if (p.x < solid.lo.x || p.y < solid.lo.y || p.z < solid.lo.z || p.x > solid.hi.x || p.y > solid.hi.y ||
-          p.z > solid.hi.z)
-        continue;
-    }
+    if (solid.body != kNoBody && solid.body == s.self) continue;
+    // A solid whose field's grid p lies outside: tested without turning p into its frame.
+    if (p.x < solid.lo.x || p.y < solid.lo.y || p.z < solid.lo.z || p.x > solid.hi.x || p.y > solid.hi.y ||
+        p.z > solid.hi.z)
+      continue;
     // Outside the field's grid the solid is farther than the grid's margin: no contact.
     const SdfGridView& f = *solid.field;
     const Vec3 q = to_local(solid.pose, p);
@@ -173,10 +171,56 @@ void tangents(D3 n, D3 out[2]) {
   out[1] = cross(n, t);
 }
 
+// The part of `around` that a hull within `reach` of c can touch deeper than
+// `least` (penetration()'s), copied into `near`: the planes that come that
+// near c and the solids (self left out) whose boxes do, so that each hull
+// point's penetration() looks at those alone. Nothing it leaves out could
+// have given a depth above `least`: the same contacts, at a fraction of the
+// cost where a body has few neighbours.
+struct NearSurroundings {
+  Plane planes[kDomainWalls + kMaxPlanes];
+  RigidContactSolid solids[kMaxObstacles];
+  RigidSurroundings around;
+};
+
+void gather_near(const RigidSurroundings& s, D3 c, double reach, double least, NearSurroundings& near) {
+  near.around = s;
+  // A hull point's float rounding, and the depth asked about, on top of the reach.
+  const double r = reach * (1.0 + 1e-4) + 1e-6 + std::max(-least, 0.0);
+  if (s.plane_count <= kDomainWalls + kMaxPlanes) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s.plane_count; ++k) {
+      const Plane& pl = s.planes[k];
+      if (-(double(pl.normal.x) * c.x + double(pl.normal.y) * c.y + double(pl.normal.z) * c.z + double(pl.offset)) >
+          -r)
+        near.planes[n++] = pl;
+    }
+    near.around.planes = near.planes;
+    near.around.plane_count = n;
+  }
+  if (s.solid_count <= kMaxObstacles) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s.solid_count; ++k) {
+      const RigidContactSolid& solid = s.solids[k];
+      if (solid.body != kNoBody && solid.body == s.self) continue;
+      if (c.x + r < solid.lo.x || c.y + r < solid.lo.y || c.z + r < solid.lo.z || c.x - r > solid.hi.x ||
+          c.y - r > solid.hi.y || c.z - r > solid.hi.z)
+        continue;
+      near.solids[n++] = solid;
+    }
+    near.around.solids = near.solids;
+    near.around.solid_count = n;
+  }
+}
+
 }  // namespace
 
 RigidContactSolid rigid_contact_solid(const RigidPose& pose, const SdfGridView* field, uint32_t index) {
-  RigidContactSolid s{field, rigid_transform(pose), index};
+  return rigid_contact_solid(rigid_transform(pose), field, index);
+}
+
+RigidContactSolid rigid_contact_solid(const RigidTransform& pose, const SdfGridView* field, uint32_t index) {
+  RigidContactSolid s{field, pose, index};
   // The corners of its field's grid, in the world.
   const Vec3 far{float(field->nx - 1) * field->cell, float(field->ny - 1) * field->cell,
                  float(field->nz - 1) * field->cell};
@@ -272,21 +316,26 @@ D3 contact_normal(const RigidBody& b, const double r[9], size_t k, D3 n, uint32_
 }
 
 // The centre c of a body turned by r, moved out of the surroundings along the deepest contact's normal,
-// a few times for corners.
+// a few times for corners: until no hull point lies deeper than a thousandth of the contact slop (a body
+// resting on a face, set back onto it, finds its points at the surface give or take the floats' round-off).
 D3 out_of_walls(const RigidBody& b, const double r[9], D3 c, const RigidSurroundings& around) {
+  NearSurroundings near;
+  const double enough = 1e-3 * double(b.contact_slop);
   for (int pass = 0; pass < 4; ++pass) {
-    double deepest = 0.0;
+    gather_near(around, c, b.reach, 0.0, near);
+    if (near.around.plane_count == 0 && near.around.solid_count == 0) break;
+    double deepest = enough;
     D3 normal{0, 0, 0};
     for (size_t k = 0; k < b.hull.size(); ++k) {
       D3 n{0, 0, 0};
       uint32_t other = kNoBody;
-      const double d = penetration(around, hull_point(b, r, c, b.hull[k]), n, &other, 0.0);
+      const double d = penetration(near.around, hull_point(b, r, c, b.hull[k]), n, &other, 0.0);
       if (d > deepest) {
         deepest = d;
         normal = contact_normal(b, r, k, n, other);
       }
     }
-    if (deepest <= 0.0) break;
+    if (deepest <= enough) break;
     c = c + normal * deepest;
   }
   return c;
@@ -419,19 +468,22 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
     s.w = s.w - apply_inverse_inertia(b, s.r, cross(s.w, iw)) * h;
   }
   // Contacts: each body's hull points that touch the surroundings or another body.
+  NearSurroundings near;
   for (uint32_t k = 0; k < count; ++k) {
     if (!bodies[k].body) continue;
     RigidBody& b = *bodies[k].body;
     const Moving& s = m[k];
     RigidSurroundings mine = around;
     mine.self = k;
+    gather_near(mine, s.c, b.reach, -double(b.contact_slop), near);
     std::vector<RigidContact>& contacts = b.contacts;  // room reserved: a step allocates nothing
     contacts.clear();
-    for (size_t point = 0; point < b.hull.size(); ++point) {
+    for (size_t point = 0; point < b.hull.size() && (near.around.plane_count > 0 || near.around.solid_count > 0);
+         ++point) {
       D3 n{0, 0, 0};
       uint32_t other = kNoBody;
       const Vec3 p = hull_point(b, s.r, s.c, b.hull[point]);
-      if (penetration(mine, p, n, &other, -double(b.contact_slop)) < -double(b.contact_slop)) continue;
+      if (penetration(near.around, p, n, &other, -double(b.contact_slop)) < -double(b.contact_slop)) continue;
       if (other >= count || !bodies[other].body) other = kNoBody;
       n = contact_normal(b, s.r, point, n, other);
       RigidContact c{};

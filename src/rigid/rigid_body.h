@@ -85,9 +85,10 @@ RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field);
 
 // A solid a body must stay out of: a field placed at a pose (a kinematic
 // obstacle's at the end of the substep, or another body's where it is now),
-// and the body it is (kNoBody: a kinematic obstacle; else its index among
-// the bodies rigid_respond_together() is given, with the box in world axes
-// about its field's grid, outside which no point touches it: `lo`, `hi`).
+// the body it is (kNoBody: a kinematic obstacle; else its index among the
+// bodies rigid_respond_together() is given), and the box in world axes about
+// its field's grid, outside which no point touches it (`lo`, `hi`; made by
+// rigid_contact_solid()).
 struct RigidContactSolid {
   const SdfGridView* field;
   RigidTransform pose;
@@ -96,8 +97,10 @@ struct RigidContactSolid {
 };
 
 // Body `index` (field `field`, at `pose`) as a solid for the others, with
-// its grid's box in world axes.
+// its grid's box in world axes; the second form for a kinematic obstacle's
+// transform (index kNoBody).
 RigidContactSolid rigid_contact_solid(const RigidPose& pose, const SdfGridView* field, uint32_t index);
+RigidContactSolid rigid_contact_solid(const RigidTransform& pose, const SdfGridView* field, uint32_t index);
 
 // What a body bumps into: planes (n . x + offset >= 0 is inside) and solids,
 // and the Coulomb friction of those contacts. A body never bumps into the

@@ -447,7 +447,7 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
   // and each other where they are (each body, moved in turn, meets those before it where they went).
   solid_count_ = 0;
   for (size_t b = 0; b < obstacles_.size(); ++b)
-    if (!obstacles_[b].body) solids_[solid_count_++] = RigidContactSolid{&obstacles_[b].view, out[b].end};
+    if (!obstacles_[b].body) solids_[solid_count_++] = rigid_contact_solid(out[b].end, &obstacles_[b].view, kNoBody);
   for (size_t b = 0; b < obstacles_.size(); ++b)
     if (obstacles_[b].body) {
       solid_of_[b] = solid_count_;
