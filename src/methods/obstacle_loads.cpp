@@ -50,6 +50,17 @@ void BodySubstep::take(ObstacleImpulse* now) {
 void BodySubstep::yield() {
   ObstacleImpulse since[kMaxObstacles];  // all the water gave since the yield began
   take(since);
+  // Water that pushed no body (none near one, or iterations that the density tolerance has ended): no body
+  // moves (the advance settled them among each other), so there is nothing to yield or follow.
+  bool pushed = false;
+  for (uint32_t k = 0; k < ctx_.obstacle_count && !pushed; ++k) {
+    for (int a = 0; a < 3; ++a) pushed = pushed || since[k].impulse[a] != 0.0 || since[k].moment[a] != 0.0;
+    for (int e = 0; e < kSymmetric6; ++e) pushed = pushed || since[k].added[e] != 0.0;
+  }
+  if (!pushed) {
+    after_prediction_ = false;
+    return;
+  }
   BodyYield before[kMaxObstacles] = {}, moved[kMaxObstacles] = {};
   const double first = obstacles_.yield(since, poses_, moved, false);
   // Only a body that moved against an added mass has anything to take back (the kinematic obstacles'

@@ -366,6 +366,16 @@ void rigid_advance(RigidBody& b, RigidPose& pose, Vec3 gravity, double h, const 
   store(c - mul(r, load(b.mass.centre)), pose.t);
 }
 
+double rigid_settle(const RigidBody& b, RigidPose& pose, const RigidSurroundings& around) {
+  double r[9];
+  rotation(pose.q, r);
+  const D3 c = centre_of(b, r, pose);
+  const D3 out = out_of_walls(b, r, c, around);
+  if (out.x == c.x && out.y == c.y && out.z == c.z) return 0.0;
+  store(out - mul(r, load(b.mass.centre)), pose.t);
+  return std::sqrt(dot(out - c, out - c));
+}
+
 RigidYield rigid_yield(const RigidBody& b, RigidPose& pose, double h, const double impulse[3], const double moment[3],
                        const double added[kSymmetric6], const RigidYield* before, const RigidSurroundings& around) {
   double r[9];

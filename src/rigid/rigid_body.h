@@ -44,6 +44,10 @@ constexpr double kMaxBodySpin = 1000.0;
 // The most pieces a substep's motion is swept in (rigid_advance()).
 constexpr int kMaxSweepPieces = 64;
 
+// The most settling rounds (rigid_settle()) over the bodies after they
+// advance, where two or more of them touch.
+constexpr int kSettleRounds = 16;
+
 // Names no body: a contact with a plane or a kinematic obstacle.
 constexpr uint32_t kNoBody = 0xffffffffu;
 
@@ -120,6 +124,13 @@ struct RigidSurroundings {
 // contact's normal (its velocities untouched: rigid_respond() takes out their
 // part into the contact). Then the water runs the substep around it.
 void rigid_advance(RigidBody& body, RigidPose& pose, Vec3 gravity, double h, const RigidSurroundings& around);
+
+// Moves a body where it is out of the surroundings along the deepest
+// contact's normal, as rigid_advance() ends (its velocities untouched);
+// returns how far its centre moved [m]. Bodies that touch each other are
+// pushed out of each other one at a time: settling rounds over all of them
+// (ObstaclePath::advance()) let a stack find its place.
+double rigid_settle(const RigidBody& body, RigidPose& pose, const RigidSurroundings& around);
 
 // How a body moved in a yield: its centre's shift [m], the angle it turned
 // through (axis times radians, world axes) and its centre before it moved

@@ -453,12 +453,27 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
       solid_of_[b] = solid_count_;
       solids_[solid_count_++] = rigid_contact_solid(obstacles_[b].pose, &obstacles_[b].view, static_cast<uint32_t>(b));
     }
+  size_t bodies = 0;
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     ObstacleRecord& o = obstacles_[b];
     if (!o.body) continue;
     rigid_advance(*o.body, o.pose, params_.gravity, h_, surroundings_of(b));
     keep_body_pose(o, out[b]);
     solids_[solid_of_[b]] = rigid_contact_solid(o.pose, &o.view, static_cast<uint32_t>(b));
+    ++bodies;
+  }
+  // Each body moved out of the others where they were when it moved: bodies pressed together (a stack) are
+  // pushed out of each other again, in turn, until no round moves one.
+  for (int round = 0; round < kSettleRounds && bodies > 1; ++round) {
+    bool moved = false;
+    for (size_t b = 0; b < obstacles_.size(); ++b) {
+      ObstacleRecord& o = obstacles_[b];
+      if (!o.body || !(rigid_settle(*o.body, o.pose, surroundings_of(b)) > 0.0)) continue;
+      moved = true;
+      keep_body_pose(o, out[b]);
+      solids_[solid_of_[b]] = rigid_contact_solid(o.pose, &o.view, static_cast<uint32_t>(b));
+    }
+    if (!moved) break;
   }
 }
 
