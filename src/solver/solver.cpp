@@ -458,8 +458,7 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
     ObstacleRecord& o = obstacles_[b];
     if (!o.body) continue;
     rigid_advance(*o.body, o.pose, params_.gravity, h_, surroundings_of(b));
-    keep_body_pose(o, out[b]);
-    solids_[solid_of_[b]] = rigid_contact_solid(o.pose, &o.view, static_cast<uint32_t>(b));
+    keep_body_pose(b, out[b]);
     ++bodies;
   }
   // Each body moved out of the others where they were when it moved: bodies pressed together (a stack) are
@@ -470,14 +469,15 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
       ObstacleRecord& o = obstacles_[b];
       if (!o.body || !(rigid_settle(*o.body, o.pose, surroundings_of(b)) > 0.0)) continue;
       moved = true;
-      keep_body_pose(o, out[b]);
-      solids_[solid_of_[b]] = rigid_contact_solid(o.pose, &o.view, static_cast<uint32_t>(b));
+      keep_body_pose(b, out[b]);
     }
     if (!moved) break;
   }
 }
 
-void Solver::Path::keep_body_pose(ObstacleRecord& o, ObstaclePose& out) {
+void Solver::Path::keep_body_pose(size_t b, ObstaclePose& out) {
+  ObstacleRecord& o = obstacles_[b];
+  solids_[solid_of_[b]] = rigid_contact_solid(o.pose, &o.view, static_cast<uint32_t>(b));
   out.end = rigid_transform(o.pose);
   for (int k = 0; k < 4; ++k) o.rotation[k] = o.target_rotation[k] = static_cast<float>(o.pose.q[k]);
   o.translation = o.target_translation = Vec3{float(o.pose.t[0]), float(o.pose.t[1]), float(o.pose.t[2])};
@@ -502,8 +502,7 @@ double Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out, B
     }
     longest = std::max(longest, size(step) + size(turn) * o.body->reach);
     moved[b] = BodyYield{single(y.shift), single(y.turn), single(y.centre)};
-    keep_body_pose(o, out[b]);
-    solids_[solid_of_[b]] = rigid_contact_solid(o.pose, &o.view, static_cast<uint32_t>(b));
+    keep_body_pose(b, out[b]);
   }
   return longest;
 }

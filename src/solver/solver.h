@@ -176,8 +176,9 @@ class Solver {
    private:
     // What dynamic body `body` bumps into (kNoBody: what every body does, each leaving itself out).
     RigidSurroundings surroundings_of(size_t body) const;
-    // A dynamic body's pose, as its body moved it, to the substep's end pose `out` and the record's placements.
-    static void keep_body_pose(ObstacleRecord& o, ObstaclePose& out);
+    // Dynamic body `b`'s pose, as its body moved it, to the substep's end pose `out`, the record's placements
+    // and its solid for the others.
+    void keep_body_pose(size_t b, ObstaclePose& out);
     std::vector<ObstacleRecord>& obstacles_;
     const std::vector<Plane>& planes_;
     const PbfParams& params_;
