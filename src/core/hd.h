@@ -10,6 +10,18 @@
 #define PBF_HD inline
 #endif
 
+// PBF_HD_RARE marks the rare branch of a PBF_HD function split in two (a
+// narrow phase most calls skip): kept out of line on the host, so that its
+// callers' loops do not pay for its registers; inlined on the device, as
+// PBF_HD is.
+#if defined(__CUDACC__)
+#define PBF_HD_RARE __host__ __device__ __forceinline__
+#elif defined(_MSC_VER)
+#define PBF_HD_RARE __declspec(noinline) inline
+#else
+#define PBF_HD_RARE __attribute__((noinline)) inline
+#endif
+
 namespace pbf {
 
 struct Vec3 {

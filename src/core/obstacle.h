@@ -199,32 +199,11 @@ PBF_HD void for_each_added_mass_term(Vec3 d, Vec3 at, float weight, F&& f) {
 // The most samples of the swept test below.
 constexpr int kSweepSamples = 32;
 
-// Keeps a particle that moved from x_start (at the substep's start) to p
-// (now) out of a solid whose own frame moved from pose.start to pose.end.
-// The test runs in the solid's frame, where the solid is still: the particle
-// travels from q0 = start^-1 x_start to q1 = end^-1 p. A particle within a
-// radius of the surface is set one radius out along the field's gradient,
-// and its motion along the surface relative to the solid is reduced by
-// Coulomb friction (friction x the depth pushed out), as at planes. Fast
-// relative motion could carry q1 through a wall, or past its middle so that
-// the gradient points out of the far side: when the segment is longer than a
-// radius it is sampled a radius apart, and if it entered the solid and q1
-// lies beyond it (outside again, or where the surface faces the other way),
-// the particle goes back to where it entered (found by bisection). So a wall
-// moving several radii per substep carries its fluid instead of passing
-// through it; walls must be thicker than a particle radius.
-PBF_HD Vec3 collide_obstacle(const Obstacle& o, float radius, float friction, Vec3 p, Vec3 x_start) {
-  const Vec3 q0 = to_local(o.pose.start, x_start);
-  const Vec3 q1 = to_local(o.pose.end, p);
-  // Broad phase: a motion whose box stays a radius clear of the field's grid
-  // cannot touch the solid (the grid encloses it with a margin), so most
-  // particles skip the samples below.
-  const float gx = o.field.origin.x, gy = o.field.origin.y, gz = o.field.origin.z;
-  const float hx = gx + float(o.field.nx - 1) * o.field.cell, hy = gy + float(o.field.ny - 1) * o.field.cell,
-              hz = gz + float(o.field.nz - 1) * o.field.cell;
-  if (fmaxf(q0.x, q1.x) < gx - radius || fminf(q0.x, q1.x) > hx + radius || fmaxf(q0.y, q1.y) < gy - radius ||
-      fminf(q0.y, q1.y) > hy + radius || fmaxf(q0.z, q1.z) < gz - radius || fminf(q0.z, q1.z) > hz + radius)
-    return p;
+// collide_obstacle() (below) for a particle whose motion in the solid's
+// frame, from q0 to q1 (p in the world), its broad phase found within a
+// radius of the field's grid: the swept test and the push out. Out of line
+// on the host (PBF_HD_RARE): most particles never get here.
+PBF_HD_RARE Vec3 collide_obstacle_near(const Obstacle& o, float radius, float friction, Vec3 p, Vec3 q0, Vec3 q1) {
   const Vec3 travel = q1 - q0;
   const float len2 = length_squared(travel);
   Vec3 q = q1;
@@ -273,6 +252,39 @@ PBF_HD Vec3 collide_obstacle(const Obstacle& o, float radius, float friction, Ve
     if (t > 0.0f) q -= tangential * fminf(1.0f, friction * depth / t);
   }
   return to_world(o.pose.end, q);
+}
+
+// Keeps a particle that moved from x_start (at the substep's start) to p
+// (now) out of a solid whose own frame moved from pose.start to pose.end.
+// The test runs in the solid's frame, where the solid is still: the particle
+// travels from q0 = start^-1 x_start to q1 = end^-1 p. A particle within a
+// radius of the surface is set one radius out along the field's gradient,
+// and its motion along the surface relative to the solid is reduced by
+// Coulomb friction (friction x the depth pushed out), as at planes. Fast
+// relative motion could carry q1 through a wall, or past its middle so that
+// the gradient points out of the far side: when the segment is longer than a
+// radius it is sampled a radius apart, and if it entered the solid and q1
+// lies beyond it (outside again, or where the surface faces the other way),
+// the particle goes back to where it entered (found by bisection). So a wall
+// moving several radii per substep carries its fluid instead of passing
+// through it; walls must be thicker than a particle radius.
+// The narrow phase is collide_obstacle_near(), above.
+PBF_HD Vec3 collide_obstacle(const Obstacle& o, float radius, float friction, Vec3 p, Vec3 x_start) {
+  const Vec3 q0 = to_local(o.pose.start, x_start);
+  const Vec3 q1 = to_local(o.pose.end, p);
+  // Broad phase: a motion whose box stays a radius clear of the field's grid
+  // cannot touch the solid (the grid encloses it with a margin), so most
+  // particles skip the samples below. (Both ends below a bound, and so on:
+  // the bounding box's test, for the finite points that collide() passes.)
+  const float gx = o.field.origin.x, gy = o.field.origin.y, gz = o.field.origin.z;
+  const float hx = gx + float(o.field.nx - 1) * o.field.cell, hy = gy + float(o.field.ny - 1) * o.field.cell,
+              hz = gz + float(o.field.nz - 1) * o.field.cell;
+  const float lx = gx - radius, ly = gy - radius, lz = gz - radius;
+  const float ux = hx + radius, uy = hy + radius, uz = hz + radius;
+  if ((q0.x < lx && q1.x < lx) || (q0.x > ux && q1.x > ux) || (q0.y < ly && q1.y < ly) ||
+      (q0.y > uy && q1.y > uy) || (q0.z < lz && q1.z < lz) || (q0.z > uz && q1.z > uz))
+    return p;
+  return collide_obstacle_near(o, radius, friction, p, q0, q1);
 }
 
 }  // namespace pbf

@@ -314,6 +314,7 @@ void CpuBackend::predict(const StepContext& ctx) {
 void CpuBackend::relieve_collisions(const StepContext& ctx, const BodyYield* before, const BodyYield* moved) {
   if (ctx.obstacle_count == 0) return;
   for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
+    if (collided_[i] == kNoCollision) return;  // nothing to give back: the particle stays
     const Vec3 p = xp_[i];
     const Vec3 relief = collision_relief(scratch_[i], collided_[i], p, ctx.obstacle_count, before, moved, push);
     xp_[i] = relieved(ctx.motion, ctx.planes, ctx.plane_count, p, p + relief, x_[i]);
