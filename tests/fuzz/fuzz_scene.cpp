@@ -37,7 +37,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.h"
 #include "fuzz_files.h"
+#include "geometry/mesh_loader.h"
+#include "geometry/triangle_mesh.h"
 #include "scene.h"
 #include "scene_runner.h"
 
@@ -60,38 +63,23 @@ struct KnownMesh {
   double extent[3];
 };
 
-// The extents of the mesh in the file at `path`, from two coarse fields: the first finds its size,
-// the second, of 64 cells across it, its bounds to within a cell (overestimated by one).
-bool mesh_extent(const std::string& path, double extent[3]) {
-  float cell = 1.0f;
-  for (int pass = 0; pass < 2; ++pass) {
-    pbf_sdf* field = nullptr;
-    if (pbf_sdf_from_mesh_file(path.c_str(), nullptr, nullptr, nullptr, cell, 0.0f, &field) != PBF_OK) return false;
-    uint32_t dims[3];
-    float origin[3], c = 0.0f;
-    pbf_sdf_get_grid(field, dims, origin, &c);
-    pbf_sdf_destroy(field);
-    double largest = 0.0;
-    for (int a = 0; a < 3; ++a) {
-      extent[a] = (double(dims[a]) - 8.0) * c;  // the grid reaches 4 cells past the bounds, and a cell short of them
-      largest = std::max(largest, extent[a]);
-    }
-    cell = float(largest / 64.0);
-    if (!(cell >= 1e-6f)) return pass == 1;
-  }
-  return true;
-}
-
 const std::vector<KnownMesh>& known_meshes() {
   static const std::vector<KnownMesh> meshes = [] {
     std::vector<KnownMesh> found;
     std::error_code ec;
     for (const fs::directory_entry& e : fs::directory_iterator(fs::path(PBF_FUZZ_SCENES_DIR) / "meshes", ec)) {
-      const std::string ext = e.path().extension().string();
-      if (!e.is_regular_file(ec) || (ext != ".obj" && ext != ".stl" && ext != ".ply" && ext != ".off")) continue;
       KnownMesh m;
       m.path = fs::canonical(e.path(), ec);
-      if (!ec && mesh_extent(m.path.string(), m.extent)) found.push_back(m);
+      if (ec) continue;
+      try {
+        const pbf::Bounds b = pbf::mesh_bounds(pbf::load_mesh(m.path.string()));
+        m.extent[0] = double{b.hi.x} - b.lo.x;
+        m.extent[1] = double{b.hi.y} - b.lo.y;
+        m.extent[2] = double{b.hi.z} - b.lo.z;
+      } catch (const pbf::Error&) {
+        continue;  // not a mesh file (the folder's README)
+      }
+      found.push_back(m);
     }
     if (found.empty()) fail("no mesh of the shipped scenes could be read from " PBF_FUZZ_SCENES_DIR "/meshes");
     return found;
