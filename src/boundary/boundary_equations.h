@@ -30,8 +30,10 @@ namespace pbf {
 // told apart (boundary_push()).
 // `near` (optional) marks, per fluid particle in the backend's current order,
 // whether a sample lay within kBoundaryNearReach kernel radii of it at this
-// substep's neighbour search; the per-particle terms of pbf_equations.h skip
-// the scan for unmarked particles, which are most of them. Null: every
+// substep's neighbour search, and whether one of them was a body's
+// (boundary_near_mark()); the per-particle terms of pbf_equations.h skip the
+// scan for unmarked particles, which are most of them, and the reliefs after
+// a body's yield for particles with no body's sample near. Null: every
 // particle scans.
 // The body of a sample that moves with no obstacle (a static sample); any
 // other body is the index of the obstacle whose frame the sample is fixed in.
@@ -252,25 +254,43 @@ PBF_HD Vec3 body_relief_with(const Kernel& k, const BoundarySamples& b, Vec3 p, 
   return relief;
 }
 
-// Whether a sample lies within `radius` of p: the mark of `near`.
-PBF_HD bool boundary_within(const BoundarySamples& b, Vec3 p, float radius) {
-  if (b.count == 0) return false;
+// The bits of a particle's `near` mark: some sample lies within reach; one
+// of them is a body's (its b.body is not kStaticBoundary).
+constexpr uint8_t kNearSample = 1u;
+constexpr uint8_t kNearBody = 2u;
+
+// The mark of `near` for a particle at p: 0 where no sample lies within
+// `radius` of p, kNearSample where some does, with kNearBody where one of
+// them is a body's. Without b.body the first sample found ends the search.
+PBF_HD uint8_t boundary_near_mark(const BoundarySamples& b, Vec3 p, float radius) {
+  if (b.count == 0) return 0u;
   int lo[3], hi[3];
   b.grid.cell_block(p, radius, lo, hi);
   const float r2max = radius * radius;
+  uint8_t mark = 0u;
   for (int z = lo[2]; z <= hi[2]; ++z)
     for (int y = lo[1]; y <= hi[1]; ++y) {
       const uint32_t first = b.cell_start[b.grid.linear(lo[0], y, z)];
       const uint32_t last = b.cell_start[b.grid.linear(hi[0], y, z) + 1];
       for (uint32_t s = first; s < last; ++s)
-        if (length_squared(p - b.x[s]) < r2max) return true;
+        if (length_squared(p - b.x[s]) < r2max) {
+          if (b.body == nullptr) return kNearSample;
+          if (b.body[s] != kStaticBoundary) return kNearSample | kNearBody;
+          mark = kNearSample;
+        }
     }
-  return false;
+  return mark;
 }
 
 // Whether fluid particle i must scan the samples (see BoundarySamples::near).
 PBF_HD bool boundary_scan(const BoundarySamples& b, uint32_t i) {
   return b.count > 0 && (b.near == nullptr || b.near[i] != 0);
+}
+
+// Whether a body's sample may lie near fluid particle i, so that the relief
+// after a body's yield must scan the samples for it.
+PBF_HD bool boundary_body_scan(const BoundarySamples& b, uint32_t i) {
+  return b.count > 0 && b.body != nullptr && (b.near == nullptr || (b.near[i] & kNearBody) != 0);
 }
 
 // The density the samples add at p [kg/m^3] (Akinci eq. 6).

@@ -332,8 +332,8 @@ TEST(BoundaryNear, OnlyParticlesWithinReachOfASampleAreMarkedAndUnmarkedOnesSkip
   backend.set_boundary_particles(&sample, nullptr, nullptr, 1, pbf::DensityKernel::Poly6);
   BoundarySamples b = backend.boundary_samples();
   const float reach = pbf::kBoundaryNearReach * kRadius;
-  EXPECT_TRUE(pbf::boundary_within(b, Vec3{0.99f * reach, 0.0f, 0.0f}, reach));
-  EXPECT_FALSE(pbf::boundary_within(b, Vec3{0.0f, 1.01f * reach, 0.0f}, reach));
+  EXPECT_EQ(pbf::boundary_near_mark(b, Vec3{0.99f * reach, 0.0f, 0.0f}, reach), pbf::kNearSample);
+  EXPECT_EQ(pbf::boundary_near_mark(b, Vec3{0.0f, 1.01f * reach, 0.0f}, reach), 0u);
   // A fluid particle at half the kernel radius: marked, it gets the sample's density; unmarked, none.
   pbf::PbfParams params;
   const pbf::PbfConstants c = pbf::make_pbf_constants(make_config(), params, 1.0f / 120.0f);
@@ -346,6 +346,42 @@ TEST(BoundaryNear, OnlyParticlesWithinReachOfASampleAreMarkedAndUnmarkedOnesSkip
   b.near = unmarked;
   EXPECT_EQ(pbf::density(c, 0, nb, x, b, pbf::DensityWalls{}), pbf::density(c, 0, nb, x));
   EXPECT_GT(with, pbf::density(c, 0, nb, x));
+}
+
+// The mark's second bit: set where a body's sample lies within reach, whether
+// or not a static one lies nearer; the reliefs after a body's yield scan
+// only the particles it marks.
+TEST(BoundaryNear, TheMarkTellsParticlesNearABodysSampleFromThoseNearOnlyStaticOnes) {
+  CpuBackend backend(make_config());
+  const float reach = pbf::kBoundaryNearReach * kRadius;
+  const Vec3 samples[2] = {Vec3{-0.5f, 0.0f, 0.0f}, Vec3{-0.5f + 1.5f * reach, 0.0f, 0.0f}};
+  const uint32_t body[2] = {pbf::kStaticBoundary, 0u};
+  backend.set_boundary_particles(samples, body, samples, 2, pbf::DensityKernel::Poly6);
+  BoundarySamples b = backend.boundary_samples();
+  const uint8_t both = pbf::kNearSample | pbf::kNearBody;
+  const Vec3 near_static{-0.5f - 0.5f * reach, 0.0f, 0.0f};
+  const Vec3 between{-0.5f + 0.75f * reach, 0.0f, 0.0f};  // both within reach, the static one first in x
+  const Vec3 near_body{-0.5f + 2.0f * reach, 0.0f, 0.0f};
+  const Vec3 far{-0.5f, 0.0f, 0.9f};
+  EXPECT_EQ(pbf::boundary_near_mark(b, near_static, reach), pbf::kNearSample);
+  EXPECT_EQ(pbf::boundary_near_mark(b, between, reach), both);
+  EXPECT_EQ(pbf::boundary_near_mark(b, near_body, reach), both);
+  EXPECT_EQ(pbf::boundary_near_mark(b, far, reach), 0u);
+  // Which particles the density terms and the reliefs scan, by their marks.
+  const uint8_t marks[3] = {0u, pbf::kNearSample, both};
+  b.near = marks;
+  EXPECT_FALSE(pbf::boundary_scan(b, 0));
+  EXPECT_TRUE(pbf::boundary_scan(b, 1));
+  EXPECT_TRUE(pbf::boundary_scan(b, 2));
+  EXPECT_FALSE(pbf::boundary_body_scan(b, 0));
+  EXPECT_FALSE(pbf::boundary_body_scan(b, 1));
+  EXPECT_TRUE(pbf::boundary_body_scan(b, 2));
+  b.near = nullptr;  // every particle scans
+  EXPECT_TRUE(pbf::boundary_body_scan(b, 0));
+  // Without bodies the mark has no second bit, and no particle scans for a body's samples.
+  b.body = nullptr;
+  EXPECT_EQ(pbf::boundary_near_mark(b, between, reach), pbf::kNearSample);
+  EXPECT_FALSE(pbf::boundary_body_scan(b, 0));
 }
 
 // A random cloud of samples around a fluid point, and the point itself;

@@ -73,7 +73,7 @@ void CpuBackend::resize(size_t n) {
   id_.resize(n);
   order_.resize(n);
   nb_count_.assign(n, 0u);
-  boundary_near_.assign(n, 1u);
+  boundary_near_.assign(n, kNearSample | kNearBody);
   collided_.assign(n, kNoCollision);
   nb_index_.resize(n * static_cast<size_t>(stride_));
 }

@@ -121,8 +121,8 @@ CellIndices cell_indices_for(LaneTarget target);
 
 struct BoundarySamples;  // boundary/boundary_equations.h
 
-// near[i] = 1 where boundary_within(b, x[i], reach) (some boundary sample
-// within reach of x[i]), else 0, for i in begin .. end - 1; as
+// near[i] = boundary_near_mark(b, x[i], reach) (whether some boundary sample,
+// and some body's, lies within reach of x[i]) for i in begin .. end - 1; as
 // CellIndices, the copies differ in speed only.
 typedef void (*BoundaryNear)(const BoundarySamples& b, const Vec3* x, uint32_t begin, uint32_t end, float reach,
                              uint8_t* near);

@@ -134,7 +134,7 @@ __attribute__((flatten)) void cell_indices_avx2(const GridSpec& spec, const Vec3
 
 __attribute__((flatten)) void boundary_near_avx2(const BoundarySamples& b, const Vec3* x, uint32_t begin,
                                                  uint32_t end, float reach, uint8_t* near) {
-  for (uint32_t i = begin; i < end; ++i) near[i] = boundary_within(b, x[i], reach) ? 1u : 0u;
+  for (uint32_t i = begin; i < end; ++i) near[i] = boundary_near_mark(b, x[i], reach);
 }
 
 }  // namespace pbf

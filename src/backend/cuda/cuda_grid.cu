@@ -54,7 +54,7 @@ __global__ void k_neighbors(size_t n, GridSpec grid, const uint32_t* start, cons
 
 __global__ void k_boundary_near(size_t n, BoundarySamples boundary, float reach, const Vec3* xp, uint8_t* near) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) near[i] = boundary_within(boundary, xp[i], reach) ? 1u : 0u;
+  if (i < n) near[i] = boundary_near_mark(boundary, xp[i], reach);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ __global__ void k_relieve_collisions(size_t n, MotionConstants c, PlaneSet plane
                                      const Vec3* record, const uint8_t* collided, const BodyYield* yields,
                                      const Vec3* x, Vec3* xp, ObstaclePush* pushes) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
+  if (i >= n || collided[i] == kNoCollision) return;  // nothing to give back: the particle stays
   const CudaPushSink push{pushes, true};
   const Vec3 p = xp[i];
   const Vec3 relief =

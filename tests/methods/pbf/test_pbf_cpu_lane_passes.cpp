@@ -403,7 +403,8 @@ TEST(PbfCpuLanePasses, PlaneTestsFlagExactlyThePointsAPlaneActsOn) {
 }
 
 // A CPU backend holding a wall of boundary samples in the plane x = 0.
-std::unique_ptr<pbf::CpuBackend> sample_wall() {
+// `bodies`: the wall's upper half (z above 0.25 m) is attached to obstacle 0.
+std::unique_ptr<pbf::CpuBackend> sample_wall(bool bodies = false) {
   pbf::SolverConfig config;
   config.particle_spacing = kSpacing;
   config.kernel_radius = kRadius;
@@ -417,7 +418,10 @@ std::unique_ptr<pbf::CpuBackend> sample_wall() {
   std::vector<Vec3> wall;
   for (int k = 0; k <= 20; ++k)
     for (int j = 0; j <= 16; ++j) wall.push_back(Vec3{0.0f, 0.025f * j, 0.025f * k});
-  samples->set_boundary_particles(wall.data(), nullptr, nullptr, wall.size(), pbf::DensityKernel::Poly6);
+  std::vector<uint32_t> body;
+  for (const Vec3& s : wall) body.push_back(s.z > 0.25f ? 0u : pbf::kStaticBoundary);
+  samples->set_boundary_particles(wall.data(), bodies ? body.data() : nullptr, bodies ? wall.data() : nullptr,
+                                  wall.size(), pbf::DensityKernel::Poly6);
   return samples;
 }
 
@@ -456,29 +460,34 @@ TEST(PbfCpuLanePasses, EveryCopySumsTheBoundarySamplesAsTheOneSampleLoop) {
   EXPECT_GT(touched, 100u);
 }
 
-// The neighbour search's flags of the particles near samples
-// (backend/cpu/cpu_neighbor_scan.h, boundary_near_for()): every copy gives
-// boundary_within()'s.
-TEST(PbfCpuLanePasses, EveryCopyFlagsThePointsNearTheSamplesAsTheOneSampleLoop) {
-  const auto samples = sample_wall();
-  const pbf::BoundarySamples b = samples->boundary_samples();
+// The neighbour search's marks of the particles near samples, and near a
+// body's (backend/cpu/cpu_neighbor_scan.h, boundary_near_for()): every copy
+// gives boundary_near_mark()'s.
+TEST(PbfCpuLanePasses, EveryCopyMarksThePointsNearTheSamplesAsTheOneSampleLoop) {
   const LaneVector<Vec3> points = [] {
     const std::vector<Vec3> p = points_about_the_wall();
     return LaneVector<Vec3>(p.begin(), p.end());
   }();
   const float reach = pbf::kBoundaryNearReach * kRadius;
-  std::vector<uint8_t> want(points.size());
-  uint32_t near = 0;
-  for (size_t n = 0; n < points.size(); ++n) {
-    want[n] = pbf::boundary_within(b, points[n], reach) ? 1u : 0u;
-    near += want[n];
-  }
-  EXPECT_GT(near, 100u);
-  EXPECT_LT(near, points.size());
-  for (const LaneTarget target : pbf::lane_targets_here()) {
-    std::vector<uint8_t> got(points.size(), 7u);
-    pbf::boundary_near_for(target)(b, points.data(), 0, static_cast<uint32_t>(points.size()), reach, got.data());
-    EXPECT_EQ(got, want) << pbf::lane_target_name(target);
+  for (const bool bodies : {false, true}) {
+    const auto samples = sample_wall(bodies);
+    const pbf::BoundarySamples b = samples->boundary_samples();
+    std::vector<uint8_t> want(points.size());
+    uint32_t count[4] = {0, 0, 0, 0};
+    for (size_t n = 0; n < points.size(); ++n) {
+      want[n] = pbf::boundary_near_mark(b, points[n], reach);
+      ASSERT_LT(want[n], 4u);
+      ++count[want[n]];
+    }
+    EXPECT_GT(count[0], 10u);
+    EXPECT_GT(count[pbf::kNearSample], bodies ? 30u : 100u);
+    EXPECT_EQ(count[pbf::kNearBody], 0u);  // never without kNearSample
+    EXPECT_EQ(count[pbf::kNearSample | pbf::kNearBody] > 30u, bodies);
+    for (const LaneTarget target : pbf::lane_targets_here()) {
+      std::vector<uint8_t> got(points.size(), 7u);
+      pbf::boundary_near_for(target)(b, points.data(), 0, static_cast<uint32_t>(points.size()), reach, got.data());
+      EXPECT_EQ(got, want) << pbf::lane_target_name(target) << (bodies ? " with bodies" : "");
+    }
   }
 }
 

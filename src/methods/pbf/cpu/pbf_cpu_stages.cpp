@@ -93,10 +93,10 @@ void PbfCpuStages::relieve_body_yields(const StepContext& ctx, const PbfConstant
   const BoundarySamples boundary = device_.boundary_samples();
   const LaneVector<Vec3>& x = device_.positions();
   // points_ and rho hold the last iteration's points, lambdas and densities; the samples have not moved since.
-  // A particle with neither a collision record nor samples near gives nothing back and stays: most
+  // A particle with neither a collision record nor a body's samples near gives nothing back and stays: most
   // particles, passed over without touching their positions.
   device_.for_each_particle_pushing(ctx, [&](uint32_t i, const auto& push) {
-    const bool near = boundary.body != nullptr && boundary_scan(boundary, i);
+    const bool near = boundary_body_scan(boundary, i);
     if (!near && collided[i] == kNoCollision) return;
     Vec3 p = xp[i];
     if (near) p += body_yield_relief(c, points_[i].p, points_[i].value, rho[i], boundary, before, moved, push);

@@ -75,7 +75,7 @@ __global__ void k_correct(size_t n, PbfConstants c, PlaneSet planes, const Obsta
   });
 }
 
-// body_yield_relief() for each particle near boundary samples, at the last iteration's points, lambdas and
+// body_yield_relief() for each particle near a body's samples, at the last iteration's points, lambdas and
 // densities, and collision_relief() for each with a collision record (in `record`, scratch, and `collided`),
 // added to xp; the pushes to `pushes`. `yields` holds the rounds' totals before this round, then
 // after it (kMaxObstacles each).
@@ -86,9 +86,11 @@ __global__ void k_relieve_body_yields(size_t n, PbfConstants c, PlaneSet planes,
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const uint32_t id = static_cast<uint32_t>(i);
+  const bool near = boundary_body_scan(boundary, id);
+  if (!near && collided[i] == kNoCollision) return;  // nothing to give back: the particle stays
   const CudaPushSink push{pushes, true};
   Vec3 p = xp[i];
-  if (boundary.body != nullptr && boundary_scan(boundary, id)) {
+  if (near) {
     const PointValue own = x_lambda[id];
     p += body_yield_relief(c, own.p, own.value, rho[id], boundary, yields, yields + kMaxObstacles, push);
   }

@@ -115,9 +115,9 @@ void ProjectiveCpuStages::relieve_body_yields(const StepContext& ctx, const Proj
   const std::vector<uint8_t>& collided = device_.collided();
   const BoundarySamples boundary = device_.boundary_samples();
   // The last local step's projections and the global step's omega; the samples have not moved since.
-  // A particle with neither a collision record nor samples near gives nothing back and stays.
+  // A particle with neither a collision record nor a body's samples near gives nothing back and stays.
   device_.for_each_particle_pushing(ctx, [&](uint32_t l, const auto& push) {
-    const bool near = boundary.body != nullptr && active_[l] && boundary_scan(boundary, l);
+    const bool near = active_[l] && boundary_body_scan(boundary, l);
     if (!near && collided[l] == kNoCollision) return;
     Vec3 relief{0.0f, 0.0f, 0.0f};
     if (near)

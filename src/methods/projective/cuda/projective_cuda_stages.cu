@@ -89,7 +89,7 @@ __global__ void k_pf_global(size_t n, ProjectiveConstants c, MotionConstants mot
   });
 }
 
-// projective_body_yield_relief() for each particle near boundary samples
+// projective_body_yield_relief() for each particle near a body's samples
 // whose constraint the last local step projected, and collision_relief() for
 // each with a collision record (in `record`, scratch, and `collided`), added
 // to the iterate xp and to its displacements offset and prev; the pushes to
@@ -104,10 +104,12 @@ __global__ void k_pf_relieve(size_t n, ProjectiveConstants c, MotionConstants mo
   const size_t l = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   if (l >= n) return;
   const uint32_t id = static_cast<uint32_t>(l);
+  const bool near = active[l] && boundary_body_scan(boundary, id);
+  if (!near && collided[l] == kNoCollision) return;  // nothing to give back: the particle stays
   const CudaPushSink push{pushes, true};
   const Vec3 p = xp[l];
   Vec3 relief{0.0f, 0.0f, 0.0f};
-  if (boundary.body != nullptr && active[l] && boundary_scan(boundary, id))
+  if (near)
     relief = projective_body_yield_relief(c, p, compression[l], step_sum[l], omega, boundary, yields,
                                           yields + kMaxObstacles, push);
   relief += collision_relief(record[l], collided[l], p + relief, obstacle_count, yields, yields + kMaxObstacles,
