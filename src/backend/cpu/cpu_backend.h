@@ -221,7 +221,7 @@ class CpuBackend final : public Backend {
   std::unique_ptr<CpuNeighborGrid> boundary_grid_;
   LaneVector<Vec3> boundary_x_;
   std::vector<float> boundary_psi_;
-  std::vector<uint8_t> boundary_near_;  // per particle: a sample within reach at the neighbour search
+  std::vector<uint8_t> boundary_near_;  // per particle: boundary_near_mark() at the neighbour search
   std::vector<uint8_t> collided_;       // per particle: collided()
   // Only when some samples move with obstacles (empty otherwise), in the order given: each sample's body,
   // its position in its body's frame (world for static ones), its pseudo-mass; and the scratch of the

@@ -171,7 +171,7 @@ class CudaBackend final : public Backend {
   DeviceBuffer<Vec3> boundary_x_;
   DeviceBuffer<uint32_t> boundary_start_;  // cells_ + 1 entries
   DeviceBuffer<float> boundary_psi_;
-  DeviceBuffer<uint8_t> boundary_near_;    // per particle: a sample within reach at the neighbour search
+  DeviceBuffer<uint8_t> boundary_near_;    // per particle: boundary_near_mark() at the neighbour search
   DeviceBuffer<uint8_t> collided_;         // per particle: collided()
   DeviceBuffer<BodyYield> body_yields_;    // upload_body_yields(): before, then moved, kMaxObstacles each
   size_t boundary_n_ = 0;
