@@ -263,7 +263,9 @@ typedef struct pbf_params {
                                       at the default 2.5 cm spacing) the water boils
                                       (docs/PHYSICS.md §3, step 6) */
   float restitution;             /**< normal bounce off walls and planes, 0 .. 1; default 0. Off several
-                                      planes at once a particle leaves no faster than it arrived */
+                                      planes at once a particle leaves no faster than it arrived.
+                                      Dynamic bodies' contacts bounce with it too, where they
+                                      arrive faster than twice what a substep's gravity gives */
   float friction;                /**< Coulomb friction against walls and planes, 0 .. 10; default 0 */
   float max_speed;               /**< particle speeds are clamped to this [m/s], > 0 and at most 3e8
                                       (the speed of light); any finite velocity set is clamped too;
@@ -709,9 +711,11 @@ PBF_API pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32
  * water's force and torque as pbf_solver_get_obstacle_force() measures
  * them, substep by substep, so that momentum passes both ways, and contacts
  * with the domain walls, the planes and the kinematic obstacles, which keep
- * its surface out of them (inelastic, with the parameters' friction as
- * Coulomb friction), and with the other dynamic bodies, whose impulses act
- * on both, equal and opposite.
+ * its surface out of them (bouncing with the parameters' restitution,
+ * inelastic at its default 0, with the parameters' friction as Coulomb
+ * friction; a moving kinematic obstacle's surface throws and carries it
+ * with its own velocity), and with the other dynamic bodies, whose impulses
+ * act on both, equal and opposite.
  * pbf_solver_set_obstacle_pose() moves it at once, keeping its velocities.
  * Attach boundary particles to it (pbf_solver_add_obstacle_boundary_particles())
  * for accurate buoyancy (docs/PHYSICS.md §12). Its pose and velocities are

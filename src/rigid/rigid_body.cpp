@@ -117,14 +117,17 @@ constexpr float kFlatGradient = 0.99f;
 
 // How deep a world point lies in the surroundings (> 0 inside) and the
 // normal out of them there, with the body whose surface that is in *which
-// (kNoBody: a plane or a kinematic obstacle); -inf where no surface is near.
+// (kNoBody: a plane or a kinematic obstacle) and, where it is a kinematic
+// obstacle's, that obstacle in *kinematic (else null); -inf where no surface
+// is near.
 // The solid that is the surroundings' `self` is left out, and another body's
 // surface that p lies farther outside than `least` below zero (the caller
 // asks nothing of it) is not looked at further.
 double penetration(const RigidSurroundings& s, Vec3 p, D3& normal, uint32_t* which = nullptr,
-                   double least = -INFINITY) {
+                   double least = -INFINITY, const RigidContactSolid** kinematic = nullptr) {
   double deepest = -INFINITY;
   uint32_t deepest_body = kNoBody;
+  const RigidContactSolid* deepest_kinematic = nullptr;
   for (uint32_t k = 0; k < s.plane_count; ++k) {
     const Plane& pl = s.planes[k];
     const double depth = -(double(pl.normal.x) * p.x + double(pl.normal.y) * p.y + double(pl.normal.z) * p.z +
@@ -132,6 +135,7 @@ double penetration(const RigidSurroundings& s, Vec3 p, D3& normal, uint32_t* whi
     if (depth > deepest) {
       deepest = depth;
       normal = load(pl.normal);
+      deepest_kinematic = nullptr;
     }
   }
   for (uint32_t k = 0; k < s.solid_count; ++k) {
@@ -154,11 +158,13 @@ double penetration(const RigidSurroundings& s, Vec3 p, D3& normal, uint32_t* whi
     if (depth > deepest && g2 > 0.0) {
       deepest = depth;
       deepest_body = solid.body;
+      deepest_kinematic = solid.body == kNoBody ? &solid : nullptr;
       const Vec3 n = rotate(solid.pose.r, g);
       normal = load(n) * (1.0 / std::sqrt(g2));
     }
   }
   if (which) *which = deepest_body;
+  if (kinematic) *kinematic = deepest_kinematic;
   return deepest;
 }
 
@@ -233,6 +239,25 @@ RigidContactSolid rigid_contact_solid(const RigidTransform& pose, const SdfGridV
     s.hi = Vec3{std::max(s.hi.x, w.x), std::max(s.hi.y, w.y), std::max(s.hi.z, w.z)};
   }
   return s;
+}
+
+RigidContactSolid rigid_contact_solid(const RigidTransform& from, const RigidTransform& to, double h,
+                                      const SdfGridView* field) {
+  RigidContactSolid s = rigid_contact_solid(to, field, kNoBody);
+  const bool still = std::equal(from.r, from.r + 9, to.r) && from.t.x == to.t.x && from.t.y == to.t.y &&
+                     from.t.z == to.t.z;
+  if (!still && h > 0.0) {
+    s.from = from;
+    s.inverse_h = 1.0 / h;
+  }
+  return s;
+}
+
+Vec3 rigid_surface_velocity(const RigidContactSolid& solid, Vec3 p) {
+  if (solid.body != kNoBody || solid.inverse_h == 0.0) return Vec3{0.0f, 0.0f, 0.0f};
+  const D3 was = load(to_world(solid.from, to_local(solid.pose, p)));
+  const D3 v = (load(p) - was) * solid.inverse_h;
+  return Vec3{float(v.x), float(v.y), float(v.z)};
 }
 
 RigidTransform rigid_transform(const RigidPose& pose) {
@@ -492,8 +517,10 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
          ++point) {
       D3 n{0, 0, 0};
       uint32_t other = kNoBody;
+      const RigidContactSolid* kinematic = nullptr;
       const Vec3 p = hull_point(b, s.r, s.c, b.hull[point]);
-      if (penetration(near.around, p, n, &other, -double(b.contact_slop)) < -double(b.contact_slop)) continue;
+      if (penetration(near.around, p, n, &other, -double(b.contact_slop), &kinematic) < -double(b.contact_slop))
+        continue;
       if (other >= count || !bodies[other].body) other = kNoBody;
       n = contact_normal(b, s.r, point, n, other);
       RigidContact c{};
@@ -505,11 +532,12 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
       store(t[1], c.tangent[1]);
       c.other = other;
       if (other != kNoBody) store(load(p) - m[other].c, c.other_arm);
+      if (kinematic) store(load(rigid_surface_velocity(*kinematic, p)), c.surface);
       contacts.push_back(c);
     }
   }
-  // Inelastic impulses at the touching points (sequential impulses with accumulated, clamped magnitudes),
-  // Coulomb friction; between two bodies equal and opposite.
+  // Impulses at the touching points (sequential impulses with accumulated, clamped magnitudes) that leave
+  // each with its bounce, Coulomb friction; between two bodies equal and opposite.
   const auto effective = [&](uint32_t k, D3 arm, D3 dir) {
     const Moving& s = m[k];
     return s.inverse_mass + dot(dir, cross(apply_inverse_inertia(*bodies[k].body, s.r, cross(arm, dir)), arm));
@@ -519,11 +547,12 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
     s.v = s.v + push * s.inverse_mass;
     s.w = s.w + apply_inverse_inertia(*bodies[k].body, s.r, cross(arm, push));
   };
-  // The velocity of body k's point at arm, less that of the other body's point where the contact has one.
+  // The velocity of body k's point at arm, less that of the other body's point where the contact has one, or
+  // that of a moving kinematic obstacle's surface there.
   const auto relative = [&](uint32_t k, const RigidContact& c, D3 arm) {
     D3 v = m[k].v + cross(m[k].w, arm);
     if (c.other != kNoBody) v = v - (m[c.other].v + cross(m[c.other].w, load(c.other_arm)));
-    return v;
+    return v - load(c.surface);
   };
   const auto impulse = [&](uint32_t k, const RigidContact& c, D3 arm, D3 push) {
     apply(k, arm, push);
@@ -534,6 +563,15 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
     if (c.other != kNoBody) e += effective(c.other, load(c.other_arm), dir);
     return e;
   };
+  // Each point's bounce, from the velocities it arrived with: restitution times the normal speed into the
+  // surface, where that is faster than a resting contact's.
+  for (uint32_t k = 0; k < count; ++k) {
+    if (!bodies[k].body) continue;
+    for (RigidContact& c : bodies[k].body->contacts) {
+      const double arriving = dot(relative(k, c, load(c.arm)), load(c.normal));
+      c.bounce = arriving < -around.resting_speed ? -around.restitution * arriving : 0.0;
+    }
+  }
   for (int sweep = 0; sweep < 8; ++sweep) {
     bool any = false;
     for (uint32_t k = 0; k < count; ++k) {
@@ -542,7 +580,7 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
         any = true;
         const D3 arm = load(c.arm), normal = load(c.normal);
         const double vn = dot(relative(k, c, arm), normal);
-        const double pushed = std::max(c.pushed - vn / effective_of(k, c, arm, normal), 0.0);
+        const double pushed = std::max(c.pushed - (vn - c.bounce) / effective_of(k, c, arm, normal), 0.0);
         impulse(k, c, arm, normal * (pushed - c.pushed));
         c.pushed = pushed;
         if (around.friction <= 0.0) continue;

@@ -52,13 +52,18 @@ constexpr int kSettleRounds = 16;
 constexpr uint32_t kNoBody = 0xffffffffu;
 
 // One touching hull point in a contact solve: where it is from the centre,
-// the normal out of the surface, two tangents, and the impulses so far; and
-// where the surface is another body's (`other`, kNoBody: a plane or a
-// kinematic obstacle), where the point is from that body's centre.
+// the normal out of the surface, two tangents, the normal speed it is to
+// leave with (its bounce: the surroundings' restitution times the speed it
+// arrived with) and the impulses so far; and where the surface is another
+// body's (`other`, kNoBody: a plane or a kinematic obstacle), where the point
+// is from that body's centre; where it is a kinematic obstacle's, that
+// surface's velocity there (`surface`; zero for a plane or one at rest).
 struct RigidContact {
   double arm[3];
   double normal[3];
   double tangent[2][3];
+  double surface[3];
+  double bounce;
   double pushed;
   double rubbed[2];
   uint32_t other;
@@ -92,23 +97,43 @@ RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field);
 // the body it is (kNoBody: a kinematic obstacle; else its index among the
 // bodies rigid_respond_together() is given), and the box in world axes about
 // its field's grid, outside which no point touches it (`lo`, `hi`; made by
-// rigid_contact_solid()).
+// rigid_contact_solid()). A kinematic obstacle that moves over the substep
+// also keeps where it was at the substep's start (`from`) and 1 / the
+// substep's length (`inverse_h`, 0: it stands still), which give its
+// surface's velocity at a point (rigid_surface_velocity()).
 struct RigidContactSolid {
   const SdfGridView* field;
   RigidTransform pose;
   uint32_t body = kNoBody;
   Vec3 lo{0.0f, 0.0f, 0.0f}, hi{0.0f, 0.0f, 0.0f};
+  RigidTransform from{};
+  double inverse_h = 0.0;
 };
 
 // Body `index` (field `field`, at `pose`) as a solid for the others, with
 // its grid's box in world axes; the second form for a kinematic obstacle's
-// transform (index kNoBody).
+// transform (index kNoBody) standing still, the third for one that moves
+// from `from` to `to` over a substep of h seconds (still, as the second
+// form, where the two are the same).
 RigidContactSolid rigid_contact_solid(const RigidPose& pose, const SdfGridView* field, uint32_t index);
 RigidContactSolid rigid_contact_solid(const RigidTransform& pose, const SdfGridView* field, uint32_t index);
+RigidContactSolid rigid_contact_solid(const RigidTransform& from, const RigidTransform& to, double h,
+                                      const SdfGridView* field);
+
+// The velocity [m/s] of a kinematic solid's surface at world point p, over
+// its substep: where p moved from its place at the start, divided by the
+// substep's length; zero for a solid standing still or a body (whose
+// velocity is its own).
+Vec3 rigid_surface_velocity(const RigidContactSolid& solid, Vec3 p);
 
 // What a body bumps into: planes (n . x + offset >= 0 is inside) and solids,
 // and the Coulomb friction of those contacts. A body never bumps into the
-// solid that is itself (`self`, kNoBody: none of them is).
+// solid that is itself (`self`, kNoBody: none of them is). Its contacts
+// bounce with `restitution` (0 .. 1: the normal speed a point leaves with,
+// over the speed it arrived with), where it arrived faster than
+// `resting_speed` [m/s]: slower contacts are resting ones, which keep no
+// bounce (a body at rest on the floor arrives each substep with the speed
+// the substep's gravity gave it).
 struct RigidSurroundings {
   const Plane* planes;
   uint32_t plane_count;
@@ -116,6 +141,8 @@ struct RigidSurroundings {
   uint32_t solid_count;
   double friction;
   uint32_t self = kNoBody;
+  double restitution = 0.0;
+  double resting_speed = 0.0;
 };
 
 // A substep of a body, h seconds, around the water's part: rigid_advance()
@@ -171,8 +198,9 @@ RigidYield rigid_yield(const RigidBody& body, RigidPose& pose, double h, const d
 // The end of the substep: the water's impulse [N s] (world axes) and its
 // moment about the world's origin [N m s] over the whole substep, the
 // gyroscopic term, then the contacts where `pose` (the substep's end)
-// touches the surroundings: inelastic impulses, sequential over the
-// touching hull points, with Coulomb friction.
+// touches the surroundings: impulses sequential over the touching hull
+// points, each point leaving with its bounce (inelastic at the default
+// restitution 0), with Coulomb friction.
 void rigid_respond(RigidBody& body, const RigidPose& pose, double h, const double impulse[3], const double moment[3],
                    const RigidSurroundings& around);
 

@@ -447,7 +447,8 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
   // and each other where they are (each body, moved in turn, meets those before it where they went).
   solid_count_ = 0;
   for (size_t b = 0; b < obstacles_.size(); ++b)
-    if (!obstacles_[b].body) solids_[solid_count_++] = rigid_contact_solid(out[b].end, &obstacles_[b].view, kNoBody);
+    if (!obstacles_[b].body)
+      solids_[solid_count_++] = rigid_contact_solid(out[b].start, out[b].end, h_, &obstacles_[b].view);
   for (size_t b = 0; b < obstacles_.size(); ++b)
     if (obstacles_[b].body) {
       solid_of_[b] = solid_count_;
@@ -515,7 +516,12 @@ void Solver::Path::respond(const ObstacleImpulse* impulses) {
     ends[b] = o.body ? RigidBodyEnd{&*o.body, &o.pose, impulses[b].impulse, impulses[b].moment}
                      : RigidBodyEnd{nullptr, nullptr, nullptr, nullptr};
   }
-  rigid_respond_together(ends, static_cast<uint32_t>(obstacles_.size()), h_, surroundings_of(kNoBody));
+  // The contacts bounce with the parameters' restitution where they arrive faster than gravity brings a
+  // body to rest on a floor in two substeps.
+  RigidSurroundings around = surroundings_of(kNoBody);
+  around.restitution = params_.restitution;
+  around.resting_speed = 2.0 * double(length(params_.gravity)) * h_;
+  rigid_respond_together(ends, static_cast<uint32_t>(obstacles_.size()), h_, around);
 }
 
 RigidSurroundings Solver::Path::surroundings_of(size_t body) const {

@@ -279,4 +279,99 @@ TEST(RigidBody, TwoBodiesThatMeetStopClosingAndKeepTheirMomentum) {
   EXPECT_GT(b.velocity[0], 0.25);
 }
 
+// A cube arriving flat on the floor leaves it with the restitution times the
+// speed it arrived with, all of it along the normal; one that arrives no
+// faster than the resting speed (what a substep's gravity gives a body at
+// rest on the floor) keeps no bounce, whatever the restitution.
+TEST(RigidBody, AContactBouncesWithTheRestitutionUnlessItIsResting) {
+  const pbf::SignedDistanceField field = cube_field();
+  const pbf::Plane floor{pbf::Vec3{0.0f, 1.0f, 0.0f}, 0.0f};  // y >= 0 is inside
+  const double h = 1.0 / 240.0, resting = 2.0 * 9.81 * h;
+  const double none[3] = {0, 0, 0};
+  const struct {
+    double restitution, arriving, leaving;
+  } cases[] = {{0.0, 2.0, 0.0}, {0.5, 2.0, 1.0}, {1.0, 2.0, 2.0}, {1.0, 9.81 * h, 0.0}, {0.8, 1.5 * resting, 0.8 * 1.5 * resting}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(testing::Message() << "restitution " << c.restitution << ", arriving at " << c.arriving << " m/s");
+    RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
+    b.contacts.reserve(b.hull.size());
+    b.velocity[1] = -c.arriving;
+    pbf::RigidSurroundings around{&floor, 1, nullptr, 0, 0.0};
+    around.restitution = c.restitution;
+    around.resting_speed = resting;
+    const RigidPose pose = at(0.5, 0.1, 0.5);  // its bottom face on the floor
+    pbf::rigid_respond(b, pose, h, none, none, around);
+    EXPECT_FALSE(b.contacts.empty());
+    EXPECT_NEAR(b.velocity[1], c.leaving, 1e-3 * c.arriving) << "up from the floor";
+    // The sweeps over the face's points leave a remainder of 10^-8 of the speed.
+    EXPECT_LE(b.velocity[1], c.arriving * (1.0 + 1e-6)) << "never faster than it arrived";
+    for (int axis = 0; axis < 3; ++axis) {
+      if (axis != 1) EXPECT_NEAR(b.velocity[axis], 0.0, 1e-9) << axis;
+      EXPECT_NEAR(b.angular_velocity[axis], 0.0, 1e-5) << "no spin from a flat landing, " << axis;
+    }
+  }
+}
+
+// Two equal cubes that meet face on face, without friction: with
+// restitution e their relative speed reverses to e times it, so at e = 1 the
+// moving one stops and the other moves on with its velocity, at e = 0.5 they
+// part at a quarter and three quarters of it; their momentum is kept.
+TEST(RigidBody, TwoBodiesThatMeetHeadOnPartWithTheRestitution) {
+  const pbf::SignedDistanceField field = cube_field();
+  const pbf::SdfGridView view = field.view();
+  for (const double e : {1.0, 0.5}) {
+    SCOPED_TRACE(testing::Message() << "restitution " << e);
+    RigidBody a = pbf::make_rigid_body(cube_mass(), view);
+    RigidBody b = pbf::make_rigid_body(cube_mass(), view);
+    a.contacts.reserve(a.hull.size());
+    b.contacts.reserve(b.hull.size());
+    a.velocity[0] = 1.0;
+    const RigidPose pa = at(0.3, 0.5, 0.5), pb = at(0.499, 0.5, 0.5);
+    const pbf::RigidContactSolid solids[2] = {pbf::rigid_contact_solid(pa, &view, 0u),
+                                              pbf::rigid_contact_solid(pb, &view, 1u)};
+    pbf::RigidSurroundings around{nullptr, 0, solids, 2, 0.0};
+    around.restitution = e;
+    const double none[3] = {0, 0, 0};
+    pbf::RigidBodyEnd ends[2] = {{&a, &pa, none, none}, {&b, &pb, none, none}};
+    pbf::rigid_respond_together(ends, 2, 1.0 / 240.0, around);
+    EXPECT_NEAR(a.velocity[0] + b.velocity[0], 1.0, 1e-9) << "momentum kept";
+    EXPECT_NEAR(a.velocity[0], (1.0 - e) / 2.0, 0.01);
+    EXPECT_NEAR(b.velocity[0], (1.0 + e) / 2.0, 0.01);
+    EXPECT_LE(a.velocity[0] * a.velocity[0] + b.velocity[0] * b.velocity[0], 1.0 + 1e-6)
+        << "no energy gained (but the sweeps' remainder, 10^-8)";
+  }
+}
+
+// A kinematic obstacle that moves into a body at rest gives it its own
+// velocity (inelastic), or bounces it off at (1 + e) times it: the contact
+// takes out the body's velocity relative to the obstacle's moving surface.
+// Standing still, the same obstacle leaves the body at rest.
+TEST(RigidBody, AKinematicObstacleMovingIntoABodyThrowsIt) {
+  const pbf::SignedDistanceField field = cube_field();
+  const pbf::SdfGridView view = field.view();
+  const double h = 1.0 / 240.0;
+  const float speed = 1.0f;
+  const pbf::RigidTransform to = pbf::rigid_transform(at(0.301, 0.5, 0.5));  // its +x face at 0.401, in the body
+  pbf::RigidTransform from = to;
+  from.t.x -= float(speed * h);
+  for (const double e : {0.0, 0.5}) {
+    for (const bool moving : {true, false}) {
+      SCOPED_TRACE(testing::Message() << "restitution " << e << (moving ? ", moving" : ", still"));
+      RigidBody b = pbf::make_rigid_body(cube_mass(), view);
+      b.contacts.reserve(b.hull.size());
+      const RigidPose pose = at(0.5, 0.5, 0.5);  // its -x face at 0.4
+      const pbf::RigidContactSolid paddle = pbf::rigid_contact_solid(moving ? from : to, to, h, &view);
+      EXPECT_NEAR(pbf::rigid_surface_velocity(paddle, pbf::Vec3{0.4f, 0.45f, 0.52f}).x, moving ? speed : 0.0f,
+                  1e-3f);
+      pbf::RigidSurroundings around{nullptr, 0, &paddle, 1, 0.0};
+      around.restitution = e;
+      const double none[3] = {0, 0, 0};
+      pbf::rigid_respond(b, pose, h, none, none, around);
+      EXPECT_NEAR(b.velocity[0], moving ? (1.0 + e) * speed : 0.0, 2e-3) << "along the paddle's motion";
+      EXPECT_NEAR(b.velocity[1], 0.0, 1e-6);
+      EXPECT_NEAR(b.velocity[2], 0.0, 1e-6);
+    }
+  }
+}
+
 }  // namespace
