@@ -483,6 +483,7 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
   struct Moving {
     double r[9];
     D3 c, v, w;
+    D3 arrived_v, arrived_w;  // the velocities it came with: before the water's impulse of the substep
     double inverse_mass;
   };
   Moving m[kMaxObstacles] = {};
@@ -494,6 +495,8 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
     s.c = centre_of(b, s.r, *bodies[k].pose);
     s.inverse_mass = 1.0 / b.mass.mass;
     const D3 j = load(bodies[k].impulse);
+    s.arrived_v = load(b.velocity);
+    s.arrived_w = load(b.angular_velocity);
     // The water's impulse (gravity came in rigid_advance()); its moment about the centre is the one about the
     // origin less c x j.
     s.v = load(b.velocity) + j * s.inverse_mass;
@@ -563,12 +566,18 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
     if (c.other != kNoBody) e += effective(c.other, load(c.other_arm), dir);
     return e;
   };
-  // Each point's bounce, from the velocities it arrived with: restitution times the normal speed into the
-  // surface, where that is faster than a resting contact's.
+  // Each point's bounce: restitution times the normal speed into the surface it arrived with, where that is
+  // faster than a resting contact's. Arrived: with the velocities the body (and the other body) came with,
+  // gravity's part of the substep included but not the water's impulse, which acts through the substep as
+  // gravity does; a body that the water presses against a surface (a light one buoyed up against a
+  // ceiling) is held there, not bounced off it every substep.
   for (uint32_t k = 0; k < count; ++k) {
     if (!bodies[k].body) continue;
     for (RigidContact& c : bodies[k].body->contacts) {
-      const double arriving = dot(relative(k, c, load(c.arm)), load(c.normal));
+      const D3 arm = load(c.arm);
+      D3 v = m[k].arrived_v + cross(m[k].arrived_w, arm);
+      if (c.other != kNoBody) v = v - (m[c.other].arrived_v + cross(m[c.other].arrived_w, load(c.other_arm)));
+      const double arriving = dot(v - load(c.surface), load(c.normal));
       c.bounce = arriving < -around.resting_speed ? -around.restitution * arriving : 0.0;
     }
   }

@@ -54,10 +54,11 @@ constexpr uint32_t kNoBody = 0xffffffffu;
 // One touching hull point in a contact solve: where it is from the centre,
 // the normal out of the surface, two tangents, the normal speed it is to
 // leave with (its bounce: the surroundings' restitution times the speed it
-// arrived with) and the impulses so far; and where the surface is another
-// body's (`other`, kNoBody: a plane or a kinematic obstacle), where the point
-// is from that body's centre; where it is a kinematic obstacle's, that
-// surface's velocity there (`surface`; zero for a plane or one at rest).
+// arrived with, before the water's impulse of the substep) and the impulses
+// so far; and where the surface is another body's (`other`, kNoBody: a plane
+// or a kinematic obstacle), where the point is from that body's centre;
+// where it is a kinematic obstacle's, that surface's velocity there
+// (`surface`; zero for a plane or one at rest).
 struct RigidContact {
   double arm[3];
   double normal[3];

@@ -312,6 +312,27 @@ TEST(RigidBody, AContactBouncesWithTheRestitutionUnlessItIsResting) {
   }
 }
 
+// A body that the water presses up against a ceiling (a light one, buoyed
+// up at ten times its weight) is held there, not bounced off it, whatever
+// the restitution: the water's impulse acts through the substep, as
+// gravity does, and the bounce is from the velocity the body came with.
+TEST(RigidBody, WaterPressingABodyAgainstASurfaceDoesNotBounceIt) {
+  const pbf::SignedDistanceField field = cube_field();
+  const pbf::Plane ceiling{pbf::Vec3{0.0f, -1.0f, 0.0f}, 1.0f};  // y <= 1 is inside
+  const double h = 1.0 / 240.0, g = 9.81;
+  RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
+  b.contacts.reserve(b.hull.size());
+  b.velocity[1] = -g * h;  // at rest, and the substep's gravity (rigid_advance())
+  pbf::RigidSurroundings around{&ceiling, 1, nullptr, 0, 0.0};
+  around.restitution = 1.0;
+  around.resting_speed = 2.0 * g * h;
+  const RigidPose pose = at(0.5, 0.9, 0.5);  // its top face at the ceiling
+  const double up[3] = {0.0, 10.0 * 4.0 * g * h, 0.0};  // ten times its weight over the substep
+  pbf::rigid_respond(b, pose, h, up, through(pose.t, up).v, around);
+  EXPECT_FALSE(b.contacts.empty());
+  EXPECT_NEAR(b.velocity[1], 0.0, 1e-6) << "held against the ceiling, not bounced down from it";
+}
+
 // Two equal cubes that meet face on face, without friction: with
 // restitution e their relative speed reverses to e times it, so at e = 1 the
 // moving one stops and the other moves on with its velocity, at e = 0.5 they
