@@ -652,7 +652,11 @@ PBF_API pbf_status pbf_solver_add_obstacle_sdf(pbf_solver* solver, const float* 
  * and translation as for pbf_solver_add_obstacle_sdf(); NULL keeps that part
  * of its placement). Until the next step the obstacle stays where it is;
  * during it, each substep moves it a fraction of the way. Call it once per
- * frame, before the step, for an obstacle that moves.
+ * frame, before the step, for an obstacle that moves. A dynamic body
+ * (pbf_solver_set_obstacle_dynamic()) goes there at once, keeping its
+ * velocities; a new rotation that would leave it reaching farther along an
+ * axis than the domain box is refused (PBF_ERROR_INVALID_ARGUMENT naming
+ * `rotation`), its pose unchanged.
  */
 PBF_API pbf_status pbf_solver_set_obstacle_pose(pbf_solver* solver, uint32_t index, const float rotation[4],
                                                 const float translation[3]);
@@ -735,8 +739,10 @@ PBF_API pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32
  *
  * Both methods (with PBF_METHOD_PROJECTIVE and adaptive_dt, the body moves
  * with each of the CFL pieces). PBF_ERROR_INVALID_ARGUMENT names a bad
- * `index`, `mass`, `centre` or `inertia`, or an obstacle whose field holds
- * no surface; PBF_ERROR_NULL_POINTER a NULL centre or inertia with mass > 0.
+ * `index`, `mass`, `centre` or `inertia`, an obstacle whose field holds no
+ * surface, or (`index`) one that reaches farther along an axis than the
+ * domain box at its rotation, which no place inside the walls could hold;
+ * PBF_ERROR_NULL_POINTER a NULL centre or inertia with mass > 0.
  */
 PBF_API pbf_status pbf_solver_set_obstacle_dynamic(pbf_solver* solver, uint32_t index, float mass,
                                                    const float centre[3], const float inertia[9]);

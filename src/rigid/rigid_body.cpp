@@ -260,6 +260,18 @@ Vec3 rigid_surface_velocity(const RigidContactSolid& solid, Vec3 p) {
   return Vec3{float(v.x), float(v.y), float(v.z)};
 }
 
+void rigid_extent(const RigidBody& b, const double q[4], double out[3]) {
+  double r[9];
+  rotation(q, r);
+  D3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+  for (const Vec3& p : b.hull) {
+    const D3 w = mul(r, load(p));
+    lo = D3{std::min(lo.x, w.x), std::min(lo.y, w.y), std::min(lo.z, w.z)};
+    hi = D3{std::max(hi.x, w.x), std::max(hi.y, w.y), std::max(hi.z, w.z)};
+  }
+  store(b.hull.empty() ? D3{0, 0, 0} : hi - lo, out);
+}
+
 RigidTransform rigid_transform(const RigidPose& pose) {
   const float q[4] = {float(pose.q[0]), float(pose.q[1]), float(pose.q[2]), float(pose.q[3])};
   return rigid_transform(q, Vec3{float(pose.t[0]), float(pose.t[1]), float(pose.t[2])});

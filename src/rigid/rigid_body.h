@@ -226,6 +226,10 @@ struct RigidBodyEnd {
 // rigid_respond().
 void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, const RigidSurroundings& around);
 
+// How far a body's hull reaches along each world axis [m], turned by the
+// unit quaternion q (x, y, z, w): the room it needs between two walls.
+void rigid_extent(const RigidBody& body, const double q[4], double out[3]);
+
 // The float placement the stages use.
 RigidTransform rigid_transform(const RigidPose& pose);
 

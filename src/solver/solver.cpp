@@ -254,6 +254,12 @@ void Solver::upload_obstacle_fields() {
 
 void Solver::set_obstacle_pose(uint32_t index, const float rotation[4], Vec3 translation) {
   ObstacleRecord& o = obstacles_.at(index);
+  if (o.body) {
+    // A dynamic body turned where it cannot fit is refused (where it is now, it was let in).
+    float turned[4];
+    normalize_quaternion(rotation, turned);
+    if (!std::equal(turned, turned + 4, o.rotation)) require_fits(index, *o.body, turned, "rotation");
+  }
   normalize_quaternion(rotation, o.target_rotation);
   o.target_translation = frame_.to_local(translation);
   if (o.body) {
@@ -278,6 +284,7 @@ void Solver::set_obstacle_dynamic(uint32_t index, const RigidMass* mass) {
     return;
   }
   RigidBody body = make_rigid_body(*mass, o.view);
+  require_fits(index, body, o.rotation, "index");
   // It starts at rest where it is now; a placement set for the next step is dropped.
   std::copy(o.rotation, o.rotation + 4, o.target_rotation);
   o.target_translation = o.translation;
@@ -385,6 +392,23 @@ size_t Solver::remove_boundary_of(Pred remove) {
     }
   replace_boundary(std::move(samples), std::move(bodies));
   return removed;
+}
+
+void Solver::require_fits(uint32_t index, const RigidBody& body, const float rotation[4],
+                          const char* argument) const {
+  const double q[4] = {rotation[0], rotation[1], rotation[2], rotation[3]};
+  double extent[3];
+  rigid_extent(body, q, extent);
+  const Vec3 room = local_config_.domain_max - local_config_.domain_min;
+  const double rooms[3] = {room.x, room.y, room.z};
+  for (int axis = 0; axis < 3; ++axis) {
+    if (extent[axis] <= rooms[axis]) continue;
+    std::ostringstream m;
+    m << argument << ": obstacle " << index << " as a dynamic body reaches " << extent[axis] << " m along "
+      << "xyz"[axis] << " at this rotation, more than the domain's " << rooms[axis]
+      << " m: no place inside the domain's walls holds it";
+    throw Error(Status::InvalidArgument, m.str());
+  }
 }
 
 void Solver::require_obstacle(uint32_t index) const {

@@ -196,6 +196,10 @@ class Solver {
   void require_obstacle(uint32_t index) const;
   // Obstacle `index`'s body; throws Error(InvalidArgument) when it names no dynamic obstacle.
   const RigidBody& dynamic_body(uint32_t index) const;
+  // Throws Error(InvalidArgument), naming `argument`, where `body` (obstacle `index`) turned by `rotation`
+  // (x, y, z, w) reaches farther along an axis than the domain box: no place inside the walls could hold it,
+  // and its contacts would push it from wall to wall without end.
+  void require_fits(uint32_t index, const RigidBody& body, const float rotation[4], const char* argument) const;
   void upload_obstacle_fields();
   // Boundary samples in the order added [m]: positions in the frame of static ones, positions in their
   // obstacle's frame of attached ones; and each one's body (kStaticBoundary or the obstacle's index).

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "physics/obstacle_fields.h"
@@ -281,6 +282,54 @@ TEST_F(CApiObstacles, BadMassPropertiesAreRefusedAndTheObstacleStaysKinematic) {
   float t[3];
   ASSERT_EQ(pbf_solver_get_obstacle_pose(s, 0, nullptr, t), PBF_OK);
   EXPECT_EQ(t[1], 0.5f);
+}
+
+// A dynamic body must fit between the domain's walls: one that reaches
+// farther along an axis than the domain, at the rotation it is made dynamic
+// with, is refused and stays kinematic; a rotation that would turn a
+// dynamic body so that it no longer fits is refused and leaves its pose as it
+// was. (Such a body was pushed from wall to wall by its contacts without end,
+// the water around it crushed, and the steps slowed to seconds.)
+TEST(CApiObstacleBodies, ABodyThatCannotFitInsideTheDomainIsRefused) {
+  pbf_solver_desc d = pbf_solver_desc_default();
+  d.backend = PBF_BACKEND_CPU;
+  d.particle_spacing = 0.05f;
+  d.domain_max[1] = 0.5f;  // 1 x 0.5 x 1 m
+  SolverPtr solver = pbf_test::make_solver(d);
+  ASSERT_TRUE(solver);
+  pbf_solver* s = solver.get();
+  const char* f = "pbf_solver_set_obstacle_dynamic";
+  const auto add_plank = [&](float half_length, float y) {
+    const float half[3] = {half_length, 0.05f, 0.1f}, at[3] = {0.5f, y, 0.5f};
+    pbf_sdf* box = nullptr;
+    EXPECT_EQ(pbf_sdf_box(half, 0.02f, &box), PBF_OK) << pbf_last_error();
+    uint32_t index = 0;
+    EXPECT_EQ(pbf_solver_add_obstacle(s, box, nullptr, at, &index), PBF_OK) << pbf_last_error();
+    float mass = 0.0f, centre[3], inertia[9];
+    EXPECT_EQ(pbf_sdf_mass_properties(box, 500.0f, &mass, centre, inertia), PBF_OK) << pbf_last_error();
+    pbf_sdf_destroy(box);
+    return std::make_pair(index, pbf_solver_set_obstacle_dynamic(s, index, mass, centre, inertia));
+  };
+  const auto [wide, refused] = add_plank(0.6f, 0.1f);  // 1.2 m long in a 1 m domain
+  expect_refused(refused, PBF_ERROR_INVALID_ARGUMENT, f, "index");
+  EXPECT_NE(std::string(pbf_last_error()).find("along x"), std::string::npos) << pbf_last_error();
+  float v[3];
+  expect_refused(pbf_solver_get_obstacle_velocity(s, wide, v, nullptr), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_get_obstacle_velocity", "kinematic");
+  const auto [plank, made] = add_plank(0.4f, 0.3f);  // 0.8 m long: fits along x, not standing up
+  ASSERT_EQ(made, PBF_OK) << pbf_last_error();
+  const float upright[4] = {0.0f, 0.0f, 0.70710678f, 0.70710678f};  // 90 degrees about z
+  const float there[3] = {0.5f, 0.2f, 0.5f};
+  expect_refused(pbf_solver_set_obstacle_pose(s, plank, upright, there), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_set_obstacle_pose", "rotation");
+  float q[4], t[3];
+  ASSERT_EQ(pbf_solver_get_obstacle_pose(s, plank, q, t), PBF_OK);
+  EXPECT_EQ(q[3], 1.0f) << "not turned";
+  EXPECT_EQ(t[1], 0.3f) << "not moved";
+  const float tilted[4] = {0.0f, 0.0f, 0.08715574f, 0.9961947f};  // 10 degrees: it reaches 0.24 m up
+  ASSERT_EQ(pbf_solver_set_obstacle_pose(s, plank, tilted, there), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_set_obstacle_pose(s, plank, nullptr, t), PBF_OK) << "the rotation it has";
+  ASSERT_EQ(pbf_solver_step(s, 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
 }
 
 TEST_F(CApiObstacles, ADynamicObstacleFallsAndMassZeroHoldsItWhereItIs) {
