@@ -504,7 +504,10 @@ PBF_API pbf_status pbf_solver_add_particles(pbf_solver* solver, const float* pos
  * spacing, at centres lo + (i + 1/2) * spacing, all with `velocity` (NULL =
  * at rest). Lattice points outside the domain, or closer than half a spacing
  * to one of its walls (where a particle would start compressed against the
- * wall), are skipped. The number added
+ * wall), are skipped, and so are those inside an obstacle (kinematic or
+ * dynamic, where it is now) or closer than half a spacing to its surface,
+ * where a particle would be thrown out of the solid in the first step: add
+ * the obstacles first and fill around them. The number added
  * goes to *out_added when out_added is not NULL. Fails without adding
  * anything if hi[a] < lo[a] on an axis (PBF_ERROR_INVALID_ARGUMENT), if the
  * capacity would be exceeded, or if lo or hi lies more than
@@ -1147,10 +1150,13 @@ PBF_API pbf_status pbf_solver_add_obstacle(pbf_solver* solver, const pbf_sdf* sd
  * point of the lattice domain_min + (i + 1/2) * spacing (that of
  * pbf_solver_fill_box() for a box anchored at the domain's corner) where
  * the field is negative. Points outside the domain, or closer than half a
- * spacing to one of its walls (as pbf_solver_fill_box() leaves them out),
- * are skipped. The number added goes to *out_added when it is not NULL. All or nothing: when the
- * particles would exceed max_particles nothing is added and the call fails
- * with PBF_ERROR_CAPACITY_EXCEEDED, saying how many the solid holds.
+ * spacing to one of its walls, and points inside the solver's obstacles or
+ * closer than half a spacing to their surfaces (as pbf_solver_fill_box()
+ * leaves them out), are skipped. The number added goes to *out_added when it
+ * is not NULL. All or nothing: when the particles would exceed max_particles
+ * nothing is added and the call fails with PBF_ERROR_CAPACITY_EXCEEDED,
+ * saying how many the solid holds (with obstacles: where it holds more than
+ * five times the room left before they are left out, the lattice's count).
  */
 PBF_API pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const float rotation[4],
                                        const float translation[3], const float velocity[3], size_t* out_added);

@@ -344,12 +344,29 @@ void SceneRunner::place_sphere(const FluidBlock& b, size_t index) {
         if (o[0] * o[0] + o[1] * o[1] + o[2] * o[2] > r * r) continue;
         float p[3];
         for (int a = 0; a < 3; ++a) p[a] = static_cast<float>(b.center[a] + o[a]);
-        if (!inside(scene_.domain, p, wall_margin(s))) continue;
+        if (!inside(scene_.domain, p, wall_margin(s)) || !clear_of_obstacles(p)) continue;
         pos.insert(pos.end(), p, p + 3);
         vel.insert(vel.end(), b.velocity.begin(), b.velocity.end());
       }
   check(pbf_solver_add_particles(solver_, pos.data(), vel.data(), pos.size() / 3),
         scene_.source + ": " + block_key("fluid", index));
+}
+
+bool SceneRunner::clear_of_obstacles(const float p[3]) const {
+  for (size_t i = 0; i < obstacle_fields_.size(); ++i) {
+    const Pose pose = obstacle_pose(scene_.obstacles[i], 0.0);
+    // Into the obstacle's frame: the inverse rotation of p - position (q* v q for a unit q = (x, y, z, w)).
+    const float qx = -pose.rotation[0], qy = -pose.rotation[1], qz = -pose.rotation[2], qw = pose.rotation[3];
+    const float vx = p[0] - pose.position[0], vy = p[1] - pose.position[1], vz = p[2] - pose.position[2];
+    // v' = v + 2 w (q x v) + 2 q x (q x v)
+    const float cx = qy * vz - qz * vy, cy = qz * vx - qx * vz, cz = qx * vy - qy * vx;
+    const float local[3] = {vx + 2.0f * (qw * cx + qy * cz - qz * cy), vy + 2.0f * (qw * cy + qz * cx - qx * cz),
+                            vz + 2.0f * (qw * cz + qx * cy - qy * cx)};
+    float d = 0.0f;
+    check(pbf_sdf_distance(obstacle_fields_[i], local, &d), scene_.source + ": " + block_key("obstacles", i));
+    if (d < wall_margin(scene_.spacing)) return false;
+  }
+  return true;
 }
 
 size_t SceneRunner::particle_count() const {

@@ -204,6 +204,9 @@ class SceneRunner {
  private:
   void check(pbf_status status, const std::string& context) const;
   void place_sphere(const FluidBlock& block, size_t index);
+  // Whether a point of a fluid block is clear of the obstacles where they start: outside each, at least
+  // half a spacing from its surface, as pbf_solver_fill_box() and pbf_solver_fill_sdf() keep their points.
+  bool clear_of_obstacles(const float p[3]) const;
   void place_mesh(const FluidBlock& block, size_t index);
   // Builds the obstacles' fields (once) and adds them to the solver where they are at time t.
   void add_obstacles(double t);

@@ -24,26 +24,41 @@ void box_ranges(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, f
   for (int a = 0; a < 3; ++a) lattice_axis_range(l[a], l[a], h[a], spacing, kl[a], kh[a], margin, first[a], last[a]);
 }
 
-}  // namespace
-
-size_t lattice_fill_count(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin) {
-  int64_t f[3], l[3];
-  box_ranges(lo, hi, spacing, keep_min, keep_max, margin, f, l);
-  return static_cast<size_t>(l[0] - f[0]) * static_cast<size_t>(l[1] - f[1]) * static_cast<size_t>(l[2] - f[2]);
+// f(point) for every lattice point of the box, in lattice order (x fastest).
+template <class F>
+void for_each_lattice_point(Vec3 lo, float spacing, const int64_t f[3], const int64_t l[3], F&& visit) {
+  for (int64_t z = f[2]; z < l[2]; ++z)
+    for (int64_t y = f[1]; y < l[1]; ++y)
+      for (int64_t x = f[0]; x < l[0]; ++x)
+        visit(Vec3{static_cast<float>(lo.x + (x + 0.5) * spacing), static_cast<float>(lo.y + (y + 0.5) * spacing),
+                   static_cast<float>(lo.z + (z + 0.5) * spacing)});
 }
 
-std::vector<float> lattice_fill(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin) {
+}  // namespace
+
+size_t lattice_fill_count(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin,
+                          const LatticeKeep& keep) {
+  int64_t f[3], l[3];
+  box_ranges(lo, hi, spacing, keep_min, keep_max, margin, f, l);
+  if (!keep)
+    return static_cast<size_t>(l[0] - f[0]) * static_cast<size_t>(l[1] - f[1]) * static_cast<size_t>(l[2] - f[2]);
+  size_t n = 0;
+  for_each_lattice_point(lo, spacing, f, l, [&](Vec3 p) { n += keep(p) ? 1 : 0; });
+  return n;
+}
+
+std::vector<float> lattice_fill(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin,
+                                const LatticeKeep& keep) {
   int64_t f[3], l[3];
   box_ranges(lo, hi, spacing, keep_min, keep_max, margin, f, l);
   std::vector<float> points;
-  points.reserve(3 * lattice_fill_count(lo, hi, spacing, keep_min, keep_max, margin));
-  for (int64_t z = f[2]; z < l[2]; ++z)
-    for (int64_t y = f[1]; y < l[1]; ++y)
-      for (int64_t x = f[0]; x < l[0]; ++x) {
-        points.push_back(static_cast<float>(lo.x + (x + 0.5) * spacing));
-        points.push_back(static_cast<float>(lo.y + (y + 0.5) * spacing));
-        points.push_back(static_cast<float>(lo.z + (z + 0.5) * spacing));
-      }
+  points.reserve(3 * lattice_fill_count(lo, hi, spacing, keep_min, keep_max, margin, keep));
+  for_each_lattice_point(lo, spacing, f, l, [&](Vec3 p) {
+    if (keep && !keep(p)) return;
+    points.push_back(p.x);
+    points.push_back(p.y);
+    points.push_back(p.z);
+  });
   return points;
 }
 

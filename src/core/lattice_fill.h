@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/hd.h"
@@ -21,12 +22,18 @@ constexpr float kFillWallMargin = 0.5f;
 void lattice_axis_range(double anchor, double lo, double hi, double spacing, double keep_lo, double keep_hi,
                         double margin, int64_t& first, int64_t& last);
 
-// Lattice points lo + (i + 1/2) * spacing that lie in [lo, hi] and at least
-// `margin` inside the box [keep_min, keep_max] (as lattice_axis_range()), as
-// x, y, z triples.
-std::vector<float> lattice_fill(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin = 0.0f);
+// Whether a fill may place a lattice point (true) or must leave it out.
+using LatticeKeep = std::function<bool(Vec3)>;
 
-// How many points lattice_fill() would return, without making them.
-size_t lattice_fill_count(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin = 0.0f);
+// Lattice points lo + (i + 1/2) * spacing that lie in [lo, hi] and at least
+// `margin` inside the box [keep_min, keep_max] (as lattice_axis_range()), and
+// that `keep` keeps (empty: every one), as x, y, z triples.
+std::vector<float> lattice_fill(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin = 0.0f,
+                                const LatticeKeep& keep = {});
+
+// How many points lattice_fill() would return, without making them: at once
+// without `keep`, point by point with it.
+size_t lattice_fill_count(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, Vec3 keep_max, float margin = 0.0f,
+                          const LatticeKeep& keep = {});
 
 }  // namespace pbf

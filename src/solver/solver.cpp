@@ -105,6 +105,12 @@ void Solver::add_particles(const float* positions, const float* velocities, size
   unmeasured_ += n;
 }
 
+namespace {
+// The most lattice points a fill tests one by one against the obstacles (outside_obstacles()); a box of
+// more is counted whole, and refused as the capacity's excess.
+constexpr size_t kMaxFillLattice = size_t(1) << 28;
+}  // namespace
+
 size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
   // The lattice is anchored at lo. Farther than 2^24 spacings from the domain
   // its points inside the domain are not representable in float precision.
@@ -134,7 +140,11 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
   // Projective Fluids threw one at 5.8 m/s).
   const Vec3 keep_min = local_config_.domain_min, keep_max = local_config_.domain_max;
   const float margin = kFillWallMargin * config_.particle_spacing;
-  const size_t n = lattice_fill_count(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max, margin);
+  // Nor inside the obstacles: counted point by point, where the box's lattice is not beyond all reason.
+  const LatticeKeep keep = outside_obstacles();
+  size_t n = lattice_fill_count(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max, margin);
+  if (keep && n <= kMaxFillLattice)
+    n = lattice_fill_count(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max, margin, keep);
   if (size() + n > config_.max_particles) {
     std::ostringstream msg;
     msg << "lo/hi: the box holds " << n << " particles; with the " << size()
@@ -142,7 +152,7 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
     throw Error(Status::CapacityExceeded, msg.str());
   }
   const std::vector<float> points =
-      lattice_fill(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max, margin);
+      lattice_fill(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max, margin, keep);
   std::vector<float> velocities(points.size());
   for (size_t i = 0; i < n; ++i) {
     velocities[3 * i] = velocity.x;
@@ -153,6 +163,31 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
   backend_->append(points.data(), velocities.data(), n);
   unmeasured_ += n;
   return n;
+}
+
+LatticeKeep Solver::outside_obstacles() const {
+  if (obstacles_.empty()) return {};
+  struct Placed {
+    SdfGridView field;
+    RigidTransform pose;
+  };
+  std::vector<Placed> placed;
+  for (const ObstacleRecord& o : obstacles_) placed.push_back(Placed{o.view, rigid_transform(o.rotation, o.translation)});
+  // Met within 1e-3 spacings, as the domain's walls are (lattice_axis_range()): a layer a margin from a flat
+  // face stays, whatever the round-off of the field's interpolation.
+  const float margin = (kFillWallMargin - 1e-3f) * config_.particle_spacing;
+  return [placed = std::move(placed), margin](Vec3 p) {
+    for (const Placed& o : placed) {
+      const SdfGridView& f = o.field;
+      const Vec3 q = to_local(o.pose, p);
+      // Outside the field's grid the solid is farther than the grid's margin.
+      if (q.x < f.origin.x || q.y < f.origin.y || q.z < f.origin.z || q.x > f.origin.x + float(f.nx - 1) * f.cell ||
+          q.y > f.origin.y + float(f.ny - 1) * f.cell || q.z > f.origin.z + float(f.nz - 1) * f.cell)
+        continue;
+      if (sdf_sample(f, q, nullptr) < margin) return false;
+    }
+    return true;
+  };
 }
 
 void Solver::remove_particles(const std::vector<uint8_t>& remove) {

@@ -15,6 +15,7 @@
 
 #include "backend/backend.h"
 #include "core/config.h"
+#include "core/lattice_fill.h"
 #include "core/local_frame.h"
 #include "io/checkpoint.h"
 #include "methods/method.h"
@@ -57,6 +58,10 @@ class Solver {
   void add_particles(const float* positions, const float* velocities, size_t n, Given given = Given::InWorld);
   // Returns the number of particles added; the lattice is computed in the frame.
   size_t fill_box(Vec3 lo, Vec3 hi, Vec3 velocity);
+  // Which points (in the frame) a fill may place, where the obstacles are now: none inside an obstacle
+  // or nearer its surface than kFillWallMargin spacings, where it would start pressed into the solid and
+  // be thrown out of it in the first step (a body placed in the water with it). Empty without obstacles.
+  LatticeKeep outside_obstacles() const;
   // `remove` has one entry per particle; non-zero entries are removed.
   void remove_particles(const std::vector<uint8_t>& remove);
   void read(Field field, float* out) const;

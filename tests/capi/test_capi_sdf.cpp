@@ -431,6 +431,53 @@ TEST(CApiFillSdf, LeavesOutPointsCloserThanHalfASpacingToADomainWall) {
   }
 }
 
+// Fills leave the obstacles' insides empty: no lattice point inside an
+// obstacle, or nearer its surface than half a spacing (where a particle
+// would start pressed into the solid and be thrown out of it in the first
+// step), is filled, by pbf_solver_fill_box() or pbf_solver_fill_sdf(), for a
+// kinematic obstacle and a dynamic body alike; the rest of the lattice is
+// filled as without the obstacles.
+TEST_F(CApiSdfSolver, FillsLeaveTheObstaclesInsidesEmpty) {
+  const SdfPtr ball = sphere(0.1f, 0.01f);
+  const float r = 0.1f, spacing = 0.02f;
+  for (const bool dynamic : {false, true}) {
+    SCOPED_TRACE(dynamic ? "a dynamic body" : "a kinematic obstacle");
+    ASSERT_EQ(pbf_solver_clear_particles(solver_.get()), PBF_OK);
+    ASSERT_EQ(pbf_solver_clear_obstacles(solver_.get()), PBF_OK);
+    // Without the obstacle: the box 0.34 .. 0.66 holds 16^3 lattice points, the sphere of 0.15 m about 1767.
+    const float lo[3] = {0.34f, 0.34f, 0.34f}, hi[3] = {0.66f, 0.66f, 0.66f};
+    const SdfPtr fluid = sphere(0.15f, 0.01f);
+    uint32_t index = 0;
+    ASSERT_EQ(pbf_solver_add_obstacle(solver_.get(), ball.get(), nullptr, centre_, &index), PBF_OK);
+    if (dynamic) {
+      float mass = 0.0f, c[3], inertia[9];
+      ASSERT_EQ(pbf_sdf_mass_properties(ball.get(), 500.0f, &mass, c, inertia), PBF_OK);
+      ASSERT_EQ(pbf_solver_set_obstacle_dynamic(solver_.get(), index, mass, c, inertia), PBF_OK) << pbf_last_error();
+    }
+    size_t in_box = 0, in_sphere = 0;
+    ASSERT_EQ(pbf_solver_fill_box(solver_.get(), lo, hi, nullptr, &in_box), PBF_OK) << pbf_last_error();
+    ASSERT_EQ(pbf_solver_fill_sdf(solver_.get(), fluid.get(), nullptr, centre_, nullptr, &in_sphere), PBF_OK)
+        << pbf_last_error();
+    ASSERT_EQ(count(), in_box + in_sphere);
+    // The lattice points 0.01 + 0.02 i within r + spacing/2 of the centre: left out of both fills.
+    size_t near = 0;
+    for (int i = 0; i < 50; ++i)
+      for (int j = 0; j < 50; ++j)
+        for (int k = 0; k < 50; ++k) {
+          const double x = 0.01 + 0.02 * i - 0.5, y = 0.01 + 0.02 * j - 0.5, z = 0.01 + 0.02 * k - 0.5;
+          if (std::sqrt(x * x + y * y + z * z) < r + 0.5 * spacing - 1e-4) ++near;
+        }
+    EXPECT_EQ(in_box, 4096u - near) << "the box, less the points near the ball";
+    EXPECT_GT(in_sphere, 0u);
+    EXPECT_LT(in_sphere, 1767u - near + 60u) << "the sphere of water, less the points near the ball";
+    const std::vector<float> x = pbf_test::positions_of(solver_.get());
+    for (size_t p = 0; p < x.size() / 3; ++p) {
+      const double dx = x[3 * p] - 0.5, dy = x[3 * p + 1] - 0.5, dz = x[3 * p + 2] - 0.5;
+      ASSERT_GE(std::sqrt(dx * dx + dy * dy + dz * dz), r + 0.5 * spacing - 2e-3) << "particle " << p;
+    }
+  }
+}
+
 TEST_F(CApiSdfSolver, AFillBeyondTheCapacityAddsNothing) {
   const SdfPtr big = sphere(0.3f, 0.02f);  // about 14,000 particles
   size_t added = 77;

@@ -112,6 +112,32 @@ TEST(SceneFluidBlocks, ASphereCutByTheWallsStartsHalfASpacingInside) {
     }
 }
 
+// Fluid blocks of every shape leave the obstacles they overlap empty, turned
+// as they are: no particle starts inside a solid or within half a spacing of
+// its surface, where it would be thrown out of it in the first step.
+TEST(SceneFluidBlocks, BlocksLeaveTheObstaclesTheyOverlapEmpty) {
+  const std::string text = R"({"domain": {"min": [0, 0, 0], "max": [1, 1, 1]}, "spacing": 0.04, "backend": "cpu",
+    "fluid": [{"box": {"min": [0, 0, 0], "max": [0.5, 0.5, 1]}},
+              {"sphere": {"center": [0.7, 0.7, 0.5], "radius": 0.25}}],
+    "obstacles": [{"box": {"half_extents": [0.15, 0.1, 0.2]}, "position": [0.55, 0.45, 0.5],
+                   "rotation": {"axis": [0, 0, 1], "degrees": 30}}]})";
+  pbf_sim::SceneRunner runner(parse_scene(text, "scene.json"));
+  const size_t n = runner.particle_count();
+  ASSERT_GT(n, 1000u);
+  std::vector<float> x(3 * n);
+  ASSERT_EQ(pbf_solver_get_positions(runner.solver(), x.data(), x.size()), PBF_OK) << pbf_last_error();
+  const double c = std::cos(30.0 * M_PI / 180.0), sn = std::sin(30.0 * M_PI / 180.0), r = 0.5 * 0.04 - 1e-4;
+  size_t near_box = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double p[3] = {x[3 * i] - 0.55, x[3 * i + 1] - 0.45, x[3 * i + 2] - 0.5};
+    const double q[3] = {c * p[0] + sn * p[1], -sn * p[0] + c * p[1], p[2]};  // in the box's frame
+    const bool inside = std::fabs(q[0]) < 0.15 + r && std::fabs(q[1]) < 0.1 + r && std::fabs(q[2]) < 0.2 + r;
+    EXPECT_FALSE(inside) << "particle " << i << " starts in the box (or within half a spacing of it)";
+    if (std::fabs(q[0]) < 0.15 + 3 * r && std::fabs(q[1]) < 0.1 + 3 * r && std::fabs(q[2]) < 0.2 + 3 * r) ++near_box;
+  }
+  EXPECT_GT(near_box, 50u) << "both blocks reach up to the box";
+}
+
 // Water dropped on a sphere and a tilted box flows around them and never ends up inside.
 TEST(SceneObstacles, WaterFallingOnSolidsStaysOutOfThem) {
   const std::string text = R"({"domain": {"min": [0, 0, 0], "max": [1, 1, 0.5]}, "spacing": 0.025, "backend": "cpu",
