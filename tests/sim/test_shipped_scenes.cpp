@@ -17,7 +17,7 @@ namespace {
 
 const char* const kScenes[] = {"dam_break",  "double_dam_break", "inlet",         "crown_splash",
                                "torus_drop", "boulder_splash",   "obstacle_dam_break", "zero_gravity",
-                               "floating_crates", "ball_drop"};
+                               "floating_crates", "ball_drop", "wave_paddle"};
 
 std::string scene_path(const std::string& name) { return std::string(PBF_SIM_SCENES_DIR) + "/" + name + ".json"; }
 
