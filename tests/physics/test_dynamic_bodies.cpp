@@ -52,6 +52,16 @@ uint32_t add_dynamic_block(pbf_solver* s, const float h[3], float density, float
   return index;
 }
 
+// A kinematic block of half extents `h` [m] at `at` (its field's cell 2 cm); returns its index.
+uint32_t add_kinematic_block(pbf_solver* s, const float h[3], const float at[3]) {
+  pbf_sdf* box = nullptr;
+  EXPECT_EQ(pbf_sdf_box(h, 0.02f, &box), PBF_OK) << pbf_last_error();
+  uint32_t index = 0;
+  EXPECT_EQ(pbf_solver_add_obstacle(s, box, nullptr, at, &index), PBF_OK) << pbf_last_error();
+  pbf_sdf_destroy(box);
+  return index;
+}
+
 // A dynamic cube of half extent `half`.
 uint32_t add_dynamic_box(pbf_solver* s, float half, float density, float cell, const float at[3],
                          const float rotation[4] = nullptr) {
@@ -435,13 +445,9 @@ TEST(DynamicBodies, AMovingPaddleThrowsABodyOnAtItsSpeed) {
     p.gravity[0] = p.gravity[1] = p.gravity[2] = 0.0f;
     p.restitution = e;
     PBF_ASSERT_OK(pbf_solver_set_params(s.get(), &p));
-    pbf_sdf* slab = nullptr;
     const float slab_half[3] = {0.05f, 0.2f, 0.2f};
     float paddle_at[3] = {0.3f, 0.5f, 0.5f};
-    PBF_ASSERT_OK(pbf_sdf_box(slab_half, 0.02f, &slab));
-    uint32_t paddle = 0;
-    PBF_ASSERT_OK(pbf_solver_add_obstacle(s.get(), slab, nullptr, paddle_at, &paddle));
-    pbf_sdf_destroy(slab);
+    const uint32_t paddle = add_kinematic_block(s.get(), slab_half, paddle_at);
     const float box_at[3] = {0.6f, 0.5f, 0.5f};  // 0.2 m between the paddle's face and the box's
     const uint32_t box = add_dynamic_box(s.get(), 0.05f, 500.0f, 0.01f, box_at);
     const float dt = 1.0f / 60.0f, speed = 1.0f;
@@ -478,13 +484,9 @@ TEST(DynamicBodies, FrictionCarriesABodyOnAMovingPlatform) {
     pbf_params p = pbf_params_default();
     p.friction = mu;
     PBF_ASSERT_OK(pbf_solver_set_params(s.get(), &p));
-    pbf_sdf* slab = nullptr;
     const float slab_half[3] = {0.3f, 0.05f, 0.3f};
     float platform_at[3] = {0.5f, 0.25f, 0.5f};  // its top at 0.3 m
-    PBF_ASSERT_OK(pbf_sdf_box(slab_half, 0.02f, &slab));
-    uint32_t platform = 0;
-    PBF_ASSERT_OK(pbf_solver_add_obstacle(s.get(), slab, nullptr, platform_at, &platform));
-    pbf_sdf_destroy(slab);
+    const uint32_t platform = add_kinematic_block(s.get(), slab_half, platform_at);
     const float box_at[3] = {0.5f, 0.35f, 0.5f};
     const uint32_t box = add_dynamic_box(s.get(), 0.05f, 500.0f, 0.01f, box_at);
     const float dt = 1.0f / 60.0f, speed = 0.5f;
