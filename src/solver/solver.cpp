@@ -153,6 +153,7 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
   }
   const std::vector<float> points =
       lattice_fill(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max, margin, keep);
+  n = points.size() / 3;  // the count kept, where the lattice was too large to count point by point
   std::vector<float> velocities(points.size());
   for (size_t i = 0; i < n; ++i) {
     velocities[3 * i] = velocity.x;
@@ -172,7 +173,8 @@ LatticeKeep Solver::outside_obstacles() const {
     RigidTransform pose;
   };
   std::vector<Placed> placed;
-  for (const ObstacleRecord& o : obstacles_) placed.push_back(Placed{o.view, rigid_transform(o.rotation, o.translation)});
+  for (const ObstacleRecord& o : obstacles_)
+    placed.push_back(Placed{o.view, rigid_transform(o.rotation, o.translation)});
   // Met within 1e-3 spacings, as the domain's walls are (lattice_axis_range()): a layer a margin from a flat
   // face stays, whatever the round-off of the field's interpolation.
   const float margin = (kFillWallMargin - 1e-3f) * config_.particle_spacing;

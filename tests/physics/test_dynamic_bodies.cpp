@@ -6,8 +6,9 @@
 // walls in reach); a body thrown at a wall stays inside the domain; it
 // bounces with the restitution, and a moving kinematic obstacle throws and
 // carries it with its surface's velocity; a light crate dropped onto water
-// over the floor is stopped by it, whatever the iterations and method. Projective Fluids floats the half-density box and
-// keeps the momentum too.
+// over the floor is stopped by it, whatever the iterations and method; a
+// crate set in a pool filled around it stays calm. Projective Fluids floats
+// the half-density box and keeps the momentum too.
 #include <array>
 #include <cmath>
 #include <iostream>

@@ -290,7 +290,8 @@ TEST(RigidBody, AContactBouncesWithTheRestitutionUnlessItIsResting) {
   const double none[3] = {0, 0, 0};
   const struct {
     double restitution, arriving, leaving;
-  } cases[] = {{0.0, 2.0, 0.0}, {0.5, 2.0, 1.0}, {1.0, 2.0, 2.0}, {1.0, 9.81 * h, 0.0}, {0.8, 1.5 * resting, 0.8 * 1.5 * resting}};
+  } cases[] = {{0.0, 2.0, 0.0}, {0.5, 2.0, 1.0}, {1.0, 2.0, 2.0},
+               {1.0, 9.81 * h, 0.0}, {0.8, 1.5 * resting, 0.8 * 1.5 * resting}};
   for (const auto& c : cases) {
     SCOPED_TRACE(testing::Message() << "restitution " << c.restitution << ", arriving at " << c.arriving << " m/s");
     RigidBody b = pbf::make_rigid_body(cube_mass(), field.view());
