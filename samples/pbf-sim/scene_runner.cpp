@@ -355,15 +355,11 @@ void SceneRunner::place_sphere(const FluidBlock& b, size_t index) {
 bool SceneRunner::clear_of_obstacles(const float p[3]) const {
   for (size_t i = 0; i < obstacle_fields_.size(); ++i) {
     const Pose pose = obstacle_pose(scene_.obstacles[i], 0.0);
-    // Into the obstacle's frame: the inverse rotation of p - position (q* v q for a unit q = (x, y, z, w)).
-    const float qx = -pose.rotation[0], qy = -pose.rotation[1], qz = -pose.rotation[2], qw = pose.rotation[3];
-    const float vx = p[0] - pose.position[0], vy = p[1] - pose.position[1], vz = p[2] - pose.position[2];
-    // v' = v + 2 w (q x v) + 2 q x (q x v)
-    const float cx = qy * vz - qz * vy, cy = qz * vx - qx * vz, cz = qx * vy - qy * vx;
-    const float local[3] = {vx + 2.0f * (qw * cx + qy * cz - qz * cy), vy + 2.0f * (qw * cy + qz * cx - qx * cz),
-                            vz + 2.0f * (qw * cz + qx * cy - qy * cx)};
+    // Into the obstacle's frame: p - position turned back by the conjugate rotation.
+    const Quat back{-pose.rotation[0], -pose.rotation[1], -pose.rotation[2], pose.rotation[3]};
+    const Vec3 local = rotate(back, {p[0] - pose.position[0], p[1] - pose.position[1], p[2] - pose.position[2]});
     float d = 0.0f;
-    check(pbf_sdf_distance(obstacle_fields_[i], local, &d), scene_.source + ": " + block_key("obstacles", i));
+    check(pbf_sdf_distance(obstacle_fields_[i], local.data(), &d), scene_.source + ": " + block_key("obstacles", i));
     if (d < wall_margin(scene_.spacing)) return false;
   }
   return true;

@@ -178,16 +178,10 @@ LatticeKeep Solver::outside_obstacles() const {
   // Met within 1e-3 spacings, as the domain's walls are (lattice_axis_range()): a layer a margin from a flat
   // face stays, whatever the round-off of the field's interpolation.
   const float margin = (kFillWallMargin - 1e-3f) * config_.particle_spacing;
+  // Outside a field's grid sdf_sample() gives an upper bound of the distance, as the collisions take it.
   return [placed = std::move(placed), margin](Vec3 p) {
-    for (const Placed& o : placed) {
-      const SdfGridView& f = o.field;
-      const Vec3 q = to_local(o.pose, p);
-      // Outside the field's grid the solid is farther than the grid's margin.
-      if (q.x < f.origin.x || q.y < f.origin.y || q.z < f.origin.z || q.x > f.origin.x + float(f.nx - 1) * f.cell ||
-          q.y > f.origin.y + float(f.ny - 1) * f.cell || q.z > f.origin.z + float(f.nz - 1) * f.cell)
-        continue;
-      if (sdf_sample(f, q, nullptr) < margin) return false;
-    }
+    for (const Placed& o : placed)
+      if (sdf_sample(o.field, to_local(o.pose, p), nullptr) < margin) return false;
     return true;
   };
 }
