@@ -232,31 +232,16 @@ pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const flo
     const SolverConfig& config = solver->impl.config_in_frame();
     const size_t present = solver->impl.size();
     const size_t room = config.max_particles > present ? config.max_particles - present : 0;
-    // Without the points inside the obstacles (Solver::outside_obstacles()): those the solid holds are made
-    // first, up to the capacity and four times as many again, then the obstacles' left out and counted.
-    const LatticeKeep keep = solver->impl.outside_obstacles();
+    // Without the points inside the obstacles (Solver::outside_obstacles()), counted as the solid's.
     std::vector<float> points;
-    const auto full = [&](const std::string& holds) {
-      reject(PBF_ERROR_CAPACITY_EXCEEDED, "sdf: " + holds + "; with the " + describe(present) +
-                                              " present that would exceed max_particles (" +
-                                              describe(config.max_particles) + ")");
-    };
     try {
       points = fill_solid(sdf->field.view(), placement, config.particle_spacing, config.domain_min,
-                          config.domain_max, keep ? 5 * room : room);
+                          config.domain_max, room, solver->impl.outside_obstacles());
     } catch (const Error& e) {
       if (e.status() != Status::CapacityExceeded) throw;
-      full(e.what());
-    }
-    if (keep) {
-      size_t kept = 0;
-      for (size_t i = 0; i < points.size() / 3; ++i) {
-        if (!keep(Vec3{points[3 * i], points[3 * i + 1], points[3 * i + 2]})) continue;
-        for (int a = 0; a < 3; ++a) points[3 * kept + a] = points[3 * i + a];
-        ++kept;
-      }
-      points.resize(3 * kept);
-      if (kept > room) full("the solid holds " + describe(kept) + " particles outside the obstacles");
+      reject(PBF_ERROR_CAPACITY_EXCEEDED, std::string("sdf: ") + e.what() + "; with the " + describe(present) +
+                                              " present that would exceed max_particles (" +
+                                              describe(config.max_particles) + ")");
     }
     const size_t n = points.size() / 3;
     if (n > 0) {

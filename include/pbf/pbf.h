@@ -1155,8 +1155,7 @@ PBF_API pbf_status pbf_solver_add_obstacle(pbf_solver* solver, const pbf_sdf* sd
  * leaves them out), are skipped. The number added goes to *out_added when it
  * is not NULL. All or nothing: when the particles would exceed max_particles
  * nothing is added and the call fails with PBF_ERROR_CAPACITY_EXCEEDED,
- * saying how many the solid holds (with obstacles: where it holds more than
- * five times the room left before they are left out, the lattice's count).
+ * saying how many particles the solid holds outside the obstacles.
  */
 PBF_API pbf_status pbf_solver_fill_sdf(pbf_solver* solver, const pbf_sdf* sdf, const float rotation[4],
                                        const float translation[3], const float velocity[3], size_t* out_added);

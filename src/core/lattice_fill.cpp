@@ -52,7 +52,7 @@ std::vector<float> lattice_fill(Vec3 lo, Vec3 hi, float spacing, Vec3 keep_min, 
   int64_t f[3], l[3];
   box_ranges(lo, hi, spacing, keep_min, keep_max, margin, f, l);
   std::vector<float> points;
-  points.reserve(3 * lattice_fill_count(lo, hi, spacing, keep_min, keep_max, margin, keep));
+  points.reserve(3 * lattice_fill_count(lo, hi, spacing, keep_min, keep_max, margin));  // at most the lattice
   for_each_lattice_point(lo, spacing, f, l, [&](Vec3 p) {
     if (keep && !keep(p)) return;
     points.push_back(p.x);

@@ -478,7 +478,7 @@ MassProperties sdf_mass_properties(const SdfGridView& field, double density) {
 }
 
 std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& placement, float spacing,
-                              Vec3 domain_min, Vec3 domain_max, size_t max_points) {
+                              Vec3 domain_min, Vec3 domain_max, size_t max_points, const LatticeKeep& keep) {
   if (!(std::isfinite(spacing) && spacing > 0.0f)) invalid("spacing must be a finite size > 0 m, got " + str(spacing));
   // The world box of the field's grid: its eight corners placed.
   const Vec3 extent{float(field.nx - 1) * field.cell, float(field.ny - 1) * field.cell,
@@ -522,6 +522,7 @@ std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& pl
       for (int64_t kx = 0; kx < count[0]; ++kx) {
         const float x = float(dmin[0] + (double(first[0] + kx) + 0.5) * spacing);
         if (sdf_sample(field, to_local(placement, Vec3{x, y, z}), nullptr) >= 0.0f) continue;
+        if (keep && !keep(Vec3{x, y, z})) continue;
         ++found;
         if (total.load(std::memory_order_relaxed) + found > max_points) continue;  // counted, not kept
         out.push_back(x);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/lattice_fill.h"
 #include "core/sdf_grid.h"
 #include "geometry/triangle_mesh.h"
 
@@ -100,13 +101,15 @@ MassProperties sdf_mass_properties(const SdfGridView& field, double density);
 // R x_field + t), is negative; each point stands for a spacing^3 cube, so
 // the count times spacing^3 approximates the solid's volume. Points outside
 // [domain_min, domain_max], or closer than half a spacing to one of its
-// walls (as pbf_solver_fill_box() leaves them out), are skipped. x, y, z
-// triples in lattice order.
-// Throws Error: CapacityExceeded (with the count) when more than
-// `max_points` points would be made; InvalidArgument for a spacing that is
-// not > 0 or that would test more than kMaxFillCandidates lattice points.
+// walls (as pbf_solver_fill_box() leaves them out), are skipped, and so
+// are those `keep` does not keep (empty: it keeps every one; it is called
+// from several threads at once). x, y, z triples in lattice order.
+// Throws Error: CapacityExceeded (with the count of points kept) when more
+// than `max_points` points would be made; InvalidArgument for a spacing that
+// is not > 0 or that would test more than kMaxFillCandidates lattice points.
 std::vector<float> fill_solid(const SdfGridView& field, const RigidTransform& placement, float spacing,
-                              Vec3 domain_min, Vec3 domain_max, size_t max_points = SIZE_MAX);
+                              Vec3 domain_min, Vec3 domain_max, size_t max_points = SIZE_MAX,
+                              const LatticeKeep& keep = {});
 
 // The most lattice points fill_solid() tests (2^31).
 constexpr uint64_t kMaxFillCandidates = uint64_t(1) << 31;

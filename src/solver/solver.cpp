@@ -140,10 +140,11 @@ size_t Solver::fill_box(Vec3 lo, Vec3 hi, Vec3 velocity) {
   // Projective Fluids threw one at 5.8 m/s).
   const Vec3 keep_min = local_config_.domain_min, keep_max = local_config_.domain_max;
   const float margin = kFillWallMargin * config_.particle_spacing;
-  // Nor inside the obstacles: counted point by point, where the box's lattice is not beyond all reason.
+  // Nor inside the obstacles: where the whole lattice would not fit, those kept are counted point by
+  // point (where the box's lattice is not beyond all reason) before any is made.
   const LatticeKeep keep = outside_obstacles();
   size_t n = lattice_fill_count(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max, margin);
-  if (keep && n <= kMaxFillLattice)
+  if (keep && size() + n > config_.max_particles && n <= kMaxFillLattice)
     n = lattice_fill_count(local_lo, local_hi, config_.particle_spacing, keep_min, keep_max, margin, keep);
   if (size() + n > config_.max_particles) {
     std::ostringstream msg;

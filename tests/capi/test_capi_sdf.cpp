@@ -478,6 +478,43 @@ TEST_F(CApiSdfSolver, FillsLeaveTheObstaclesInsidesEmpty) {
   }
 }
 
+// The capacity counts what a fill keeps outside the obstacles: a solid (or a
+// box) that holds ten times the room but leaves only the room outside an
+// obstacle fills it exactly; one particle less room is refused, naming that
+// count, and adds nothing.
+TEST(CApiFillSdf, TheCapacityCountsThePointsOutsideTheObstacles) {
+  const float centre[3] = {0.5f, 0.5f, 0.5f}, lo[3] = {0.4f, 0.4f, 0.4f}, hi[3] = {0.6f, 0.6f, 0.6f};
+  // A sphere of 1767 points, a box of 1000; the ball leaves a 5 mm shell of the one and the other's corners.
+  const SdfPtr fluid = sphere(0.15f, 0.01f), ball = sphere(0.135f, 0.01f);
+  for (const bool box : {false, true}) {
+    SCOPED_TRACE(box ? "pbf_solver_fill_box" : "pbf_solver_fill_sdf");
+    const auto filled = [&](size_t max_particles, size_t* added) {
+      pbf_solver_desc d = pbf_solver_desc_default();
+      d.backend = PBF_BACKEND_CPU;
+      d.max_particles = max_particles;
+      d.particle_spacing = 0.02f;
+      const SolverPtr solver = pbf_test::make_solver(d);
+      EXPECT_TRUE(solver);
+      EXPECT_EQ(pbf_solver_add_obstacle(solver.get(), ball.get(), nullptr, centre, nullptr), PBF_OK);
+      const pbf_status status = box ? pbf_solver_fill_box(solver.get(), lo, hi, nullptr, added)
+                                    : pbf_solver_fill_sdf(solver.get(), fluid.get(), nullptr, centre, nullptr, added);
+      EXPECT_EQ(pbf_test::count_of(solver.get()), status == PBF_OK ? *added : 0u);
+      return status;
+    };
+    size_t kept = 0;
+    ASSERT_EQ(filled(5000, &kept), PBF_OK) << pbf_last_error();
+    ASSERT_GT(kept, 0u);
+    ASSERT_LT(10 * kept, box ? 1000u : 1767u) << "the obstacle is meant to leave a tenth or less";
+    size_t added = 0;
+    ASSERT_EQ(filled(kept, &added), PBF_OK) << pbf_last_error();
+    EXPECT_EQ(added, kept);
+    added = 77;
+    const char* fn = box ? "pbf_solver_fill_box" : "pbf_solver_fill_sdf";
+    expect_refused(filled(kept - 1, &added), PBF_ERROR_CAPACITY_EXCEEDED, fn, "holds " + std::to_string(kept) + " ");
+    EXPECT_EQ(added, 77u);
+  }
+}
+
 TEST_F(CApiSdfSolver, AFillBeyondTheCapacityAddsNothing) {
   const SdfPtr big = sphere(0.3f, 0.02f);  // about 14,000 particles
   size_t added = 77;

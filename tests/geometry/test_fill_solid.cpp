@@ -75,4 +75,26 @@ TEST(FillSolid, TheDomainClipsAndTheCapacityIsKept) {
   EXPECT_THROW(pbf::fill_solid(box.view(), at, 1e-5f, Vec3{0, 0, 0}, Vec3{1, 1, 1}), pbf::Error);
 }
 
+// A predicate leaves points out before they are counted: the points kept are
+// those of the whole fill that it keeps, in the same order, and the capacity
+// is measured against them alone.
+TEST(FillSolid, APredicateLeavesPointsOutBeforeTheCapacityIsCounted) {
+  const pbf::SignedDistanceField box = pbf::box_sdf(Vec3{0.2f, 0.2f, 0.2f}, 0.02f);
+  const pbf::RigidTransform at = pbf::rigid_transform(kIdentity, Vec3{0.5f, 0.5f, 0.5f});
+  const auto low_corner = [](Vec3 p) { return p.x < 0.4f && p.y < 0.4f && p.z < 0.4f; };  // 5^3 of 20^3
+  const std::vector<float> all = pbf::fill_solid(box.view(), at, 0.02f, Vec3{0, 0, 0}, Vec3{1, 1, 1});
+  std::vector<float> expected;
+  for (size_t i = 0; i < all.size(); i += 3)
+    if (low_corner(Vec3{all[i], all[i + 1], all[i + 2]})) expected.insert(expected.end(), &all[i], &all[i] + 3);
+  ASSERT_EQ(expected.size() / 3, 125u);
+  EXPECT_EQ(pbf::fill_solid(box.view(), at, 0.02f, Vec3{0, 0, 0}, Vec3{1, 1, 1}, 125, low_corner), expected);
+  try {
+    pbf::fill_solid(box.view(), at, 0.02f, Vec3{0, 0, 0}, Vec3{1, 1, 1}, 124, low_corner);
+    ADD_FAILURE() << "filled past the capacity";
+  } catch (const pbf::Error& e) {
+    EXPECT_EQ(e.status(), pbf::Status::CapacityExceeded);
+    EXPECT_NE(std::string(e.what()).find("holds 125 "), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
