@@ -176,10 +176,10 @@ int run_frames(SceneRunner& runner, const Options& o, bool builtin) {
                 t.compressed_frames, t.frames, 100.0 * pbf_sim::kCompressedMean);
   if (dynamic_count)
     std::printf("particles: %zu at the start, %zu emitted, %zu removed by sinks, %zu refused (max_particles %u), "
-                "%zu emitted outside the domain or within half a spacing of a wall, %zu held back by water in "
-                "an inlet's way\n",
+                "%zu emitted outside the domain or within half a spacing of a wall, %zu into an obstacle or "
+                "within half a spacing of one, %zu held back by water in an inlet's way\n",
                 t.initial_particles, t.emitted, t.removed, t.refused, static_cast<unsigned>(desc.max_particles),
-                t.clipped, t.blocked);
+                t.clipped, t.obstructed, t.blocked);
   if (t.ply_files + t.vtp_files + t.surface_files + t.vdb_files + t.png_files == 0) {
     std::printf("output: none\n");
   } else {

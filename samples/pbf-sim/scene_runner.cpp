@@ -275,6 +275,7 @@ void SceneRunner::add_emitters() {
   // before it is built, and the flow checked with the emitter's own rate.
   const uint64_t capacity = desc_.max_particles;
   const float margin = wall_margin(scene_.spacing);
+  const std::vector<Pose> poses = obstacle_poses();
   for (size_t i = 0; i < scene_.emitters.size(); ++i) {
     const EmitterSpec& spec = scene_.emitters[i];
     const std::string key = scene_.source + ": " + block_key("emitters", i);
@@ -307,16 +308,28 @@ void SceneRunner::add_emitters() {
     }
     // Particles of the disc dropped where the inlet places them (emit()): said once, when the run starts.
     const std::vector<float> disc = e.disc_on_plane();
-    size_t near = 0;
-    for (size_t p = 0; p < disc.size(); p += 3) near += inside(scene_.domain, &disc[p], margin) ? 0 : 1;
-    if (near == 0) continue;
-    std::snprintf(text, sizeof text,
-                  ": %zu of the %zu particles of each disc lie outside the domain or nearer than half a spacing "
-                  "(%g m) to one of its walls where the inlet places them: each is dropped until the flow "
-                  "has carried it clear, if it does (the summary counts them); an inlet whose disc lies at "
-                  "least half a spacing inside every wall emits all of them",
-                  near, e.disc_size(), 0.5 * scene_.spacing);
-    notify(key + text);
+    size_t near = 0, obstructed = 0;
+    for (size_t p = 0; p < disc.size(); p += 3) {
+      if (!inside(scene_.domain, &disc[p], margin)) ++near;
+      else if (!clear_of_obstacles(&disc[p], poses)) ++obstructed;
+    }
+    if (near > 0) {
+      std::snprintf(text, sizeof text,
+                    ": %zu of the %zu particles of each disc lie outside the domain or nearer than half a "
+                    "spacing (%g m) to one of its walls where the inlet places them: each is dropped until the "
+                    "flow has carried it clear, if it does (the summary counts them); an inlet whose disc lies "
+                    "at least half a spacing inside every wall emits all of them",
+                    near, e.disc_size(), 0.5 * scene_.spacing);
+      notify(key + text);
+    }
+    if (obstructed > 0) {
+      std::snprintf(text, sizeof text,
+                    ": %zu of the %zu particles of each disc lie inside an obstacle or nearer than half a spacing "
+                    "(%g m) to one where the inlet places them at the start: each is dropped while it is there "
+                    "(the summary counts them)",
+                    obstructed, e.disc_size(), 0.5 * scene_.spacing);
+      notify(key + text);
+    }
   }
 }
 
@@ -336,6 +349,7 @@ void SceneRunner::place_sphere(const FluidBlock& b, size_t index) {
   const double s = scene_.spacing;
   const double r = b.radius;
   const long m = static_cast<long>(std::ceil(r / s)) + 1;
+  const std::vector<Pose> poses = obstacle_poses();
   std::vector<float> pos, vel;
   for (long k = -m; k < m; ++k)
     for (long j = -m; j < m; ++j)
@@ -344,7 +358,7 @@ void SceneRunner::place_sphere(const FluidBlock& b, size_t index) {
         if (o[0] * o[0] + o[1] * o[1] + o[2] * o[2] > r * r) continue;
         float p[3];
         for (int a = 0; a < 3; ++a) p[a] = static_cast<float>(b.center[a] + o[a]);
-        if (!inside(scene_.domain, p, wall_margin(s)) || !clear_of_obstacles(p)) continue;
+        if (!inside(scene_.domain, p, wall_margin(s)) || !clear_of_obstacles(p, poses)) continue;
         pos.insert(pos.end(), p, p + 3);
         vel.insert(vel.end(), b.velocity.begin(), b.velocity.end());
       }
@@ -352,9 +366,18 @@ void SceneRunner::place_sphere(const FluidBlock& b, size_t index) {
         scene_.source + ": " + block_key("fluid", index));
 }
 
-bool SceneRunner::clear_of_obstacles(const float p[3]) const {
-  for (size_t i = 0; i < obstacle_fields_.size(); ++i) {
-    const Pose pose = obstacle_pose(scene_.obstacles[i], 0.0);
+std::vector<Pose> SceneRunner::obstacle_poses() const {
+  std::vector<Pose> poses(obstacle_fields_.size());
+  for (size_t i = 0; i < poses.size(); ++i)
+    check(pbf_solver_get_obstacle_pose(solver_, static_cast<uint32_t>(i), poses[i].rotation.data(),
+                                       poses[i].position.data()),
+          "");
+  return poses;
+}
+
+bool SceneRunner::clear_of_obstacles(const float p[3], const std::vector<Pose>& poses) const {
+  for (size_t i = 0; i < poses.size(); ++i) {
+    const Pose& pose = poses[i];
     // Into the obstacle's frame: p - position turned back by the conjugate rotation.
     const Quat back{-pose.rotation[0], -pose.rotation[1], -pose.rotation[2], pose.rotation[3]};
     const Vec3 local = rotate(back, {p[0] - pose.position[0], p[1] - pose.position[1], p[2] - pose.position[2]});
@@ -622,15 +645,20 @@ void SceneRunner::emit() {
     }
     e.emit(t, new_positions_, new_velocities_, ahead, &totals_.blocked);
   }
-  // Drop what the flow carried out of the domain or nearer than half a spacing to a wall, as the
-  // fills leave such points out: the solver accepts only particles inside, and a particle at a wall
-  // starts compressed against it.
+  // Drop what the flow carried out of the domain or nearer than half a spacing to a wall, or into an
+  // obstacle where it is now, as the fills leave such points out: the solver accepts only particles
+  // inside, and a particle at a wall or in a solid starts pressed into it and is thrown off it.
   const float margin = wall_margin(scene_.spacing);
   size_t kept = 0;
   const size_t n = new_positions_.size() / 3;
+  const std::vector<Pose> poses = n > 0 ? obstacle_poses() : std::vector<Pose>{};
   for (size_t i = 0; i < n; ++i) {
     if (!inside(scene_.domain, &new_positions_[3 * i], margin)) {
       ++totals_.clipped;
+      continue;
+    }
+    if (!clear_of_obstacles(&new_positions_[3 * i], poses)) {
+      ++totals_.obstructed;
       continue;
     }
     std::copy_n(&new_positions_[3 * i], 3, &new_positions_[3 * kept]);

@@ -59,6 +59,7 @@ struct RunTotals {
   size_t emitted = 0;            ///< particles added by emitters
   size_t refused = 0;            ///< emitted particles refused because the solver was full
   size_t clipped = 0;            ///< emitted particles outside the domain or nearer than half a spacing to a wall
+  size_t obstructed = 0;         ///< emitted particles inside an obstacle or nearer than half a spacing to one
   size_t blocked = 0;            ///< particles of discs that found no room at their inlet (Emitter::emit())
   size_t removed = 0;            ///< particles removed by sinks
   int overflow_frames = 0;       ///< frames whose last substep had neighbour lists overflow (pbf_stats.neighbor_overflows)
@@ -204,9 +205,12 @@ class SceneRunner {
  private:
   void check(pbf_status status, const std::string& context) const;
   void place_sphere(const FluidBlock& block, size_t index);
-  // Whether a point of a fluid block is clear of the obstacles where they start: outside each, at least
-  // half a spacing from its surface, as pbf_solver_fill_box() and pbf_solver_fill_sdf() keep their points.
-  bool clear_of_obstacles(const float p[3]) const;
+  // Where each obstacle is now (pbf_solver_get_obstacle_pose()).
+  std::vector<Pose> obstacle_poses() const;
+  // Whether a point of a fluid block or an inlet's disc is clear of the obstacles at `poses`: outside each,
+  // at least half a spacing from its surface, as pbf_solver_fill_box() and pbf_solver_fill_sdf() keep their
+  // points (a point nearer starts pressed into the solid and is thrown out of it).
+  bool clear_of_obstacles(const float p[3], const std::vector<Pose>& poses) const;
   void place_mesh(const FluidBlock& block, size_t index);
   // Builds the obstacles' fields (once) and adds them to the solver where they are at time t.
   void add_obstacles(double t);
