@@ -493,6 +493,10 @@ PBF_API pbf_status pbf_solver_particle_count(const pbf_solver* solver, size_t* o
  * Appends `count` particles after the existing ones. `positions` holds
  * 3 * count floats (x, y, z per particle), each inside the domain.
  * `velocities` (3 * count floats) may be NULL for particles at rest.
+ * Each is placed where it is given: one inside an obstacle, or nearer than
+ * half a spacing to an obstacle's surface or a wall, starts pressed into it
+ * and is thrown off it in the next step. An emitter should leave such points
+ * out (pbf_sdf_distance() with the obstacle's pose), as the fills do.
  * Fails without adding anything if a value is NaN/Inf, a position lies
  * outside the domain, or the capacity would be exceeded.
  */
