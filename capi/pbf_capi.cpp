@@ -771,6 +771,40 @@ pbf_status pbf_solver_get_obstacle_velocity(const pbf_solver* solver, uint32_t i
   });
 }
 
+pbf_status pbf_solver_set_obstacle_material(pbf_solver* solver, uint32_t index, float friction, float restitution) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_obstacle_index(solver, index);
+    // The ranges of the parameters' friction and restitution (pbf_solver_set_params()).
+    require_in_range(friction, 0.0f, 10.0f, "friction");
+    require_in_range(restitution, 0.0f, 1.0f, "restitution");
+    const RigidMaterial material{static_cast<double>(friction), static_cast<double>(restitution)};
+    solver->impl.set_obstacle_material(index, &material);
+  });
+}
+
+pbf_status pbf_solver_clear_obstacle_material(pbf_solver* solver, uint32_t index) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_obstacle_index(solver, index);
+    solver->impl.set_obstacle_material(index, nullptr);
+  });
+}
+
+pbf_status pbf_solver_get_obstacle_material(const pbf_solver* solver, uint32_t index, float* out_friction,
+                                            float* out_restitution) {
+  return guarded(__func__, [&] {
+    require_not_null(solver, "solver");
+    require_idle(solver);
+    require_obstacle_index(solver, index);
+    const RigidMaterial m = solver->impl.obstacle_material(index);
+    if (out_friction) *out_friction = static_cast<float>(m.friction);
+    if (out_restitution) *out_restitution = static_cast<float>(m.restitution);
+  });
+}
+
 pbf_status pbf_solver_clear_obstacles(pbf_solver* solver) {
   return guarded(__func__, [&] {
     require_not_null(solver, "solver");

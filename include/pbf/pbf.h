@@ -266,7 +266,9 @@ typedef struct pbf_params {
                                       planes at once a particle leaves no faster than it arrived.
                                       Dynamic bodies' contacts bounce with it too, where they
                                       arrive faster than twice what a substep's gravity gives */
-  float friction;                /**< Coulomb friction against walls and planes, 0 .. 10; default 0 */
+  float friction;                /**< Coulomb friction against walls, planes and the obstacles that
+                                      have no material of their own
+                                      (pbf_solver_set_obstacle_material()), 0 .. 10; default 0 */
   float max_speed;               /**< particle speeds are clamped to this [m/s], > 0 and at most 3e8
                                       (the speed of light); any finite velocity set is clamped too;
                                       default 100 */
@@ -618,7 +620,8 @@ PBF_API pbf_status pbf_solver_clear_planes(pbf_solver* solver);
  * frame, and a placement in the world: a rotation as a unit quaternion
  * (x, y, z, w) and a translation [m]. Particles are kept one particle radius
  * outside its surface inside the constraint iterations, slide along it with
- * the parameters' friction, and are carried by it when it moves. A moving
+ * the parameters' friction (or its own, pbf_solver_set_obstacle_material()),
+ * and are carried by it when it moves. A moving
  * obstacle is kinematic: the user gives its placement at the end of each
  * step, and the substeps move it there (rotation by slerp, translation
  * linearly); a wall moving several particle radii per substep still carries
@@ -724,7 +727,9 @@ PBF_API pbf_status pbf_solver_get_obstacle_pose(const pbf_solver* solver, uint32
  * with the domain walls, the planes and the kinematic obstacles, which keep
  * its surface out of them (bouncing with the parameters' restitution,
  * inelastic at its default 0, with the parameters' friction as Coulomb
- * friction; a moving kinematic obstacle's surface throws and carries it
+ * friction, or with the materials of the surfaces that touch,
+ * pbf_solver_set_obstacle_material(); a moving kinematic obstacle's surface
+ * throws and carries it
  * with its own velocity), and with the other dynamic bodies, whose impulses
  * act on both, equal and opposite.
  * pbf_solver_set_obstacle_pose() moves it at once, keeping its velocities.
@@ -780,6 +785,44 @@ PBF_API pbf_status pbf_solver_set_obstacle_velocity(pbf_solver* solver, uint32_t
  */
 PBF_API pbf_status pbf_solver_get_obstacle_velocity(const pbf_solver* solver, uint32_t index, float out_linear[3],
                                                     float out_angular[3]);
+
+/**
+ * Gives obstacle `index` (kinematic or dynamic) a surface material of its
+ * own in place of the parameters' friction and restitution, which every
+ * obstacle follows until it is given one (and again after
+ * pbf_solver_clear_obstacle_material()); the domain walls and the planes
+ * keep the parameters'. `friction` (0 .. 10) is the Coulomb friction of the
+ * water sliding along this solid, as the parameters' friction is at the
+ * walls (docs/PHYSICS.md §5): 0 lets it slip freely (an oiled or icy
+ * solid), a large value holds it (a rough one). Where a dynamic body touches
+ * something, the contact takes the geometric mean of the two surfaces'
+ * frictions, sqrt(friction_a * friction_b) (so a frictionless surface on
+ * either side slips), and the larger of their restitutions (0 .. 1: the
+ * normal speed a contact leaves with, over the speed it arrived with); a
+ * wall or a plane counts with the parameters' values. Water does not bounce
+ * off obstacles whatever their restitution (docs/PHYSICS.md §5). The
+ * material stays with the obstacle while it turns dynamic or kinematic.
+ * PBF_ERROR_INVALID_ARGUMENT names a bad `index`, `friction` or
+ * `restitution` (NaN, or out of range); nothing changes then.
+ */
+PBF_API pbf_status pbf_solver_set_obstacle_material(pbf_solver* solver, uint32_t index, float friction,
+                                                    float restitution);
+
+/**
+ * Makes obstacle `index` follow the parameters' friction and restitution
+ * again (pbf_solver_set_obstacle_material()). PBF_ERROR_INVALID_ARGUMENT for
+ * an `index` that names no obstacle.
+ */
+PBF_API pbf_status pbf_solver_clear_obstacle_material(pbf_solver* solver, uint32_t index);
+
+/**
+ * The friction and restitution obstacle `index`'s surface has now: its own
+ * material's, or the parameters' where it has none, into *out_friction and
+ * *out_restitution (either may be NULL). PBF_ERROR_INVALID_ARGUMENT for an
+ * `index` that names no obstacle.
+ */
+PBF_API pbf_status pbf_solver_get_obstacle_material(const pbf_solver* solver, uint32_t index, float* out_friction,
+                                                    float* out_restitution);
 
 /**
  * Removes every obstacle, and the boundary particles attached to them by

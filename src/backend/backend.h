@@ -89,6 +89,10 @@ class Backend {
   // set; the backend keeps its own copy (on its device for CUDA). Either
   // succeeds or throws leaving the previous set.
   virtual void set_obstacle_fields(const SdfGridView* fields, uint32_t count) = 0;
+  // The Coulomb friction of the water against each obstacle, friction[k] for
+  // the obstacle of fields[k], from the next stage on (0 after
+  // set_obstacle_fields()). `count` is the number of obstacles held.
+  virtual void set_obstacle_friction(const float* friction, uint32_t count) = 0;
 
   // Boundary samples (boundary/boundary_equations.h), replacing the
   // previous set (count 0: none). `positions` are world positions [m] now;

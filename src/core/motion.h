@@ -82,7 +82,7 @@ PBF_HD T plane_depth(const MotionConstants& c, const Plane& plane, T px, T py, T
 
 // Keeps a predicted position out of every plane, with Coulomb friction on the
 // tangential motion since the start of the substep (x_start), then out of
-// every obstacle (core/obstacle.h), and finally inside the domain box
+// every obstacle (core/obstacle.h, each with its own friction), and finally inside the domain box
 // whatever the planes and obstacles did. A plane that leaves no room inside
 // the box could set a particle far outside it: the box holds it before the
 // obstacles see it, so their pushes stay within the domain's scale.
@@ -109,7 +109,7 @@ PBF_HD Vec3 collide(const MotionConstants& c, const Plane* planes, uint32_t plan
   if (obstacle_count > 0) p = clamp_to_box(c, p);
   for (uint32_t k = 0; k < obstacle_count; ++k) {
     const Vec3 before = p;
-    p = collide_obstacle(obstacles[k], c.particle_radius, c.friction, p, x_start);
+    p = collide_obstacle(obstacles[k], c.particle_radius, obstacles[k].friction, p, x_start);
     if (Push::kActive && (p.x != before.x || p.y != before.y || p.z != before.z)) {
       // The collision's constraint has the unit normal for its gradient: its weight in the obstacle's
       // added mass is 1 / |d|^2 (core/obstacle.h).

@@ -21,10 +21,12 @@ struct ObstaclePose {
 };
 
 // A solid for one substep: its field in its own frame, in memory of the
-// backend that runs the step, and its pose.
+// backend that runs the step, its pose, and the Coulomb friction of the
+// water sliding along it (Backend::set_obstacle_friction()).
 struct Obstacle {
   SdfGridView field;
   ObstaclePose pose;
+  float friction = 0.0f;
 };
 
 // How the stages tell what obstacles did to the water: each time obstacle k

@@ -221,6 +221,13 @@ void gather_near(const RigidSurroundings& s, D3 c, double reach, double least, N
 
 }  // namespace
 
+RigidMaterial rigid_contact_material(const RigidMaterial& a, const RigidMaterial& b) {
+  RigidMaterial m;
+  m.friction = a.friction == b.friction ? a.friction : std::sqrt(a.friction * b.friction);
+  m.restitution = std::max(a.restitution, b.restitution);
+  return m;
+}
+
 RigidContactSolid rigid_contact_solid(const RigidPose& pose, const SdfGridView* field, uint32_t index) {
   return rigid_contact_solid(rigid_transform(pose), field, index);
 }
@@ -539,6 +546,13 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
       if (other >= count || !bodies[other].body) other = kNoBody;
       n = contact_normal(b, s.r, point, n, other);
       RigidContact c{};
+      const RigidMaterial planes{around.friction, around.restitution};
+      const RigidMaterial touched = other != kNoBody ? bodies[other].body->material
+                                    : kinematic      ? kinematic->material
+                                                     : planes;
+      const RigidMaterial both = rigid_contact_material(b.material, touched);
+      c.friction = both.friction;
+      c.restitution = both.restitution;
       store(load(p) - s.c, c.arm);
       store(n, c.normal);
       D3 t[2];
@@ -590,7 +604,7 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
       D3 v = m[k].arrived_v + cross(m[k].arrived_w, arm);
       if (c.other != kNoBody) v = v - (m[c.other].arrived_v + cross(m[c.other].arrived_w, load(c.other_arm)));
       const double arriving = dot(v - load(c.surface), load(c.normal));
-      c.bounce = arriving < -around.resting_speed ? -around.restitution * arriving : 0.0;
+      c.bounce = arriving < -around.resting_speed ? -c.restitution * arriving : 0.0;
     }
   }
   for (int sweep = 0; sweep < 8; ++sweep) {
@@ -604,11 +618,11 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
         const double pushed = std::max(c.pushed - (vn - c.bounce) / effective_of(k, c, arm, normal), 0.0);
         impulse(k, c, arm, normal * (pushed - c.pushed));
         c.pushed = pushed;
-        if (around.friction <= 0.0) continue;
+        if (c.friction <= 0.0) continue;
         for (int t = 0; t < 2; ++t) {
           const D3 tangent = load(c.tangent[t]);
           const double vt = dot(relative(k, c, arm), tangent);
-          const double limit = around.friction * c.pushed;
+          const double limit = c.friction * c.pushed;
           const double rubbed = std::clamp(c.rubbed[t] - vt / effective_of(k, c, arm, tangent), -limit, limit);
           impulse(k, c, arm, tangent * (rubbed - c.rubbed[t]));
           c.rubbed[t] = rubbed;

@@ -59,7 +59,20 @@ constexpr uint32_t kNoBody = 0xffffffffu;
 // or a kinematic obstacle), where the point is from that body's centre;
 // where it is a kinematic obstacle's, that surface's velocity there
 // (`surface`; zero for a plane or one at rest).
+// A surface's Coulomb friction and restitution (0 .. 1) in contacts.
+struct RigidMaterial {
+  double friction = 0.0;
+  double restitution = 0.0;
+};
+
+// The friction and restitution of a contact between surfaces a and b: the
+// geometric mean of their frictions (a frictionless surface on either side
+// slips; two equal ones keep theirs exactly) and the larger restitution.
+RigidMaterial rigid_contact_material(const RigidMaterial& a, const RigidMaterial& b);
+
 struct RigidContact {
+  double friction;     // the two surfaces' (rigid_contact_material())
+  double restitution;
   double arm[3];
   double normal[3];
   double tangent[2][3];
@@ -73,6 +86,7 @@ struct RigidContact {
 
 struct RigidBody {
   RigidMass mass;
+  RigidMaterial material;      // its surface's
   double inverse_inertia[9];   // about the centre, body axes
   double velocity[3];          // of the centre of mass, world axes [m/s]
   double angular_velocity[3];  // world axes [rad/s]
@@ -109,6 +123,7 @@ struct RigidContactSolid {
   Vec3 lo{0.0f, 0.0f, 0.0f}, hi{0.0f, 0.0f, 0.0f};
   RigidTransform from{};
   double inverse_h = 0.0;
+  RigidMaterial material{};  // a kinematic solid's surface (a body's is its RigidBody::material)
 };
 
 // Body `index` (field `field`, at `pose`) as a solid for the others, with
@@ -128,9 +143,11 @@ RigidContactSolid rigid_contact_solid(const RigidTransform& from, const RigidTra
 Vec3 rigid_surface_velocity(const RigidContactSolid& solid, Vec3 p);
 
 // What a body bumps into: planes (n . x + offset >= 0 is inside) and solids,
-// and the Coulomb friction of those contacts. A body never bumps into the
-// solid that is itself (`self`, kNoBody: none of them is). Its contacts
-// bounce with `restitution` (0 .. 1: the normal speed a point leaves with,
+// and the planes' surface: their Coulomb friction and restitution (a solid's
+// is its own, RigidContactSolid::material or its body's). A body never bumps
+// into the solid that is itself (`self`, kNoBody: none of them is). Its
+// contacts bounce with the restitution of the two surfaces that touch
+// (rigid_contact_material(); 0 .. 1: the normal speed a point leaves with,
 // over the speed it arrived with), where it arrived faster than
 // `resting_speed` [m/s]: slower contacts are resting ones, which keep no
 // bounce (a body at rest on the floor arrives each substep with the speed

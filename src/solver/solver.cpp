@@ -350,6 +350,17 @@ void Solver::obstacle_velocity(uint32_t index, Vec3& linear, Vec3& angular) cons
   angular = Vec3{float(b.angular_velocity[0]), float(b.angular_velocity[1]), float(b.angular_velocity[2])};
 }
 
+void Solver::set_obstacle_material(uint32_t index, const RigidMaterial* material) {
+  require_obstacle(index);
+  if (material) obstacles_[index].material = *material;
+  else obstacles_[index].material.reset();
+}
+
+RigidMaterial Solver::obstacle_material(uint32_t index) const {
+  require_obstacle(index);
+  return surface_of(obstacles_[index], params_);
+}
+
 void Solver::obstacle_target(uint32_t index, float rotation[4], Vec3& translation) const {
   const ObstacleRecord& o = obstacles_.at(index);
   std::copy(o.target_rotation, o.target_rotation + 4, rotation);
@@ -503,10 +514,13 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
   // and each other where they are (each body, moved in turn, meets those before it where they went).
   solid_count_ = 0;
   for (size_t b = 0; b < obstacles_.size(); ++b)
-    if (!obstacles_[b].body)
-      solids_[solid_count_++] = rigid_contact_solid(out[b].start, out[b].end, h_, &obstacles_[b].view);
+    if (!obstacles_[b].body) {
+      solids_[solid_count_] = rigid_contact_solid(out[b].start, out[b].end, h_, &obstacles_[b].view);
+      solids_[solid_count_++].material = surface_of(obstacles_[b], params_);
+    }
   for (size_t b = 0; b < obstacles_.size(); ++b)
     if (obstacles_[b].body) {
+      obstacles_[b].body->material = surface_of(obstacles_[b], params_);
       solid_of_[b] = solid_count_;
       solids_[solid_count_++] = rigid_contact_solid(obstacles_[b].pose, &obstacles_[b].view, static_cast<uint32_t>(b));
     }
@@ -580,6 +594,11 @@ void Solver::Path::respond(const ObstacleImpulse* impulses) {
   rigid_respond_together(ends, static_cast<uint32_t>(obstacles_.size()), h_, around);
 }
 
+RigidMaterial Solver::surface_of(const ObstacleRecord& o, const PbfParams& params) {
+  if (o.material) return *o.material;
+  return RigidMaterial{static_cast<double>(params.friction), static_cast<double>(params.restitution)};
+}
+
 RigidSurroundings Solver::Path::surroundings_of(size_t body) const {
   RigidSurroundings s{planes_.data(), static_cast<uint32_t>(planes_.size()), solids_, solid_count_,
                       static_cast<double>(params_.friction)};
@@ -600,6 +619,11 @@ void Solver::step(float dt, uint32_t substeps) {
   const auto start = std::chrono::steady_clock::now();
   StepStats s;
   Path path(obstacles_, planes_, params_);
+  if (!obstacles_.empty()) {
+    float friction[kMaxObstacles];
+    for (size_t k = 0; k < obstacles_.size(); ++k) friction[k] = float(surface_of(obstacles_[k], params_).friction);
+    backend_->set_obstacle_friction(friction, static_cast<uint32_t>(obstacles_.size()));
+  }
   method_->step(StepRequest{dt, substeps, &stats_, unmeasured_, &params_, step_context(), &path, loads_}, s);
   if (size() > 0) unmeasured_ = 0;
   // The obstacles have arrived where the user placed them (with or without particles to move).

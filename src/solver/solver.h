@@ -97,6 +97,12 @@ class Solver {
   // Throws Error(InvalidArgument) for a kinematic obstacle.
   void set_obstacle_velocity(uint32_t index, Vec3 linear, Vec3 angular);
   void obstacle_velocity(uint32_t index, Vec3& linear, Vec3& angular) const;
+  // Obstacle `index`'s surface: the Coulomb friction of the water and of a dynamic body's contacts
+  // against it, and its restitution in those contacts (rigid_contact_material()). Without one of its
+  // own (`material` null; the state every obstacle starts in) it has the parameters'. Throws
+  // Error(InvalidArgument) for an index that names no obstacle; the values are the caller's to check.
+  void set_obstacle_material(uint32_t index, const RigidMaterial* material);
+  RigidMaterial obstacle_material(uint32_t index) const;
   // Obstacle `index`'s field, in its own frame.
   const SdfGridView& obstacle_field(uint32_t index) const { return obstacles_.at(index).view; }
 
@@ -164,7 +170,10 @@ class Solver {
     Vec3 target_translation;
     std::optional<RigidBody> body;  // a dynamic body's; its pose is rotation and translation in double
     RigidPose pose{};
+    std::optional<RigidMaterial> material;  // its surface's own; none: the parameters'
   };
+  // Obstacle o's surface: its own material, or the parameters' friction and restitution.
+  static RigidMaterial surface_of(const ObstacleRecord& o, const PbfParams& params);
   std::vector<ObstacleRecord> obstacles_;
   // The obstacles' way from where they are to their targets, as a step's method asks for it.
   class Path final : public ObstaclePath {

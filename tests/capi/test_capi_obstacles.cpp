@@ -247,6 +247,49 @@ TEST_F(CApiObstacles, PoseIsReadBackAndANewPoseShowsAfterTheStep) {
                  "pbf_solver_get_obstacle_pose", "solver");
 }
 
+// An obstacle follows the parameters' friction and restitution until it is
+// given a material of its own, keeps that through changes of the parameters
+// and through turning dynamic, and follows them again once it is cleared;
+// bad values are refused naming the argument, and leave it as it was.
+TEST_F(CApiObstacles, AnObstacleHasTheParametersMaterialUntilItIsGivenItsOwn) {
+  pbf_solver* s = solver_.get();
+  pbf_params p = pbf_params_default();
+  p.friction = 0.25f;
+  p.restitution = 0.5f;
+  ASSERT_EQ(pbf_solver_set_params(s, &p), PBF_OK) << pbf_last_error();
+  const float at[3] = {0.5f, 0.5f, 0.5f};
+  ASSERT_EQ(add(sphere_, nullptr, at), PBF_OK) << pbf_last_error();
+  const auto material = [&] {
+    std::pair<float, float> m{-1.0f, -1.0f};
+    EXPECT_EQ(pbf_solver_get_obstacle_material(s, 0, &m.first, &m.second), PBF_OK) << pbf_last_error();
+    return m;
+  };
+  EXPECT_EQ(material(), std::make_pair(0.25f, 0.5f)) << "the parameters'";
+  ASSERT_EQ(pbf_solver_set_obstacle_material(s, 0, 0.8f, 0.3f), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(material(), std::make_pair(0.8f, 0.3f));
+  const char* f = "pbf_solver_set_obstacle_material";
+  expect_refused(pbf_solver_set_obstacle_material(s, 0, kNaN, 0.3f), PBF_ERROR_INVALID_ARGUMENT, f, "friction");
+  expect_refused(pbf_solver_set_obstacle_material(s, 0, -0.1f, 0.3f), PBF_ERROR_INVALID_ARGUMENT, f, "friction");
+  expect_refused(pbf_solver_set_obstacle_material(s, 0, 10.5f, 0.3f), PBF_ERROR_INVALID_ARGUMENT, f, "friction");
+  expect_refused(pbf_solver_set_obstacle_material(s, 0, 0.8f, 1.5f), PBF_ERROR_INVALID_ARGUMENT, f, "restitution");
+  expect_refused(pbf_solver_set_obstacle_material(s, 0, 0.8f, kNaN), PBF_ERROR_INVALID_ARGUMENT, f, "restitution");
+  expect_refused(pbf_solver_set_obstacle_material(s, 1, 0.8f, 0.3f), PBF_ERROR_INVALID_ARGUMENT, f, "index");
+  expect_refused(pbf_solver_set_obstacle_material(nullptr, 0, 0.8f, 0.3f), PBF_ERROR_NULL_POINTER, f, "solver");
+  expect_refused(pbf_solver_get_obstacle_material(s, 1, nullptr, nullptr), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_get_obstacle_material", "index");
+  expect_refused(pbf_solver_clear_obstacle_material(s, 1), PBF_ERROR_INVALID_ARGUMENT,
+                 "pbf_solver_clear_obstacle_material", "index");
+  EXPECT_EQ(material(), std::make_pair(0.8f, 0.3f)) << "unchanged by the refusals";
+  p.friction = 0.1f;
+  ASSERT_EQ(pbf_solver_set_params(s, &p), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_set_obstacle_dynamic(s, 0, kMass, kCentre, kInertia), PBF_OK) << pbf_last_error();
+  ASSERT_EQ(pbf_solver_step(s, 1.0f / 60.0f, 2), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(material(), std::make_pair(0.8f, 0.3f)) << "its own, through the parameters' change and the step";
+  ASSERT_EQ(pbf_solver_clear_obstacle_material(s, 0), PBF_OK) << pbf_last_error();
+  EXPECT_EQ(material(), std::make_pair(0.1f, 0.5f)) << "the parameters' again";
+  ASSERT_EQ(pbf_solver_get_obstacle_material(s, 0, nullptr, nullptr), PBF_OK) << "either output may be NULL";
+}
+
 TEST_F(CApiObstacles, BadMassPropertiesAreRefusedAndTheObstacleStaysKinematic) {
   const float at[3] = {0.5f, 0.5f, 0.5f};
   ASSERT_EQ(add(sphere_, nullptr, at), PBF_OK) << pbf_last_error();

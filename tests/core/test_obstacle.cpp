@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "core/motion.h"
 #include "core/obstacle.h"
 #include "physics/obstacle_fields.h"
 
@@ -114,6 +115,28 @@ TEST(ObstacleCollision, FrictionHoldsBackSlidingAndZeroFrictionDoesNot) {
   // A little friction removes friction x depth of the slide.
   const Vec3 some = pbf::collide_obstacle(floor, kRadius, 1.0f, moved, start);
   EXPECT_NEAR(some.x, 0.1f - (kRadius + 0.01f), 3e-4f);
+}
+
+// collide() slides a particle along each obstacle with that obstacle's own
+// friction (Obstacle::friction, its material or the parameters'), whatever
+// the friction of the planes (the motion constants').
+TEST(ObstacleCollision, EachObstacleHoldsBackSlidingWithItsOwnFriction) {
+  const SampledField f = slab(0.05f);
+  pbf::MotionConstants c{};
+  c.particle_radius = kRadius;
+  c.box_min = Vec3{-10.0f, -10.0f, -10.0f};
+  c.box_max = Vec3{10.0f, 10.0f, 10.0f};
+  const Vec3 start{0.0f, kRadius, 0.0f}, moved{0.1f, -0.01f, 0.0f};
+  for (const float planes : {0.0f, 10.0f}) {
+    c.friction = planes;
+    Obstacle floor = still(f, Vec3{0.0f, -0.05f, 0.0f});  // top face at y = 0
+    floor.friction = 0.0f;
+    EXPECT_NEAR(pbf::collide(c, nullptr, 0, &floor, 1, moved, start).x, 0.1f, 1e-5f) << "slides, planes " << planes;
+    floor.friction = 10.0f;
+    EXPECT_NEAR(pbf::collide(c, nullptr, 0, &floor, 1, moved, start).x, 0.0f, 1e-5f) << "held, planes " << planes;
+    floor.friction = 1.0f;
+    EXPECT_NEAR(pbf::collide(c, nullptr, 0, &floor, 1, moved, start).x, 0.1f - (kRadius + 0.01f), 3e-4f);
+  }
 }
 
 TEST(ObstacleCollision, ARotatedSolidCollidesInItsRotatedFrame) {

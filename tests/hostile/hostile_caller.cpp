@@ -1436,7 +1436,7 @@ void Caller::call_obstacle_body(Slot* s, uint32_t index) {
   const float odd[] = {0.0f, -1.0f, 1e-30f, 1e30f, FLT_MAX, std::numeric_limits<float>::quiet_NaN(),
                        std::numeric_limits<float>::infinity(), kDenormal};
   const auto any = [&](float usual) { return rng_.chance(0.7) ? usual : odd[rng_.below(8)]; };
-  switch (rng_.below(4)) {
+  switch (rng_.below(5)) {
     case 0: {
       // Mass properties, mostly plausible (a 0.1 m body of 100 .. 3000 kg/m^3), sometimes poisoned or kinematic.
       const float mass = rng_.chance(0.15) ? 0.0f : any(rng_.pick<float>({0.1f, 1.0f, 3.0f}));
@@ -1468,6 +1468,25 @@ void Caller::call_obstacle_body(Slot* s, uint32_t index) {
       const double speed = std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]);
       if (st == PBF_OK && !(speed <= PBF_MAX_BODY_SPEED * 1.0001))
         failure("body-too-fast:pbf_solver_get_obstacle_velocity", fmt3(v));
+      break;
+    }
+    case 3: {
+      // A surface material (mostly in range), cleared now and then; what is read back must be in range.
+      const float friction = any(rng_.pick<float>({0.0f, 0.3f, 2.0f, 10.0f})), restitution = any(0.5f);
+      if (rng_.chance(0.2)) {
+        Check c = begin("pbf_solver_clear_obstacle_material", s, name(s) + ", " + std::to_string(index));
+        end(c, pbf_solver_clear_obstacle_material(h, index));
+      } else {
+        Check c = begin("pbf_solver_set_obstacle_material", s,
+                        name(s) + ", " + std::to_string(index) + ", " + fmt(friction) + ", " + fmt(restitution));
+        end(c, pbf_solver_set_obstacle_material(h, index, friction, restitution));
+      }
+      float f = -1.0f, e = -1.0f;
+      Check c = begin("pbf_solver_get_obstacle_material", s, name(s) + ", " + std::to_string(index));
+      const pbf_status st = pbf_solver_get_obstacle_material(h, index, &f, rng_.chance(0.2) ? nullptr : &e);
+      end(c, st);
+      if (st == PBF_OK && !(f >= 0.0f && f <= 10.0f && (e == -1.0f || (e >= 0.0f && e <= 1.0f))))
+        failure("material-out-of-range:pbf_solver_get_obstacle_material", fmt(f) + ", " + fmt(e));
       break;
     }
     default: {

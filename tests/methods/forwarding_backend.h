@@ -27,6 +27,7 @@ class ForwardingBackend : public pbf::Backend {
   void export_state(pbf::ParticleState& out) const override { inner_->export_state(out); }
   void import_state(const pbf::ParticleState& in) override { inner_->import_state(in); }
   void set_obstacle_fields(const pbf::SdfGridView* f, uint32_t n) override { inner_->set_obstacle_fields(f, n); }
+  void set_obstacle_friction(const float* f, uint32_t n) override { inner_->set_obstacle_friction(f, n); }
   void set_boundary_particles(const pbf::Vec3* p, const uint32_t* b, const pbf::Vec3* l, size_t n,
                               pbf::DensityKernel k) override {
     inner_->set_boundary_particles(p, b, l, n, k);

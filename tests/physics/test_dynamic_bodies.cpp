@@ -511,6 +511,69 @@ TEST(DynamicBodies, FrictionCarriesABodyOnAMovingPlatform) {
   }
 }
 
+// Contacts take the materials of the surfaces that touch
+// (pbf_solver_set_obstacle_material()): the box on the sliding platform
+// above, the parameters' friction 0 (the walls'), rides along only where
+// both its own surface and the platform's have friction (the geometric mean
+// of the two: a frictionless surface on either side slips), and slips the
+// longer the smoother the pair. And a crate dropped on the floor (the
+// parameters' restitution 0) bounces with its own restitution 0.8: a
+// contact takes the larger of the two.
+TEST(DynamicBodies, ContactsTakeTheMaterialsOfTheSurfacesThatTouch) {
+  struct Case {
+    float platform, box, mu;  // friction of each surface, and of the pair
+  };
+  for (const Case c : {Case{0.5f, 0.5f, 0.5f}, Case{0.5f, -1.0f, 0.0f}, Case{0.5f, 0.125f, 0.25f}}) {
+    SCOPED_TRACE(testing::Message() << "platform " << c.platform << ", box " << c.box);
+    pbf_solver_desc desc = pbf_solver_desc_default();
+    desc.backend = PBF_BACKEND_CPU;
+    desc.particle_spacing = 0.02f;
+    desc.domain_max[0] = 2.0f;
+    SolverPtr s = make_solver(desc);
+    const float slab_half[3] = {0.3f, 0.05f, 0.3f};
+    float platform_at[3] = {0.5f, 0.25f, 0.5f};  // its top at 0.3 m
+    const uint32_t platform = add_kinematic_block(s.get(), slab_half, platform_at);
+    PBF_ASSERT_OK(pbf_solver_set_obstacle_material(s.get(), platform, c.platform, 0.0f));
+    const float box_at[3] = {0.5f, 0.35f, 0.5f};
+    const uint32_t box = add_dynamic_box(s.get(), 0.05f, 500.0f, 0.01f, box_at);
+    if (c.box >= 0.0f) PBF_ASSERT_OK(pbf_solver_set_obstacle_material(s.get(), box, c.box, 0.0f));
+    const float dt = 1.0f / 60.0f, speed = 0.5f;
+    for (int frame = 0; frame < 10; ++frame) PBF_ASSERT_OK(pbf_solver_step(s.get(), dt, 4));  // settles on it
+    for (int frame = 0; frame < 30; ++frame) {
+      platform_at[0] += speed * dt;
+      PBF_ASSERT_OK(pbf_solver_set_obstacle_pose(s.get(), platform, nullptr, platform_at));
+      PBF_ASSERT_OK(pbf_solver_step(s.get(), dt, 4));
+    }
+    const BodyState b = state_of(s.get(), box);
+    RecordProperty("slip_at_mu_" + std::to_string(int(c.mu * 100)), std::to_string(0.25f - (b.centre[0] - 0.5f)));
+    if (c.mu > 0.0f) {
+      EXPECT_NEAR(b.velocity[0], speed, 0.01f) << "at the platform's speed";
+      // It slips v^2 / (2 mu g): 2.5 cm at 0.5, 5.1 cm at 0.25.
+      EXPECT_NEAR(b.centre[0] - 0.5f, speed * 30 * dt - speed * speed / (2.0f * c.mu * kG), 4e-3f) << "carried";
+    } else {
+      EXPECT_NEAR(b.velocity[0], 0.0f, 1e-3f) << "nothing drags it";
+    }
+  }
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.particle_spacing = 0.02f;
+  SolverPtr s = make_solver(desc);
+  const float drop = 0.4f, at[3] = {0.5f, 0.1f + drop, 0.5f};
+  const uint32_t crate = add_dynamic_box(s.get(), 0.1f, 500.0f, 0.02f, at);
+  PBF_ASSERT_OK(pbf_solver_set_obstacle_material(s.get(), crate, 0.0f, 0.8f));
+  float highest_after = 0.0f;
+  bool landed = false;
+  for (int frame = 0; frame < 60; ++frame) {
+    PBF_ASSERT_OK(pbf_solver_step(s.get(), 1.0f / 60.0f, 4));
+    const float y = state_of(s.get(), crate).centre[1] - 0.1f;
+    landed = landed || y < 1e-3f;
+    if (landed) highest_after = std::max(highest_after, y);
+  }
+  ASSERT_TRUE(landed);
+  RecordProperty("rise_with_its_own_e_8", std::to_string(highest_after));
+  EXPECT_NEAR(highest_after, 0.64f * drop, 0.05f * drop) << "rises to e^2 of the drop, e its own";
+}
+
 // A 0.2 m crate of 500 kg/m^3 set at rest at its floating draft in a pool
 // that is filled after it (2 cm spacing, walls and crate sampled): the fill
 // leaves the crate's inside empty, and the crate stays where it was set,

@@ -1,6 +1,7 @@
 // Solid obstacles in running scenes: a dam break around a sphere leaves no
-// particle inside it, and water in a cup that is shaken fast (more than two
-// particle radii per substep) stays in the cup.
+// particle inside it, water in a cup that is shaken fast (more than two
+// particle radii per substep) stays in the cup, and water sliding along an
+// obstacle feels that obstacle's own friction.
 #include <algorithm>
 #include <cmath>
 
@@ -9,6 +10,9 @@
 
 namespace pbf_test {
 namespace {
+
+// A call inside a helper that returns a value, where ASSERT cannot return.
+#define PBF_EXPECT_OK(call) EXPECT_EQ((call), PBF_OK) << pbf_last_error()
 
 class Obstacles : public OnEveryBackend {};
 
@@ -36,6 +40,47 @@ TEST_P(Obstacles, ADamBreakAroundASphereLeavesNoParticleInsideIt) {
   EXPECT_GT(hits, 1000) << "the water flowed around the sphere";
   // Kept one radius out; the grid's interpolation (2 cm cells) may cost a few percent of it.
   EXPECT_GE(closest, r + 0.8f * radius);
+}
+
+// A sheet of water two layers deep sent at 1 m/s along the top of a
+// kinematic slab, clear of the domain's walls: with the slab's own friction
+// (pbf_solver_set_obstacle_material()) 0 it slides on, whatever the
+// parameters' friction (the walls'); with the slab's friction 1 and the
+// parameters' 0, the slab stops it.
+TEST_P(Obstacles, WaterSlidingAlongAnObstacleFeelsThatObstaclesFriction) {
+  const auto mean_speed_after = [&](float walls, float slab) {
+    pbf_solver_desc desc = pbf_solver_desc_default();
+    desc.backend = GetParam();
+    desc.particle_spacing = 0.04f;
+    desc.domain_max[0] = 2.0f;
+    SolverPtr s = make_solver(desc);
+    pbf_params p = pbf_params_default();
+    p.friction = walls;
+    PBF_EXPECT_OK(pbf_solver_set_params(s.get(), &p));
+    const float c[3] = {0, 0, 0}, h[3] = {0.6f, 0.05f, 0.4f};
+    const float lo[3] = {-0.7f, -0.15f, -0.5f}, hi[3] = {0.7f, 0.15f, 0.5f};
+    const SampledField box =
+        sample_field(lo, hi, 0.02f, [&](float x, float y, float z) { return box_distance(c, h, x, y, z); });
+    const float at[3] = {1.0f, 0.3f, 0.5f};  // its top at 0.35 m, from x = 0.4 to 1.6 m
+    uint32_t index = 0;
+    PBF_EXPECT_OK(pbf_solver_add_obstacle_sdf(s.get(), box.values.data(), box.values.size(), box.dims, box.origin,
+                                              box.cell, nullptr, at, &index));
+    PBF_EXPECT_OK(pbf_solver_set_obstacle_material(s.get(), index, slab, 0.0f));
+    const float wlo[3] = {0.5f, 0.35f, 0.3f}, whi[3] = {0.8f, 0.43f, 0.7f}, v[3] = {1.0f, 0.0f, 0.0f};
+    size_t n = 0;
+    PBF_EXPECT_OK(pbf_solver_fill_box(s.get(), wlo, whi, v, &n));
+    EXPECT_GT(n, 100u);
+    for (int frame = 0; frame < 18; ++frame) PBF_EXPECT_OK(pbf_solver_step(s.get(), 1.0f / 60.0f, 4));  // 0.3 s
+    const std::vector<float> u = velocities_of(s.get());
+    double sum = 0.0;
+    for (size_t i = 0; i < u.size(); i += 3) sum += u[i];
+    return sum / double(u.size() / 3);
+  };
+  const double slides = mean_speed_after(1.0f, 0.0f), held = mean_speed_after(0.0f, 1.0f);
+  RecordProperty("slides", std::to_string(slides));
+  RecordProperty("held", std::to_string(held));
+  EXPECT_GT(slides, 0.9) << "a frictionless slab: the walls' friction does not touch it";
+  EXPECT_LT(held, 0.2) << "the slab's own friction";
 }
 
 TEST_P(Obstacles, WaterInACupShakenFastStaysInTheCup) {

@@ -348,11 +348,11 @@ TEST(RigidBody, TwoBodiesThatMeetHeadOnPartWithTheRestitution) {
     a.contacts.reserve(a.hull.size());
     b.contacts.reserve(b.hull.size());
     a.velocity[0] = 1.0;
+    a.material.restitution = e;  // the contact takes the larger of the two
     const RigidPose pa = at(0.3, 0.5, 0.5), pb = at(0.499, 0.5, 0.5);
     const pbf::RigidContactSolid solids[2] = {pbf::rigid_contact_solid(pa, &view, 0u),
                                               pbf::rigid_contact_solid(pb, &view, 1u)};
     pbf::RigidSurroundings around{nullptr, 0, solids, 2, 0.0};
-    around.restitution = e;
     const double none[3] = {0, 0, 0};
     pbf::RigidBodyEnd ends[2] = {{&a, &pa, none, none}, {&b, &pb, none, none}};
     pbf::rigid_respond_together(ends, 2, 1.0 / 240.0, around);
@@ -382,11 +382,11 @@ TEST(RigidBody, AKinematicObstacleMovingIntoABodyThrowsIt) {
       RigidBody b = pbf::make_rigid_body(cube_mass(), view);
       b.contacts.reserve(b.hull.size());
       const RigidPose pose = at(0.5, 0.5, 0.5);  // its -x face at 0.4
-      const pbf::RigidContactSolid paddle = pbf::rigid_contact_solid(moving ? from : to, to, h, &view);
+      pbf::RigidContactSolid paddle = pbf::rigid_contact_solid(moving ? from : to, to, h, &view);
+      paddle.material.restitution = e;
       EXPECT_NEAR(pbf::rigid_surface_velocity(paddle, pbf::Vec3{0.4f, 0.45f, 0.52f}).x, moving ? speed : 0.0f,
                   1e-3f);
       pbf::RigidSurroundings around{nullptr, 0, &paddle, 1, 0.0};
-      around.restitution = e;
       const double none[3] = {0, 0, 0};
       pbf::rigid_respond(b, pose, h, none, none, around);
       EXPECT_NEAR(b.velocity[0], moving ? (1.0 + e) * speed : 0.0, 2e-3) << "along the paddle's motion";

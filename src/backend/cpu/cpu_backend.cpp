@@ -153,6 +153,12 @@ void CpuBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count) 
   obstacles_.swap(obstacles);
 }
 
+void CpuBackend::set_obstacle_friction(const float* friction, uint32_t count) {
+  if (count != obstacles_.size())
+    throw Error(Status::Internal, "CPU backend: friction for another number of obstacles than it holds");
+  for (uint32_t k = 0; k < count; ++k) obstacles_[k].friction = friction[k];
+}
+
 void CpuBackend::fit_pushes(size_t n, size_t count) {
   const size_t size = (n + kPushBlock - 1) / kPushBlock * count;
   if (pushes_.size() < size) pushes_.resize(size, ObstaclePush{});

@@ -38,6 +38,7 @@ class CpuBackend final : public Backend {
   void export_state(ParticleState& out) const override;
   void import_state(const ParticleState& in) override;
   void set_obstacle_fields(const SdfGridView* fields, uint32_t count) override;
+  void set_obstacle_friction(const float* friction, uint32_t count) override;
   void set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local, size_t count,
                               DensityKernel kernel) override;
 

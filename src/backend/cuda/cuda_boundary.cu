@@ -77,6 +77,13 @@ void CudaBackend::set_obstacle_fields(const SdfGridView* fields, uint32_t count)
   obstacles_.swap(obstacles);
 }
 
+void CudaBackend::set_obstacle_friction(const float* friction, uint32_t count) {
+  if (count != obstacles_.size())
+    throw Error(Status::Internal, "CUDA backend: friction for another number of obstacles than it holds");
+  // The host's copies: upload_obstacles() stages them with each substep's poses.
+  for (uint32_t k = 0; k < count; ++k) obstacles_[k].friction = friction[k];
+}
+
 void CudaBackend::set_boundary_particles(const Vec3* positions, const uint32_t* body, const Vec3* local,
                                          size_t count, DensityKernel density_kernel) {
   use_device();
