@@ -75,6 +75,9 @@
 %unignore pbf_solver_set_obstacle_dynamic;
 %unignore pbf_solver_set_obstacle_velocity;
 %unignore pbf_solver_get_obstacle_velocity;
+%unignore pbf_solver_set_obstacle_material;
+%unignore pbf_solver_clear_obstacle_material;
+%unignore pbf_solver_get_obstacle_material;
 %unignore pbf_solver_clear_obstacles;
 %unignore pbf_solver_add_boundary_particles;
 %unignore pbf_solver_add_domain_boundary_particles;
@@ -103,6 +106,7 @@
 %unignore pbf_surface_get_normals;
 %unignore pbf_surface_get_triangles;
 %unignore pbf_surface_write_ply;
+
 /* pbf_solver_destroy, pbf_sdf_destroy and pbf_surface_destroy are named by each language file: C# binds them
  * to raw pointers. */
 

@@ -497,6 +497,50 @@ public sealed class Solver : IDisposable {
     PbfException.Check(PbfNative.pbf_solver_get_obstacle_velocity(Live(), (uint)index, linear, angular));
   }
 
+  /// <summary>
+  /// Gives obstacle <paramref name="index"/> (kinematic or dynamic) a surface material of its own in place
+  /// of the parameters' <see cref="SolverParams.Friction"/> and <see cref="SolverParams.Restitution"/>,
+  /// which every obstacle follows until it is given one (and again after
+  /// <see cref="ClearObstacleMaterial"/>); the domain walls and the planes keep the parameters'. Where a
+  /// dynamic body touches something, the contact takes the geometric mean of the two surfaces' frictions
+  /// and the larger of their restitutions (a wall or a plane counts with the parameters'). Water does not
+  /// bounce off obstacles whatever their restitution. The material stays with the obstacle while it turns
+  /// dynamic or kinematic.
+  /// </summary>
+  /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
+  /// <param name="friction">Coulomb friction along it, 0 .. 10: 0 slips freely, a large value holds.</param>
+  /// <param name="restitution">A contact's normal speed leaving over arriving, 0 .. 1.</param>
+  /// <exception cref="PbfException">InvalidArgument for an unknown index or a bad value (nothing changes).</exception>
+  public void SetObstacleMaterial(int index, float friction, float restitution) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    PbfException.Check(PbfNative.pbf_solver_set_obstacle_material(Live(), (uint)index, friction, restitution));
+  }
+
+  /// <summary>
+  /// Makes obstacle <paramref name="index"/> follow the parameters' friction and restitution again
+  /// (<see cref="SetObstacleMaterial"/>).
+  /// </summary>
+  /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
+  /// <exception cref="PbfException">InvalidArgument for an unknown index.</exception>
+  public void ClearObstacleMaterial(int index) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    PbfException.Check(PbfNative.pbf_solver_clear_obstacle_material(Live(), (uint)index));
+  }
+
+  /// <summary>
+  /// The friction and restitution obstacle <paramref name="index"/>'s surface has now: its own material's
+  /// (<see cref="SetObstacleMaterial"/>), or the parameters' where it has none.
+  /// </summary>
+  /// <param name="index">The index <see cref="AddObstacle"/> returned.</param>
+  /// <param name="friction">Receives the Coulomb friction, 0 .. 10.</param>
+  /// <param name="restitution">Receives the restitution, 0 .. 1.</param>
+  /// <exception cref="PbfException">InvalidArgument for an unknown index.</exception>
+  public void GetObstacleMaterial(int index, out float friction, out float restitution) {
+    if (index < 0) throw new ArgumentOutOfRangeException("index", index, "index must not be negative");
+    PbfException.Check(
+        PbfNative.pbf_solver_get_obstacle_material(Live(), (uint)index, out friction, out restitution));
+  }
+
   /// <summary>Removes every obstacle and the boundary particles attached to them.</summary>
   public void ClearObstacles() { PbfException.Check(PbfNative.pbf_solver_clear_obstacles(Live())); }
 

@@ -167,7 +167,8 @@ PBF_ENUM_VALUE(PBF_MEMORY_DEVICE, Device, "Memory of the solver's GPU (CUDA back
 %typemap(in) const float** out_data "$1 = $input;"
 
 %apply int* OUTPUT { int* available, int* out_done };
-%apply float* OUTPUT { float* out_mass, float* cell, float* out_distance, float* out_volume };
+%apply float* OUTPUT { float* out_mass, float* cell, float* out_distance, float* out_volume, float* out_friction,
+                       float* out_restitution };
 %apply unsigned int* OUTPUT { uint32_t* out_index, uint32_t* out_count };
 
 /* --- structs by reference: the caller sets struct_size ------------------- */

@@ -138,6 +138,8 @@ PBF_JAVA_OUT_SCALAR(uint32_t, out_index, jlongArray, long, jlong, SetLongArrayRe
 PBF_JAVA_OUT_SCALAR(int, available, jintArray, int, jint, SetIntArrayRegion, PBF_TO_JINT)
 PBF_JAVA_OUT_SCALAR(int, out_done, jintArray, int, jint, SetIntArrayRegion, PBF_TO_JINT)
 PBF_JAVA_OUT_SCALAR(float, out_mass, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
+PBF_JAVA_OUT_SCALAR(float, out_friction, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
+PBF_JAVA_OUT_SCALAR(float, out_restitution, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)
 PBF_JAVA_OUT_SCALAR(pbf_sdf*, out_sdf, jlongArray, long, jlong, SetLongArrayRegion, PBF_POINTER_TO_JLONG)
 PBF_JAVA_OUT_SCALAR(uint32_t, out_count, jlongArray, long, jlong, SetLongArrayRegion, PBF_TO_JLONG)
 PBF_JAVA_OUT_SCALAR(float, cell, jfloatArray, float, jfloat, SetFloatArrayRegion, PBF_TO_JFLOAT)

@@ -686,6 +686,66 @@ public final class Solver implements AutoCloseable {
     }
   }
 
+  /**
+   * Gives an obstacle (kinematic or dynamic) a surface material of its own in place of the
+   * parameters' friction and restitution ({@link SolverParams#setFriction},
+   * {@link SolverParams#setRestitution}), which every obstacle follows until it is given one (and
+   * again after {@link #clearObstacleMaterial}); the domain walls and the planes keep the
+   * parameters'. Where a dynamic body touches something, the contact takes the geometric mean of the
+   * two surfaces' frictions and the larger of their restitutions (a wall or a plane counts with the
+   * parameters'). Water does not bounce off obstacles whatever their restitution. The material stays
+   * with the obstacle while it turns dynamic or kinematic.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @param friction Coulomb friction along it, 0 .. 10: 0 slips freely, a large value holds
+   * @param restitution a contact's normal speed leaving over arriving, 0 .. 1
+   * @throws PbfException INVALID_ARGUMENT for an unknown index or a bad value; nothing changes then
+   */
+  public void setObstacleMaterial(int index, float friction, float restitution) {
+    Checks.count(index, "index");
+    try {
+      PbfException.check(PbfNative.pbf_solver_set_obstacle_material(live(), index, friction, restitution));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Makes an obstacle follow the parameters' friction and restitution again
+   * ({@link #setObstacleMaterial}).
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @throws PbfException INVALID_ARGUMENT for an unknown index
+   */
+  public void clearObstacleMaterial(int index) {
+    Checks.count(index, "index");
+    try {
+      PbfException.check(PbfNative.pbf_solver_clear_obstacle_material(live(), index));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * The friction and restitution an obstacle's surface has now: its own material's
+   * ({@link #setObstacleMaterial}), or the parameters' where it has none.
+   *
+   * @param index the index {@link #addObstacle} returned
+   * @return {friction (0 .. 10), restitution (0 .. 1)}
+   * @throws PbfException INVALID_ARGUMENT for an unknown index
+   */
+  public float[] getObstacleMaterial(int index) {
+    Checks.count(index, "index");
+    float[] friction = new float[1];
+    float[] restitution = new float[1];
+    try {
+      PbfException.check(PbfNative.pbf_solver_get_obstacle_material(live(), index, friction, restitution));
+      return new float[] {friction[0], restitution[0]};
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
   /** Removes every obstacle and the boundary particles attached to them. */
   public void clearObstacles() {
     try {

@@ -129,6 +129,54 @@ public sealed class ObstacleTests {
     }
   }
 
+  /// <summary>Fails unless obstacle <paramref name="index"/>'s surface has this friction and restitution.</summary>
+  static void HasMaterial(Solver solver, int index, float friction, float restitution, string what) {
+    float f, r;
+    solver.GetObstacleMaterial(index, out f, out r);
+    // Stored and returned as the same floats: exact.
+    Expect.Equal(friction, f, what + ": friction");
+    Expect.Equal(restitution, r, what + ": restitution");
+  }
+
+  [Test]
+  public void AnObstacleFollowsTheParametersMaterialUntilGivenItsOwn() {
+    using (Solver solver = DamBreak())
+    using (SignedDistanceField ball = SignedDistanceField.Sphere(Radius, 0.05f)) {
+      SolverParams p = solver.GetParams();
+      p.Friction = 0.25f;
+      p.Restitution = 0.5f;
+      solver.SetParams(p);
+      int index = solver.AddObstacle(ball, null, new[] { 0.5f, 0.5f, 0.5f });
+      HasMaterial(solver, index, 0.25f, 0.5f, "the parameters' before a material of its own");
+      solver.SetObstacleMaterial(index, 0.8f, 0.3f);
+      HasMaterial(solver, index, 0.8f, 0.3f, "its own");
+
+      Expect.Status(Status.InvalidArgument, "pbf_solver_set_obstacle_material",
+                    () => solver.SetObstacleMaterial(index, float.NaN, 0.3f));
+      Expect.Status(Status.InvalidArgument, "pbf_solver_set_obstacle_material",
+                    () => solver.SetObstacleMaterial(index, 11f, 0.3f));
+      Expect.Status(Status.InvalidArgument, "pbf_solver_set_obstacle_material",
+                    () => solver.SetObstacleMaterial(index, 0.8f, 1.5f));
+      Expect.Status(Status.InvalidArgument, "pbf_solver_set_obstacle_material",
+                    () => solver.SetObstacleMaterial(index + 1, 0.5f, 0.5f));
+      Expect.Throws<ArgumentOutOfRangeException>(() => solver.SetObstacleMaterial(-1, 0.5f, 0.5f), "a negative index");
+      HasMaterial(solver, index, 0.8f, 0.3f, "kept after the refused calls");
+      Expect.Status(Status.InvalidArgument, "pbf_solver_get_obstacle_material", () => {
+        float f, r;
+        solver.GetObstacleMaterial(index + 1, out f, out r);
+      });
+      Expect.Status(Status.InvalidArgument, "pbf_solver_clear_obstacle_material",
+                    () => solver.ClearObstacleMaterial(index + 1));
+      HasMaterial(solver, index, 0.8f, 0.3f, "kept after clearing an obstacle that is not there");
+
+      solver.ClearObstacleMaterial(index);
+      HasMaterial(solver, index, 0.25f, 0.5f, "the parameters' again after clear");
+      p.Friction = 0.1f;
+      solver.SetParams(p);
+      HasMaterial(solver, index, 0.1f, 0.5f, "following the parameters as they change");
+    }
+  }
+
   [Test]
   public void SampledFieldsAreObstaclesToo() {
     using (Solver solver = DamBreak())

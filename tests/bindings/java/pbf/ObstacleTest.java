@@ -144,6 +144,43 @@ class ObstacleTest {
   }
 
   @Test
+  void anObstacleFollowsTheParametersMaterialUntilGivenItsOwn() {
+    try (Solver solver = damBreak(Method.PBF);
+        SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.05f)) {
+      solver.setParams(solver.getParams().setFriction(0.25f).setRestitution(0.5f));
+      int index = solver.addObstacle(ball, null, new float[] {0.5f, 0.5f, 0.5f});
+      // Stored and returned as the same floats: exact.
+      assertArrayEquals(new float[] {0.25f, 0.5f}, solver.getObstacleMaterial(index),
+          "the parameters' before a material of its own");
+      solver.setObstacleMaterial(index, 0.8f, 0.3f);
+      assertArrayEquals(new float[] {0.8f, 0.3f}, solver.getObstacleMaterial(index), "its own");
+
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_set_obstacle_material",
+          () -> solver.setObstacleMaterial(index, Float.NaN, 0.3f));
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_set_obstacle_material",
+          () -> solver.setObstacleMaterial(index, 11f, 0.3f));
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_set_obstacle_material",
+          () -> solver.setObstacleMaterial(index, 0.8f, 1.5f));
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_set_obstacle_material",
+          () -> solver.setObstacleMaterial(index + 1, 0.5f, 0.5f));
+      assertThrows(IllegalArgumentException.class, () -> solver.setObstacleMaterial(-1, 0.5f, 0.5f));
+      assertArrayEquals(new float[] {0.8f, 0.3f}, solver.getObstacleMaterial(index), "kept after the refused calls");
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_get_obstacle_material", () -> solver.getObstacleMaterial(index + 1));
+      refused(Status.INVALID_ARGUMENT, "pbf_solver_clear_obstacle_material",
+          () -> solver.clearObstacleMaterial(index + 1));
+      assertArrayEquals(new float[] {0.8f, 0.3f}, solver.getObstacleMaterial(index),
+          "kept after clearing an obstacle that is not there");
+
+      solver.clearObstacleMaterial(index);
+      assertArrayEquals(new float[] {0.25f, 0.5f}, solver.getObstacleMaterial(index),
+          "the parameters' again after clear");
+      solver.setParams(solver.getParams().setFriction(0.1f));
+      assertArrayEquals(new float[] {0.1f, 0.5f}, solver.getObstacleMaterial(index),
+          "following the parameters as they change");
+    }
+  }
+
+  @Test
   void sampledFieldsAreObstaclesToo() {
     try (Solver solver = damBreak(Method.PBF);
         SignedDistanceField ball = SignedDistanceField.sphere(RADIUS, 0.02f)) {
