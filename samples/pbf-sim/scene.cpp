@@ -400,7 +400,7 @@ void read_pose(const Reader& r, const json& j, const std::string& path, Pose& po
 
 ObstacleSpec read_obstacle(const Reader& r, const json& j, const std::string& path, const std::string& base_dir) {
   r.object(j, path, {"box", "sphere", "mesh", "position", "rotation", "path", "cell", "boundary_particles", "density",
-                     "velocity", "angular_velocity"});
+                     "velocity", "angular_velocity", "friction", "restitution"});
   const char* shapes[3] = {"box", "sphere", "mesh"};
   int given = 0;
   for (const char* k : shapes) given += r.find(j, k) ? 1 : 0;
@@ -463,6 +463,15 @@ ObstacleSpec read_obstacle(const Reader& r, const json& j, const std::string& pa
     if (o.density == 0.0f)
       r.fail(join(path, k), "applies to a dynamic body only: give its \"density\" [kg/m^3]");
     (std::string(k) == "velocity" ? o.velocity : o.angular_velocity) = r.vec3(*v, join(path, k));
+  }
+  // Its surface's material, in the ranges of the parameters' friction and restitution.
+  if (const json* v = r.find(j, "friction")) {
+    o.friction = r.non_negative(*v, join(path, "friction"));
+    if (*o.friction > 10.0f) r.fail(join(path, "friction"), "expected a number in [0, 10], got " + describe(*v));
+  }
+  if (const json* v = r.find(j, "restitution")) {
+    o.restitution = r.non_negative(*v, join(path, "restitution"));
+    if (*o.restitution > 1.0f) r.fail(join(path, "restitution"), "expected a number in [0, 1], got " + describe(*v));
   }
   return o;
 }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,6 +76,9 @@ struct ObstacleSpec {
   float density = 0.0f;                 ///< > 0: a dynamic body of this uniform density [kg/m^3]; 0: kinematic
   Vec3 velocity{0.0f, 0.0f, 0.0f};      ///< a dynamic body's initial velocity [m/s]
   Vec3 angular_velocity{0.0f, 0.0f, 0.0f};  ///< a dynamic body's initial angular velocity [rad/s]
+  /// Its surface's own Coulomb friction (0 .. 10) and restitution (0 .. 1); one not given is the
+  /// parameters' (pbf_solver_set_obstacle_material())
+  std::optional<float> friction, restitution;
 };
 
 /** A collision plane {x : dot(normal, x) + offset = 0}; fluid stays on the positive side. */

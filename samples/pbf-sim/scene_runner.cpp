@@ -204,6 +204,10 @@ void SceneRunner::add_obstacles(double t) {
     uint32_t index = 0;
     check(pbf_solver_add_obstacle(solver_, obstacle_fields_[i], pose.rotation.data(), pose.position.data(), &index),
           key);
+    if (o.friction || o.restitution)  // the one not given: the scene's parameters'
+      check(pbf_solver_set_obstacle_material(solver_, index, o.friction.value_or(scene_.params.friction),
+                                             o.restitution.value_or(scene_.params.restitution)),
+            key + (o.friction ? ".friction" : ".restitution"));
     // A static solid's boundary particles are added once (a resumed run keeps them: checkpoints leave
     // them alone); a moving one's are attached to it, so they go with it when the obstacles are cleared
     // and come back with it here. So are a static one's when the forces are written: only attached

@@ -197,6 +197,16 @@ INSTANTIATE_TEST_SUITE_P(
              "scene.json: obstacles[0].velocity: applies to a dynamic body only: give its \"density\" [kg/m^3]"},
         Case{"zero density", scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "density": 0}])"),
              "scene.json: obstacles[0].density: expected a number > 0, got 0"},
+        // Surface materials.
+        Case{"negative friction", scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "friction": -0.5}])"),
+             "scene.json: obstacles[0].friction: expected a number >= 0, got -0.5"},
+        Case{"friction above 10", scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "friction": 12}])"),
+             "scene.json: obstacles[0].friction: expected a number in [0, 10], got 12"},
+        Case{"restitution above 1", scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "restitution": 1.5}])"),
+             "scene.json: obstacles[0].restitution: expected a number in [0, 1], got 1.5"},
+        Case{"restitution as a string",
+             scene_with(R"("obstacles": [{"sphere": {"radius": 0.1}, "restitution": "high"}])"),
+             "scene.json: obstacles[0].restitution: expected a number, got \"high\""},
         // Not JSON at all.
         Case{"missing comma", "{\"domain\": {\"min\": [0, 0, 0] \"max\": [1, 1, 1]}}",
              "scene.json: domain.min: parse error at line 1, column", true}),

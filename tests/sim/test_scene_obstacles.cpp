@@ -138,6 +138,24 @@ TEST(SceneFluidBlocks, BlocksLeaveTheObstaclesTheyOverlapEmpty) {
   EXPECT_GT(near_box, 50u) << "both blocks reach up to the box";
 }
 
+// An obstacle's "friction" and "restitution" become its surface's material; one not given is the
+// parameters', and an obstacle with neither follows the parameters.
+TEST(SceneObstacles, FrictionAndRestitutionGiveAnObstacleItsOwnSurface) {
+  const std::string text = R"({"domain": {"min": [0, 0, 0], "max": [1, 1, 1]}, "spacing": 0.04, "backend": "cpu",
+    "parameters": {"friction": 0.2, "restitution": 0.1},
+    "obstacles": [{"sphere": {"radius": 0.1}, "position": [0.3, 0.5, 0.5], "friction": 0.9, "restitution": 0.6},
+                  {"sphere": {"radius": 0.1}, "position": [0.7, 0.5, 0.5], "density": 500, "restitution": 0.7},
+                  {"sphere": {"radius": 0.1}, "position": [0.5, 0.8, 0.5]}]})";
+  pbf_sim::SceneRunner runner(parse_scene(text, "scene.json"));
+  const float expected[3][2] = {{0.9f, 0.6f}, {0.2f, 0.7f}, {0.2f, 0.1f}};
+  for (uint32_t i = 0; i < 3; ++i) {
+    float friction = -1.0f, restitution = -1.0f;
+    ASSERT_EQ(pbf_solver_get_obstacle_material(runner.solver(), i, &friction, &restitution), PBF_OK);
+    EXPECT_EQ(friction, expected[i][0]) << "obstacle " << i;
+    EXPECT_EQ(restitution, expected[i][1]) << "obstacle " << i;
+  }
+}
+
 // Water dropped on a sphere and a tilted box flows around them and never ends up inside.
 TEST(SceneObstacles, WaterFallingOnSolidsStaysOutOfThem) {
   const std::string text = R"({"domain": {"min": [0, 0, 0], "max": [1, 1, 0.5]}, "spacing": 0.025, "backend": "cpu",
