@@ -82,10 +82,11 @@ PBF_HD T plane_depth(const MotionConstants& c, const Plane& plane, T px, T py, T
 
 // Keeps a predicted position out of every plane, with Coulomb friction on the
 // tangential motion since the start of the substep (x_start), then out of
-// every obstacle (core/obstacle.h, each with its own friction), and finally inside the domain box
-// whatever the planes and obstacles did. A plane that leaves no room inside
-// the box could set a particle far outside it: the box holds it before the
-// obstacles see it, so their pushes stay within the domain's scale.
+// every obstacle (core/obstacle.h, each with its own friction), and finally
+// inside the domain box whatever the planes and obstacles did. A plane that
+// leaves no room inside the box could set a particle far outside it: the box
+// holds it before the obstacles see it, so their pushes stay within the
+// domain's scale.
 // Each obstacle's displacement of the particle goes to `push` (core/obstacle.h).
 // With no plane whose depth at p is not <= 0 (plane_depth()), the planes
 // leave p as it is: a caller that has tested them for many points at once

@@ -51,14 +51,6 @@ constexpr int kSettleRounds = 16;
 // Names no body: a contact with a plane or a kinematic obstacle.
 constexpr uint32_t kNoBody = 0xffffffffu;
 
-// One touching hull point in a contact solve: where it is from the centre,
-// the normal out of the surface, two tangents, the normal speed it is to
-// leave with (its bounce: the surroundings' restitution times the speed it
-// arrived with, before the water's impulse of the substep) and the impulses
-// so far; and where the surface is another body's (`other`, kNoBody: a plane
-// or a kinematic obstacle), where the point is from that body's centre;
-// where it is a kinematic obstacle's, that surface's velocity there
-// (`surface`; zero for a plane or one at rest).
 // A surface's Coulomb friction and restitution (0 .. 1) in contacts.
 struct RigidMaterial {
   double friction = 0.0;
@@ -70,8 +62,17 @@ struct RigidMaterial {
 // slips; two equal ones keep theirs exactly) and the larger restitution.
 RigidMaterial rigid_contact_material(const RigidMaterial& a, const RigidMaterial& b);
 
+// One touching hull point in a contact solve: the friction and restitution
+// of the two surfaces that touch there, where it is from the centre, the
+// normal out of the surface, two tangents, the normal speed it is to leave
+// with (its bounce: that restitution times the speed it arrived with, before
+// the water's impulse of the substep) and the impulses so far; and where the
+// surface is another body's (`other`, kNoBody: a plane or a kinematic
+// obstacle), where the point is from that body's centre; where it is a
+// kinematic obstacle's, that surface's velocity there (`surface`; zero for a
+// plane or one at rest).
 struct RigidContact {
-  double friction;     // the two surfaces' (rigid_contact_material())
+  double friction;  // the two surfaces' (rigid_contact_material())
   double restitution;
   double arm[3];
   double normal[3];
