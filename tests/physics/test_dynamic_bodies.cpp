@@ -470,34 +470,55 @@ TEST(DynamicBodies, AMovingPaddleThrowsABodyOnAtItsSpeed) {
   }
 }
 
+// A 0.1 m box of 500 kg/m^3 (`box`) resting on a kinematic platform 0.6 m
+// square (`platform`, its top at 0.3 m, centred at x = 0.5 m) in a domain
+// 2 m long, without water, with parameters `p`.
+struct PlatformScene {
+  SolverPtr solver;
+  uint32_t platform = 0, box = 0;
+  float platform_at[3] = {0.5f, 0.25f, 0.5f};
+};
+
+PlatformScene platform_scene(const pbf_params& p) {
+  pbf_solver_desc desc = pbf_solver_desc_default();
+  desc.backend = PBF_BACKEND_CPU;
+  desc.particle_spacing = 0.02f;
+  desc.domain_max[0] = 2.0f;
+  PlatformScene scene;
+  scene.solver = make_solver(desc);
+  EXPECT_EQ(pbf_solver_set_params(scene.solver.get(), &p), PBF_OK) << pbf_last_error();
+  const float slab_half[3] = {0.3f, 0.05f, 0.3f}, box_at[3] = {0.5f, 0.35f, 0.5f};
+  scene.platform = add_kinematic_block(scene.solver.get(), slab_half, scene.platform_at);
+  scene.box = add_dynamic_box(scene.solver.get(), 0.05f, 500.0f, 0.01f, box_at);
+  return scene;
+}
+
+// 10 frames of 1/60 s for the box to settle on the platform, then 30 (0.5 s)
+// of the platform sliding along x at 0.5 m/s; the box's state after them.
+BodyState slide_platform(PlatformScene& scene) {
+  pbf_solver* s = scene.solver.get();
+  const float dt = 1.0f / 60.0f, speed = 0.5f;
+  for (int frame = 0; frame < 10; ++frame) EXPECT_EQ(pbf_solver_step(s, dt, 4), PBF_OK) << pbf_last_error();
+  for (int frame = 0; frame < 30; ++frame) {
+    scene.platform_at[0] += speed * dt;
+    EXPECT_EQ(pbf_solver_set_obstacle_pose(s, scene.platform, nullptr, scene.platform_at), PBF_OK);
+    EXPECT_EQ(pbf_solver_step(s, dt, 4), PBF_OK) << pbf_last_error();
+  }
+  return state_of(s, scene.box);
+}
+
 // A 0.1 m box of 500 kg/m^3 resting on a kinematic platform that starts
 // sliding sideways at 0.5 m/s, without water, friction 0.5: friction against
 // the platform's moving surface brings the box to its speed within about
 // v / (mu g) = 0.1 s and it rides along; without friction it stays behind.
 TEST(DynamicBodies, FrictionCarriesABodyOnAMovingPlatform) {
+  const float dt = 1.0f / 60.0f, speed = 0.5f;  // slide_platform()'s
   for (const float mu : {0.5f, 0.0f}) {
     SCOPED_TRACE(testing::Message() << "friction " << mu);
-    pbf_solver_desc desc = pbf_solver_desc_default();
-    desc.backend = PBF_BACKEND_CPU;
-    desc.particle_spacing = 0.02f;
-    desc.domain_max[0] = 2.0f;
-    SolverPtr s = make_solver(desc);
     pbf_params p = pbf_params_default();
     p.friction = mu;
-    PBF_ASSERT_OK(pbf_solver_set_params(s.get(), &p));
-    const float slab_half[3] = {0.3f, 0.05f, 0.3f};
-    float platform_at[3] = {0.5f, 0.25f, 0.5f};  // its top at 0.3 m
-    const uint32_t platform = add_kinematic_block(s.get(), slab_half, platform_at);
-    const float box_at[3] = {0.5f, 0.35f, 0.5f};
-    const uint32_t box = add_dynamic_box(s.get(), 0.05f, 500.0f, 0.01f, box_at);
-    const float dt = 1.0f / 60.0f, speed = 0.5f;
-    for (int frame = 0; frame < 10; ++frame) PBF_ASSERT_OK(pbf_solver_step(s.get(), dt, 4));  // settles on it
-    for (int frame = 0; frame < 30; ++frame) {
-      platform_at[0] += speed * dt;
-      PBF_ASSERT_OK(pbf_solver_set_obstacle_pose(s.get(), platform, nullptr, platform_at));
-      PBF_ASSERT_OK(pbf_solver_step(s.get(), dt, 4));
-    }
-    const BodyState b = state_of(s.get(), box);
+    PlatformScene scene = platform_scene(p);
+    const BodyState b = slide_platform(scene);
     RecordProperty("carried_at_mu_" + std::to_string(int(mu * 10)), std::to_string(b.velocity[0]));
     EXPECT_NEAR(b.centre[1], 0.35f, 2e-3f) << "on the platform";
     if (mu > 0.0f) {
@@ -520,31 +541,16 @@ TEST(DynamicBodies, FrictionCarriesABodyOnAMovingPlatform) {
 // parameters' restitution 0) bounces with its own restitution 0.8: a
 // contact takes the larger of the two.
 TEST(DynamicBodies, ContactsTakeTheMaterialsOfTheSurfacesThatTouch) {
+  const float dt = 1.0f / 60.0f, speed = 0.5f;  // slide_platform()'s
   struct Case {
     float platform, box, mu;  // friction of each surface, and of the pair
   };
   for (const Case c : {Case{0.5f, 0.5f, 0.5f}, Case{0.5f, -1.0f, 0.0f}, Case{0.5f, 0.125f, 0.25f}}) {
     SCOPED_TRACE(testing::Message() << "platform " << c.platform << ", box " << c.box);
-    pbf_solver_desc desc = pbf_solver_desc_default();
-    desc.backend = PBF_BACKEND_CPU;
-    desc.particle_spacing = 0.02f;
-    desc.domain_max[0] = 2.0f;
-    SolverPtr s = make_solver(desc);
-    const float slab_half[3] = {0.3f, 0.05f, 0.3f};
-    float platform_at[3] = {0.5f, 0.25f, 0.5f};  // its top at 0.3 m
-    const uint32_t platform = add_kinematic_block(s.get(), slab_half, platform_at);
-    PBF_ASSERT_OK(pbf_solver_set_obstacle_material(s.get(), platform, c.platform, 0.0f));
-    const float box_at[3] = {0.5f, 0.35f, 0.5f};
-    const uint32_t box = add_dynamic_box(s.get(), 0.05f, 500.0f, 0.01f, box_at);
-    if (c.box >= 0.0f) PBF_ASSERT_OK(pbf_solver_set_obstacle_material(s.get(), box, c.box, 0.0f));
-    const float dt = 1.0f / 60.0f, speed = 0.5f;
-    for (int frame = 0; frame < 10; ++frame) PBF_ASSERT_OK(pbf_solver_step(s.get(), dt, 4));  // settles on it
-    for (int frame = 0; frame < 30; ++frame) {
-      platform_at[0] += speed * dt;
-      PBF_ASSERT_OK(pbf_solver_set_obstacle_pose(s.get(), platform, nullptr, platform_at));
-      PBF_ASSERT_OK(pbf_solver_step(s.get(), dt, 4));
-    }
-    const BodyState b = state_of(s.get(), box);
+    PlatformScene scene = platform_scene(pbf_params_default());
+    PBF_ASSERT_OK(pbf_solver_set_obstacle_material(scene.solver.get(), scene.platform, c.platform, 0.0f));
+    if (c.box >= 0.0f) PBF_ASSERT_OK(pbf_solver_set_obstacle_material(scene.solver.get(), scene.box, c.box, 0.0f));
+    const BodyState b = slide_platform(scene);
     RecordProperty("slip_at_mu_" + std::to_string(int(c.mu * 100)), std::to_string(0.25f - (b.centre[0] - 0.5f)));
     if (c.mu > 0.0f) {
       EXPECT_NEAR(b.velocity[0], speed, 0.01f) << "at the platform's speed";
