@@ -160,6 +160,7 @@ SceneRunner::SceneRunner(Scene scene, RunOptions options) : scene_(std::move(sce
     check(pbf_solver_update_densities(solver_), scene_.source);
   } catch (...) {
     for (pbf_sdf* f : obstacle_fields_) pbf_sdf_destroy(f);
+    pbf_surface_destroy(surface_);  // made for the obstacles' meshes, when the scene writes images
     pbf_solver_destroy(solver_);
     throw;
   }

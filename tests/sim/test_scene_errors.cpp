@@ -271,6 +271,25 @@ TEST(SceneErrors, AKernelRadiusTheLibraryRefusesIsNamed) {
   }
 }
 
+// A dynamic body the library refuses (a ball wider than the domain) in a
+// scene that writes pictures: the runner names it, and frees what it made
+// for the pictures' obstacle meshes (the sanitized build's leak check sees
+// that; it found the mesher left behind).
+TEST(SceneErrors, ABodyTheLibraryRefusesIsNamedAndNothingIsLeftBehind) {
+  const std::string out = sim_test::fresh_dir();
+  pbf_sim::Scene scene = parse_scene(
+      scene_with(R"("backend": "cpu", "output": {"dir": ")" + out + R"(", "png": true},
+                    "obstacles": [{"sphere": {"radius": 0.6}, "position": [0.5, 0.5, 0.5], "density": 600}])"),
+      "scene.json");
+  try {
+    pbf_sim::SceneRunner runner(scene);
+    FAIL() << "accepted a ball 1.2 m wide in a 1 m domain";
+  } catch (const pbf_sim::RunError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("scene.json: obstacles[0]", 0), 0u) << message;
+  }
+}
+
 TEST(SceneErrors, AValidMinimalSceneGetsEveryDefault) {
   const pbf_sim::Scene s = parse_scene(scene_with(""), "scene.json");
   const pbf_params d = pbf_params_default();
