@@ -95,6 +95,11 @@ struct RigidBody {
   // Per hull point: the unit normal out of the body where its surface is flat there (its field's gradient
   // a distance's, of length 1), zero at an edge or a corner (own frame).
   std::vector<Vec3> hull_normal;
+  // Per hull point set from outside onto a convex edge or corner (make_rigid_body()): the unit direction
+  // out of the body there, between its faces' normals; zero for the rest. Such a point touches a plane or a
+  // kinematic obstacle only, and only where that surface is flat and faces it; elsewhere (another body,
+  // another's edge) the points from inside, a cell and a half short of the edge, take the contact.
+  std::vector<Vec3> hull_crease;
   float contact_slop;          // how near a surface a hull point counts as touching [m]
   double sweep_step;           // the longest piece of a substep's motion, 2 cells of its field [m]
   double reach;                // the farthest hull point from the centre of mass [m]
@@ -102,8 +107,10 @@ struct RigidBody {
 };
 
 // A body of mass properties `m` at rest, its hull taken from its field: the
-// grid nodes inside the solid next to one outside, set onto the surface
-// (every k-th of them, when there are more than kMaxHullPoints). Throws
+// grid nodes inside the solid next to one outside, set onto the surface, and
+// the nodes outside that touch the inside only across an edge or a corner of
+// their cell, set onto the solid's convex edges and corners (hull_crease);
+// every k-th of them, when there are more than kMaxHullPoints. Throws
 // Error(InvalidArgument) when the field holds no surface or the inertia is
 // not positive definite.
 RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field);
@@ -162,6 +169,12 @@ struct RigidSurroundings {
   uint32_t self = kNoBody;
   double restitution = 0.0;
   double resting_speed = 0.0;
+  // Per body (by its index): its place in the order in which the bodies are moved out of each other, lowest
+  // first; a body moved out of the surroundings leaves out those of a higher place (null: none). Bodies
+  // stacked under gravity each rest on the ones beneath: the bottom one, held by the floor, is not pushed
+  // down into it out of the one above (down along that one's slightly tilted face, then straight back up
+  // out of the floor, the bottom crate of a stack walked sideways out from under it).
+  const uint32_t* rank = nullptr;
 };
 
 // A substep of a body, h seconds, around the water's part: rigid_advance()
@@ -243,6 +256,9 @@ struct RigidBodyEnd {
 // contacts in the order of `bodies`. With one body the same as
 // rigid_respond().
 void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, const RigidSurroundings& around);
+
+// Where a body's centre of mass is in the world [m], at `pose`.
+void rigid_centre(const RigidBody& body, const RigidPose& pose, double out[3]);
 
 // How far a body's hull reaches along each world axis [m], turned by the
 // unit quaternion q (x, y, z, w): the room it needs between two walls.

@@ -524,11 +524,12 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
       solid_of_[b] = solid_count_;
       solids_[solid_count_++] = rigid_contact_solid(obstacles_[b].pose, &obstacles_[b].view, static_cast<uint32_t>(b));
     }
+  rank_bodies();
   size_t bodies = 0;
   for (size_t b = 0; b < obstacles_.size(); ++b) {
     ObstacleRecord& o = obstacles_[b];
     if (!o.body) continue;
-    rigid_advance(*o.body, o.pose, params_.gravity, h_, surroundings_of(b));
+    rigid_advance(*o.body, o.pose, params_.gravity, h_, moving_out(b));
     keep_body_pose(b, out[b]);
     ++bodies;
   }
@@ -538,7 +539,7 @@ void Solver::Path::advance(float s0, float s1, float h, ObstaclePose* out) {
     bool moved = false;
     for (size_t b = 0; b < obstacles_.size(); ++b) {
       ObstacleRecord& o = obstacles_[b];
-      if (!o.body || !(rigid_settle(*o.body, o.pose, surroundings_of(b)) > 0.0)) continue;
+      if (!o.body || !(rigid_settle(*o.body, o.pose, moving_out(b)) > 0.0)) continue;
       moved = true;
       keep_body_pose(b, out[b]);
     }
@@ -564,7 +565,7 @@ double Solver::Path::yield(const ObstacleImpulse* impulses, ObstaclePose* out, B
     if (!o.body) continue;
     const RigidYield before = yielded_[b];
     yielded_[b] = rigid_yield(*o.body, o.pose, h_, impulses[b].impulse, impulses[b].moment, impulses[b].added,
-                              again ? &before : nullptr, surroundings_of(b));
+                              again ? &before : nullptr, moving_out(b));
     const RigidYield& y = yielded_[b];
     double step[3], turn[3];
     for (int a = 0; a < 3; ++a) {
@@ -597,6 +598,30 @@ void Solver::Path::respond(const ObstacleImpulse* impulses) {
 RigidMaterial Solver::surface_of(const ObstacleRecord& o, const PbfParams& params) {
   if (o.material) return *o.material;
   return RigidMaterial{static_cast<double>(params.friction), static_cast<double>(params.restitution)};
+}
+
+void Solver::Path::rank_bodies() {
+  // Lowest first along gravity, at the substep's start (without gravity: in the order of their indices).
+  const Vec3 g = params_.gravity;
+  uint32_t order[kMaxObstacles];
+  double height[kMaxObstacles];
+  for (size_t b = 0; b < obstacles_.size(); ++b) {
+    order[b] = static_cast<uint32_t>(b);
+    height[b] = 0.0;
+    if (!obstacles_[b].body) continue;
+    double centre[3];
+    rigid_centre(*obstacles_[b].body, obstacles_[b].pose, centre);
+    height[b] = -(double(g.x) * centre[0] + double(g.y) * centre[1] + double(g.z) * centre[2]);
+  }
+  std::sort(order, order + obstacles_.size(),  // std::stable_sort would allocate: ties go by index
+            [&](uint32_t a, uint32_t b) { return height[a] < height[b] || (height[a] == height[b] && a < b); });
+  for (size_t k = 0; k < obstacles_.size(); ++k) rank_[order[k]] = static_cast<uint32_t>(k);
+}
+
+RigidSurroundings Solver::Path::moving_out(size_t body) const {
+  RigidSurroundings s = surroundings_of(body);
+  s.rank = rank_;
+  return s;
 }
 
 RigidSurroundings Solver::Path::surroundings_of(size_t body) const {

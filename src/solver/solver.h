@@ -190,6 +190,11 @@ class Solver {
    private:
     // What dynamic body `body` bumps into (kNoBody: what every body does, each leaving itself out).
     RigidSurroundings surroundings_of(size_t body) const;
+    // The bodies' places in the order they are moved out of each other (RigidSurroundings::rank): the lowest
+    // along gravity first, where they start the substep.
+    void rank_bodies();
+    // surroundings_of(body) as it is moved out of them: leaving out the bodies above it (rank_).
+    RigidSurroundings moving_out(size_t body) const;
     // Dynamic body `b`'s pose, as its body moved it, to the substep's end pose `out`, the record's placements
     // and its solid for the others.
     void keep_body_pose(size_t b, ObstaclePose& out);
@@ -204,6 +209,7 @@ class Solver {
     uint32_t solid_count_ = 0;
     uint32_t solid_of_[kMaxObstacles] = {};
     RigidYield yielded_[kMaxObstacles] = {};  // the rounds of the current yield so far
+    uint32_t rank_[kMaxObstacles] = {};
   };
   std::vector<ObstaclePose> poses_now_;  // update_densities(): where the obstacles are
   // Throws Error(InvalidArgument) for an index that names no obstacle.
