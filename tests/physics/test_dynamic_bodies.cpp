@@ -572,7 +572,8 @@ TEST(DynamicBodies, ABlockTipsOverOnlyWhereFrictionOutweighsItsWidthOverItsHeigh
       continue;
     }
     EXPECT_LT(tilt, 0.5f) << "slid without turning";
-    // Slipped v^2 / (2 mu g): 1.4 cm and 0.64 cm (measured: 1 mm more, as at every friction).
+    // Slipped v^2 / (2 mu g): 1.4 cm and 0.64 cm, and v h / 2 = 1 mm more, as at every friction (the
+    // advance moves the body with its velocity from before the substep's contacts; PHYSICS.md §13).
     EXPECT_NEAR(b.centre[0] - 0.5f, speed * 30 * dt - speed * speed / (2.0f * c.mu * kG), 1.5e-3f) << "carried";
   }
 }
