@@ -433,17 +433,16 @@ D3 contact_normal(const RigidBody& b, const double r[9], size_t k, D3 n, uint32_
   return dot(facing, n) > 0.5 ? facing : n;
 }
 
-// Whether hull point k (body turned by r) touches a surface of normal n there, flat or not, and another
-// body's or not (`other`, penetration()'s): a point from inside always; one set onto an edge or a corner
-// where that surface is a plane's or a kinematic obstacle's, flat there and facing it, its normal within 60
-// degrees of the point's outward direction reversed (as a face's is, touching an edge or a corner of a
-// box, at 45 or 55 degrees). Not where the other's edge or corner rounds its field, not through the other's
-// nearest face when the point has sunk past its edge, and not another body (two stacked crates, each
-// pushed out of the other in turn, sank into the floor and slid apart).
-bool touches(const RigidBody& b, const double r[9], size_t k, D3 n, bool flat, uint32_t other) {
+// Whether hull point k (body turned by r) touches a surface of normal n there, flat or not
+// (penetration()'s): a point from inside always; one set onto an edge or a corner where that surface is
+// flat and faces it, its normal within 60 degrees of the point's outward direction reversed (as a face's
+// is, touching an edge or a corner of a box, at 45 or 55 degrees). Not where the other's edge or corner
+// rounds its field (two stacked crates whose edges met were pushed apart sideways), and not through the
+// other's nearest face when the point has sunk past its edge.
+bool touches(const RigidBody& b, const double r[9], size_t k, D3 n, bool flat) {
   const Vec3 crease = b.hull_crease[k];
   if (crease.x == 0.0f && crease.y == 0.0f && crease.z == 0.0f) return true;
-  return other == kNoBody && flat && dot(mul(r, load(crease)), n) < -0.5;
+  return flat && dot(mul(r, load(crease)), n) < -0.5;
 }
 
 // The centre c of a body turned by r, moved out of the surroundings along the deepest contact's normal,
@@ -462,7 +461,7 @@ D3 out_of_walls(const RigidBody& b, const double r[9], D3 c, const RigidSurround
       uint32_t other = kNoBody;
       bool flat = true;
       const double d = penetration(near.around, hull_point(b, r, c, b.hull[k]), n, &other, 0.0, nullptr, &flat);
-      if (d > deepest && touches(b, r, k, n, flat, other)) {
+      if (d > deepest && touches(b, r, k, n, flat)) {
         deepest = d;
         normal = contact_normal(b, r, k, n, other);
       }
@@ -638,7 +637,7 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
       bool flat = true;
       if (penetration(near.around, p, n, &other, -double(b.contact_slop), &kinematic, &flat) <
               -double(b.contact_slop) ||
-          !touches(b, s.r, point, n, flat, other))
+          !touches(b, s.r, point, n, flat))
         continue;
       if (other >= count || !bodies[other].body) other = kNoBody;
       n = contact_normal(b, s.r, point, n, other);

@@ -96,9 +96,9 @@ struct RigidBody {
   // a distance's, of length 1), zero at an edge or a corner (own frame).
   std::vector<Vec3> hull_normal;
   // Per hull point set from outside onto a convex edge or corner (make_rigid_body()): the unit direction
-  // out of the body there, between its faces' normals; zero for the rest. Such a point touches a plane or a
-  // kinematic obstacle only, and only where that surface is flat and faces it; elsewhere (another body,
-  // another's edge) the points from inside, a cell and a half short of the edge, take the contact.
+  // out of the body there, between its faces' normals; zero for the rest. Such a point touches only where
+  // the surface it meets is flat and faces it; on another solid's edge the points from inside, a cell and
+  // a half short of the edge, take the contact.
   std::vector<Vec3> hull_crease;
   float contact_slop;          // how near a surface a hull point counts as touching [m]
   double sweep_step;           // the longest piece of a substep's motion, 2 cells of its field [m]

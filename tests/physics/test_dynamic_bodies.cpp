@@ -578,6 +578,47 @@ TEST(DynamicBodies, ABlockTipsOverOnlyWhereFrictionOutweighsItsWidthOverItsHeigh
   }
 }
 
+// The same between two bodies: a 0.1 m cube of 500 kg/m^3 riding a dynamic
+// slab 0.6 x 0.1 x 0.6 m of 5000 kg/m^3 on a frictionless floor, the two
+// surfaces' friction 0.9, the slab set sliding at 0.5 m/s: the cube is
+// carried up to its speed without turning, and is tipped at 1.5. (While an
+// edge's points touched only planes and kinematic obstacles it rocked 4
+// degrees at 0.9.)
+TEST(DynamicBodies, ABoxRidingAnotherBodyTipsOnlyWhereFrictionOutweighsItsWidthOverItsHeight) {
+  for (const float mu : {0.9f, 1.5f}) {
+    SCOPED_TRACE(testing::Message() << "friction " << mu);
+    pbf_solver_desc desc = pbf_solver_desc_default();
+    desc.backend = PBF_BACKEND_CPU;
+    desc.particle_spacing = 0.02f;
+    desc.domain_max[0] = 3.0f;
+    SolverPtr s = make_solver(desc);
+    pbf_params p = pbf_params_default();
+    p.friction = 0.0f;  // the floor's
+    PBF_ASSERT_OK(pbf_solver_set_params(s.get(), &p));
+    const float slab_half[3] = {0.3f, 0.05f, 0.3f}, slab_at[3] = {0.5f, 0.05f, 0.5f}, cube_at[3] = {0.5f, 0.15f, 0.5f};
+    const uint32_t slab = add_dynamic_block(s.get(), slab_half, 5000.0f, 0.01f, slab_at);
+    const uint32_t cube = add_dynamic_box(s.get(), 0.05f, 500.0f, 0.01f, cube_at);
+    PBF_ASSERT_OK(pbf_solver_set_obstacle_material(s.get(), slab, mu, 0.0f));
+    PBF_ASSERT_OK(pbf_solver_set_obstacle_material(s.get(), cube, mu, 0.0f));
+    for (int frame = 0; frame < 10; ++frame) PBF_ASSERT_OK(pbf_solver_step(s.get(), 1.0f / 60.0f, 4));
+    const float sliding[3] = {0.5f, 0.0f, 0.0f}, still[3] = {0.0f, 0.0f, 0.0f};
+    PBF_ASSERT_OK(pbf_solver_set_obstacle_velocity(s.get(), slab, sliding, still));
+    float tilt = 0.0f;
+    for (int frame = 0; frame < 30; ++frame) {
+      PBF_ASSERT_OK(pbf_solver_step(s.get(), 1.0f / 60.0f, 4));
+      float q[4], at[3];
+      PBF_ASSERT_OK(pbf_solver_get_obstacle_pose(s.get(), cube, q, at));
+      tilt = std::max(tilt, 2.0f * std::acos(std::min(std::fabs(q[3]), 1.0f)) * 180.0f / 3.14159265f);
+    }
+    RecordProperty("tilt_mu_" + std::to_string(int(mu * 10)), std::to_string(tilt));
+    EXPECT_NEAR(state_of(s.get(), cube).velocity[0], state_of(s.get(), slab).velocity[0], 0.01f) << "carried";
+    if (mu < 1.0f)
+      EXPECT_LT(tilt, 0.5f) << "slid without turning";
+    else
+      EXPECT_GT(tilt, 2.0f) << "tipped";
+  }
+}
+
 // Contacts take the materials of the surfaces that touch
 // (pbf_solver_set_obstacle_material()): the box on the sliding platform
 // above, the parameters' friction 0 (the walls'), rides along only where
