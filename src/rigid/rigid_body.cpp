@@ -320,12 +320,11 @@ RigidBody make_rigid_body(const RigidMass& m, const SdfGridView& field) {
   const auto at = [&](int32_t i, int32_t j, int32_t k) {
     return field.values[i + int64_t(field.nx) * (j + int64_t(field.ny) * k)];
   };
-  const auto inside = [&](int32_t i, int32_t j, int32_t k) {
-    return i >= 0 && j >= 0 && k >= 0 && i < field.nx && j < field.ny && k < field.nz && at(i, j, k) <= 0.0f;
+  const auto on_grid = [&](int32_t i, int32_t j, int32_t k) {
+    return i >= 0 && j >= 0 && k >= 0 && i < field.nx && j < field.ny && k < field.nz;
   };
-  const auto outside = [&](int32_t i, int32_t j, int32_t k) {
-    return i >= 0 && j >= 0 && k >= 0 && i < field.nx && j < field.ny && k < field.nz && at(i, j, k) > 0.0f;
-  };
+  const auto inside = [&](int32_t i, int32_t j, int32_t k) { return on_grid(i, j, k) && at(i, j, k) <= 0.0f; };
+  const auto outside = [&](int32_t i, int32_t j, int32_t k) { return on_grid(i, j, k) && at(i, j, k) > 0.0f; };
   // The field's gradient at a node by central differences (one-sided at the grid's faces).
   const auto node_gradient = [&](int32_t i, int32_t j, int32_t k) {
     const auto diff = [&](int32_t di, int32_t dj, int32_t dk, int32_t n, int32_t at_axis) {

@@ -38,6 +38,13 @@ BodyState state_of(pbf_solver* s, uint32_t index) {
   return b;
 }
 
+// How far body `index` is turned from the way it was added [degrees].
+float tilt_of(pbf_solver* s, uint32_t index) {
+  float q[4], at[3];
+  EXPECT_EQ(pbf_solver_get_obstacle_pose(s, index, q, at), PBF_OK) << pbf_last_error();
+  return 2.0f * std::acos(std::min(std::fabs(q[3]), 1.0f)) * 180.0f / 3.14159265f;
+}
+
 // A dynamic block of `density` [kg/m^3] and half extents `h` [m] at `at`,
 // its boundary particles attached; returns its index.
 uint32_t add_dynamic_block(pbf_solver* s, const float h[3], float density, float cell, const float at[3],
@@ -508,9 +515,7 @@ BodyState slide_platform(PlatformScene& scene, float* tilt = nullptr) {
     scene.platform_at[0] += speed * dt;
     EXPECT_EQ(pbf_solver_set_obstacle_pose(s, scene.platform, nullptr, scene.platform_at), PBF_OK);
     EXPECT_EQ(pbf_solver_step(s, dt, 4), PBF_OK) << pbf_last_error();
-    float q[4], at[3];
-    EXPECT_EQ(pbf_solver_get_obstacle_pose(s, scene.box, q, at), PBF_OK) << pbf_last_error();
-    if (tilt) *tilt = std::max(*tilt, 2.0f * std::acos(std::min(std::fabs(q[3]), 1.0f)) * 180.0f / 3.14159265f);
+    if (tilt) *tilt = std::max(*tilt, tilt_of(s, scene.box));
   }
   return state_of(s, scene.box);
 }
@@ -606,9 +611,7 @@ TEST(DynamicBodies, ABoxRidingAnotherBodyTipsOnlyWhereFrictionOutweighsItsWidthO
     float tilt = 0.0f;
     for (int frame = 0; frame < 30; ++frame) {
       PBF_ASSERT_OK(pbf_solver_step(s.get(), 1.0f / 60.0f, 4));
-      float q[4], at[3];
-      PBF_ASSERT_OK(pbf_solver_get_obstacle_pose(s.get(), cube, q, at));
-      tilt = std::max(tilt, 2.0f * std::acos(std::min(std::fabs(q[3]), 1.0f)) * 180.0f / 3.14159265f);
+      tilt = std::max(tilt, tilt_of(s.get(), cube));
     }
     RecordProperty("tilt_mu_" + std::to_string(int(mu * 10)), std::to_string(tilt));
     EXPECT_NEAR(state_of(s.get(), cube).velocity[0], state_of(s.get(), slab).velocity[0], 0.01f) << "carried";
