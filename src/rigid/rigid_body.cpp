@@ -437,11 +437,13 @@ D3 contact_normal(const RigidBody& b, const double r[9], size_t k, D3 n, uint32_
 // flat and faces it, its normal within 60 degrees of the point's outward direction reversed (as a face's
 // is, touching an edge or a corner of a box, at 45 or 55 degrees). Not where the other's edge or corner
 // rounds its field (two stacked crates whose edges met were pushed apart sideways), and not through the
-// other's nearest face when the point has sunk past its edge.
-bool touches(const RigidBody& b, const double r[9], size_t k, D3 n, bool flat) {
+// other's nearest face when the point has sunk past its edge. on_crease(): whether k is such a point.
+bool on_crease(const RigidBody& b, size_t k) {
   const Vec3 crease = b.hull_crease[k];
-  if (crease.x == 0.0f && crease.y == 0.0f && crease.z == 0.0f) return true;
-  return flat && dot(mul(r, load(crease)), n) < -0.5;
+  return crease.x != 0.0f || crease.y != 0.0f || crease.z != 0.0f;
+}
+bool touches(const RigidBody& b, const double r[9], size_t k, D3 n, bool flat) {
+  return !on_crease(b, k) || (flat && dot(mul(r, load(b.hull_crease[k])), n) < -0.5);
 }
 
 // The centre c of a body turned by r, moved out of the surroundings along the deepest contact's normal,
@@ -458,8 +460,9 @@ D3 out_of_walls(const RigidBody& b, const double r[9], D3 c, const RigidSurround
     for (size_t k = 0; k < b.hull.size(); ++k) {
       D3 n{0, 0, 0};
       uint32_t other = kNoBody;
-      bool flat = true;
-      const double d = penetration(near.around, hull_point(b, r, c, b.hull[k]), n, &other, 0.0, nullptr, &flat);
+      bool flat = true;  // asked of the surroundings for an edge's or a corner's point only
+      const double d = penetration(near.around, hull_point(b, r, c, b.hull[k]), n, &other, 0.0, nullptr,
+                                   on_crease(b, k) ? &flat : nullptr);
       if (d > deepest && touches(b, r, k, n, flat)) {
         deepest = d;
         normal = contact_normal(b, r, k, n, other);
@@ -633,8 +636,9 @@ void rigid_respond_together(RigidBodyEnd* bodies, uint32_t count, double h, cons
       uint32_t other = kNoBody;
       const RigidContactSolid* kinematic = nullptr;
       const Vec3 p = hull_point(b, s.r, s.c, b.hull[point]);
-      bool flat = true;
-      if (penetration(near.around, p, n, &other, -double(b.contact_slop), &kinematic, &flat) <
+      bool flat = true;  // asked of the surroundings for an edge's or a corner's point only
+      if (penetration(near.around, p, n, &other, -double(b.contact_slop), &kinematic,
+                      on_crease(b, point) ? &flat : nullptr) <
               -double(b.contact_slop) ||
           !touches(b, s.r, point, n, flat))
         continue;
